@@ -1,0 +1,153 @@
+"""Label encoding: map label values to integer codes on the device.
+
+The encoding gives codes in a "code space" ``[0, size)`` plus a selection
+``select`` of code positions that are the classes of the result:
+
+* declared ``labels`` (sync-free): code ``i`` for ``labels[i]`` and code
+  ``C`` for every value not among the labels (the "other" bin); ``select`` is
+  ``0..C-1``.  Counts of a declared label do not depend on the other values,
+  exactly as in scikit-learn.
+* integer labels discovered from the data: no sort.  The host reads ``min``
+  and ``max`` (a sync, unavoidable when the label set is data-dependent);
+  the codes are the values minus an offset, and the present classes are read
+  off the same bincount that gives the statistic (``resolve``).
+* a value range far larger than the data, and strings (NumPy only):
+  ``unique`` (a sort) gives the classes directly.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from . import _namespace as _ns
+
+#: discovered integer ranges up to this many bins are counted directly
+RANGE_LIMIT = 1 << 20
+
+
+class LabelSpace(NamedTuple):
+    y_true: object          # int codes on the device, in [0, size)
+    y_pred: object
+    size: int               # number of code bins
+    classes: object         # host array of class values, or None until resolve()
+    offset: int             # value = code + offset, for discovered integer ranges
+    declared: bool          # labels were given by the caller
+    value_kind: str         # "i", "f", "b" or "O": dtype kind of the label values
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+
+def _kind(y, xp) -> str:
+    if _ns.is_numpy_namespace(xp):
+        k = y.dtype.kind
+        return k if k in "fiub" else "O"
+    if xp.isdtype(y.dtype, "bool"):
+        return "b"
+    if xp.isdtype(y.dtype, "real floating"):
+        return "f"
+    return "i"
+
+
+def _as_int_codes(y, xp, device):
+    """Numeric labels (bool, integral floats) as integers of the count dtype."""
+    return xp.astype(y, _ns.count_dtype(xp, device))
+
+
+def encode(y_true, y_pred, *, labels, xp, device) -> LabelSpace:
+    """Encode 1-D label arrays into a :class:`LabelSpace`.
+
+    ``labels`` (host values, or None) follow scikit-learn: declared order, and
+    values outside them go to the "other" bin.
+    """
+    kind = _kind(y_true, xp)
+    if kind == "O" or _kind(y_pred, xp) == "O":
+        return _encode_host(y_true, y_pred, labels=labels)
+    if labels is not None:
+        return _encode_declared(y_true, y_pred, labels=_ns.host_list(labels), xp=xp,
+                                device=device, kind=kind)
+    return _encode_discovered(y_true, y_pred, xp=xp, device=device, kind=kind)
+
+
+def _encode_host(y_true, y_pred, *, labels):
+    np_yt, np_yp = _ns.host_values(y_true), _ns.host_values(y_pred)
+    if labels is None:
+        classes = _ns.host_unique(_ns.host_concat(np_yt, np_yp))
+        size, declared = len(classes), False
+    else:
+        classes = _ns.host_values(labels)
+        size, declared = len(classes) + 1, True
+    return LabelSpace(_ns.host_encode(np_yt, classes), _ns.host_encode(np_yp, classes),
+                      size, classes, 0, declared, "O")
+
+
+def _encode_declared(y_true, y_pred, *, labels, xp, device, kind) -> LabelSpace:
+    n = len(labels)
+    cdt = _ns.count_dtype(xp, device)
+    if kind in "ib" and _ns.host_arange_equal(labels):
+        # labels are 0..C-1: the values are the codes; others go to bin C
+        def code(y):
+            y = _as_int_codes(y, xp, device)
+            ok = (y >= 0) & (y < n)
+            return xp.where(ok, y, xp.full_like(y, n))
+    else:
+        sorted_labels, order = _ns.host_sorted_positions(labels)
+        y_dtype = y_true.dtype if kind != "b" else cdt
+
+        def code(y):
+            if kind == "b":
+                y = xp.astype(y, cdt)
+            sl = _ns.asarray(sorted_labels, xp=xp, device=device, dtype=y_dtype)
+            perm = _ns.asarray(order, xp=xp, device=device, dtype=cdt)
+            pos = xp.astype(xp.searchsorted(sl, y), cdt)
+            pos_c = xp.clip(pos, 0, n - 1) if n else pos
+            hit = xp.take(sl, pos_c) == y
+            return xp.where(hit, xp.take(perm, pos_c), xp.full_like(pos_c, n))
+    return LabelSpace(code(y_true), code(y_pred), n + 1, labels, 0, True, kind)
+
+
+def _encode_discovered(y_true, y_pred, *, xp, device, kind) -> LabelSpace:
+    yt = _as_int_codes(y_true, xp, device)
+    yp = _as_int_codes(y_pred, xp, device)
+    n = yt.shape[0]
+    if n == 0:
+        return LabelSpace(yt, yp, 0, _empty_classes(kind), 0, False, kind)
+    # host reads: the label set is data-dependent (no labels= given)
+    lo = int(min(xp.min(yt), xp.min(yp)))
+    hi = int(max(xp.max(yt), xp.max(yp)))
+    limit = max(RANGE_LIMIT, 2 * n)
+    if 0 <= lo and hi < limit:
+        return LabelSpace(yt, yp, hi + 1, None, 0, False, kind)
+    if hi - lo < limit:
+        return LabelSpace(yt - lo, yp - lo, hi - lo + 1, None, lo, False, kind)
+    # sparse labels over a huge range: one sort (unique) instead of a bincount
+    from .backends import ops
+
+    values, inverse = ops(xp).unique_inverse(xp.concat([yt, yp]))
+    classes = _restore_kind(_ns.to_host(values), kind)
+    inverse = xp.astype(inverse, _ns.count_dtype(xp, device))
+    return LabelSpace(inverse[:n], inverse[n:], len(classes), classes, 0, False, kind)
+
+
+def _empty_classes(kind):
+    return _restore_kind(_ns.host_values([]).astype("int64"), kind)
+
+
+def _restore_kind(values, kind):
+    return values.astype({"f": "float64", "b": "bool"}.get(kind, "int64"))
+
+
+def resolve(space: LabelSpace, present):
+    """Classes and their code positions, given the host mask of present codes.
+
+    Returns ``(classes, select)``: ``select`` is a host int array of code
+    positions (None means "all of ``0..size-1``", i.e. no selection).
+    For declared labels the other bin (the last code) is dropped.
+    """
+    if space.declared:
+        return space.classes, list(range(space.size - 1))
+    if space.classes is not None:
+        return space.classes, None
+    idx = _ns.host_values(present).nonzero()[0]
+    return _restore_kind(idx + space.offset, space.value_kind), idx

@@ -1,0 +1,287 @@
+"""Which array namespace and device the inputs live on, and the dtype policy.
+
+This is the only module (besides ``metrix.backends``) that imports
+array-api-compat or tests for a particular array library.
+
+Rules (see DESIGN.md):
+
+* NumPy arrays and Python lists/scalars are "host" inputs. If every input is a
+  host input the namespace is (array-api-compat's) NumPy.
+* Otherwise every non-host input must share one namespace and one device; host
+  inputs are moved there, as scikit-learn's ``move_to`` does.
+* Results are 0-d arrays in that namespace, on that device (for NumPy, a NumPy
+  scalar, as scikit-learn returns).
+* Counts are int64 (int32 where the device has no 64-bit integers, e.g. JAX
+  without ``jax_enable_x64``); float sums use the widest float of the device.
+"""
+
+from __future__ import annotations
+
+import array_api_compat
+import numpy as np
+
+__all__ = [
+    "get_namespace_and_device",
+    "asarray",
+    "backend_name",
+    "max_float_dtype",
+    "count_dtype",
+    "result_float_dtype",
+    "to_output",
+    "is_host_array",
+    "is_numpy_namespace",
+    "device_of",
+]
+
+_NP_XP = array_api_compat.array_namespace(np.empty(0))
+
+
+def is_host_array(x) -> bool:
+    """NumPy arrays, NumPy scalars, Python sequences and scalars."""
+    return isinstance(x, (np.ndarray, np.generic, list, tuple, int, float, bool, str))
+
+
+def is_numpy_namespace(xp) -> bool:
+    return array_api_compat.is_numpy_namespace(xp)
+
+
+_BACKEND_NAMES: dict = {}
+
+
+def _backend_name_of(xp) -> str:
+    if array_api_compat.is_numpy_namespace(xp):
+        return "numpy"
+    if array_api_compat.is_torch_namespace(xp):
+        return "torch"
+    if array_api_compat.is_jax_namespace(xp):
+        return "jax"
+    if array_api_compat.is_cupy_namespace(xp):
+        return "cupy"
+    if array_api_compat.is_array_api_strict_namespace(xp):
+        return "array_api_strict"
+    return "generic"
+
+
+def backend_name(xp) -> str:
+    """One of "numpy", "torch", "jax", "cupy", "array_api_strict", "generic"."""
+    name = _BACKEND_NAMES.get(id(xp))
+    if name is None:
+        name = _BACKEND_NAMES[id(xp)] = _backend_name_of(xp)
+    return name
+
+
+def device_of(x):
+    """The device of an array; ``None`` for host inputs and jitted JAX tracers."""
+    if x is None or is_host_array(x):
+        return None
+    try:
+        return array_api_compat.device(x)
+    except Exception:  # tracers of some libraries have no device
+        return None
+
+
+def _lib_label(xp) -> str:
+    return getattr(xp, "__name__", repr(xp))
+
+
+def get_namespace_and_device(*arrays):
+    """Return ``(xp, device)`` for the inputs.
+
+    ``None`` entries are skipped.  Host inputs (NumPy, lists, scalars) follow
+    the one non-host namespace; two different non-host namespaces raise
+    ``TypeError`` and two devices raise ``ValueError``, naming both.
+    """
+    xp = None
+    device = None
+    first = None
+    for x in arrays:
+        if x is None or is_host_array(x):
+            continue
+        try:
+            x_xp = array_api_compat.array_namespace(x)
+        except TypeError as exc:
+            raise TypeError(
+                f"Unsupported input of type {type(x).__name__!r}: expected a NumPy, "
+                "CuPy, PyTorch, JAX or array-api-strict array, or a Python list."
+            ) from exc
+        if array_api_compat.is_numpy_namespace(x_xp):
+            continue
+        x_dev = device_of(x)
+        if xp is None:
+            xp, device, first = x_xp, x_dev, x
+            continue
+        if x_xp is not xp:
+            raise TypeError(
+                "Inputs come from different array libraries: "
+                f"{_lib_label(xp)} ({type(first).__name__}) and "
+                f"{_lib_label(x_xp)} ({type(x).__name__}). Pass arrays of one library."
+            )
+        if device is None:
+            device = x_dev
+        elif x_dev is not None and str(x_dev) != str(device):
+            raise ValueError(
+                f"Inputs are on different devices: {device} and {x_dev}. "
+                "Move them to one device first."
+            )
+    if xp is None:
+        return _NP_XP, None
+    return xp, device
+
+
+def asarray(x, *, xp, device=None, dtype=None):
+    """``x`` as an array of ``xp`` on ``device`` (host inputs are moved there)."""
+    if x is None:
+        return None
+    if is_numpy_namespace(xp):
+        return np.asarray(x, dtype=dtype)
+    if isinstance(x, (list, tuple)) and dtype is not None:
+        # pure Python path (traceable): the caller fixed the dtype
+        return xp.asarray(x, dtype=dtype, device=device) if device is not None else \
+            xp.asarray(x, dtype=dtype)
+    if is_host_array(x):
+        x = np.asarray(x)
+        if x.dtype.kind in "OUS":
+            raise TypeError(
+                "String or object labels are only supported with NumPy inputs; "
+                f"encode them as integers to use {_lib_label(xp)}."
+            )
+        if dtype is None and backend_name(xp) in ("jax", "array_api_strict"):
+            dtype = _host_dtype_on(x, xp=xp, device=device)
+    if device is None:
+        return xp.asarray(x, dtype=dtype)
+    return xp.asarray(x, dtype=dtype, device=device)
+
+
+def _host_dtype_on(x, *, xp, device):
+    """The dtype a host array keeps on a device that may lack 64-bit types."""
+    kind = {"f": "real floating", "i": "signed integer", "u": "unsigned integer",
+            "b": "bool"}.get(x.dtype.kind)
+    if kind is None:
+        return None
+    name = x.dtype.name
+    available = _dtypes(xp, device, kind)
+    if name in available:
+        return available[name]
+    if kind == "real floating":
+        return max_float_dtype(xp, device)
+    if kind == "signed integer":
+        return count_dtype(xp, device)
+    return None
+
+
+def _dtypes(xp, device, kind):
+    try:
+        info = xp.__array_namespace_info__()
+        return info.dtypes(device=device, kind=kind)
+    except Exception:
+        return {}
+
+
+def max_float_dtype(xp, device=None):
+    """float64 where the device has it, else float32 (MPS, JAX without x64)."""
+    floats = _dtypes(xp, device, "real floating")
+    if not floats or "float64" in floats:
+        return xp.float64
+    return xp.float32
+
+
+def count_dtype(xp, device=None):
+    """int64 where the device has it, else int32 (JAX without x64)."""
+    ints = _dtypes(xp, device, "signed integer")
+    if not ints or "int64" in ints:
+        return xp.int64
+    return xp.int32
+
+
+def result_float_dtype(xp, device, *arrays):
+    """The float dtype of a result: the widest float input, else the widest float."""
+    best = None
+    for a in arrays:
+        if a is None or not hasattr(a, "dtype"):
+            continue
+        if xp.isdtype(a.dtype, "real floating"):
+            if best is None or (a.dtype == xp.float64 and best != xp.float64):
+                best = a.dtype
+    if best is None:
+        return max_float_dtype(xp, device)
+    if best != xp.float64 and best != xp.float32:  # float16 / bfloat16
+        return xp.float32
+    return best
+
+
+def to_output(x, xp):
+    """The user-facing form of a result: NumPy 0-d arrays become NumPy scalars."""
+    if is_numpy_namespace(xp) and isinstance(x, np.ndarray) and x.ndim == 0:
+        return x[()]
+    return x
+
+
+def host_unique(y):
+    """Sorted distinct values of a NumPy (string / object) array, on the host."""
+    return np.unique(np.asarray(y))
+
+
+def to_host(x):
+    """Copy an array to the host as NumPy (a device sync: edge use only)."""
+    if x is None or isinstance(x, np.ndarray):
+        return x
+    if is_host_array(x):
+        return np.asarray(x)
+    if array_api_compat.is_torch_array(x):
+        return x.detach().cpu().numpy()
+    if array_api_compat.is_cupy_array(x):
+        return x.get()
+    if array_api_compat.is_jax_array(x):
+        return np.asarray(x)
+    try:
+        return np.from_dlpack(x)
+    except Exception:
+        return np.asarray(x)
+
+
+def host_list(labels) -> list:
+    """Declared labels as a Python list (pure Python: traceable by torch.compile)."""
+    if isinstance(labels, (list, tuple, range)):
+        return [v.item() if isinstance(v, np.generic) else v for v in labels]
+    if isinstance(labels, (np.ndarray, np.generic)):
+        return np.asarray(labels).tolist()
+    return to_host(labels).tolist()
+
+
+def host_arange_equal(labels: list) -> bool:
+    """Whether host ``labels`` are exactly the integers 0..len-1 (no device read)."""
+    return all(isinstance(v, (int, bool)) and v == i for i, v in enumerate(labels))
+
+
+def host_sorted_positions(labels: list):
+    """``(sorted_labels, order)`` of host labels (stable), for device searchsorted."""
+    order = sorted(range(len(labels)), key=lambda i: labels[i])
+    return [labels[i] for i in order], order
+
+
+def host_encode(values, labels):
+    """Codes of host (string / object) ``values`` in ``labels``; len(labels) if absent."""
+    values = np.asarray(values)
+    labels = np.asarray(labels)
+    order = np.argsort(labels, kind="stable")
+    sorted_labels = labels[order]
+    n = labels.shape[0]
+    if n == 0:
+        return np.zeros(values.shape, dtype=np.int64)
+    pos = np.searchsorted(sorted_labels, values)
+    pos_c = np.minimum(pos, n - 1)
+    hit = sorted_labels[pos_c] == values
+    return np.where(hit, order[pos_c], n).astype(np.int64)
+
+
+def host_values(x):
+    """Host array of label values with the dtype the user gave (list -> array)."""
+    return np.asarray(to_host(x))
+
+
+def host_concat(*arrays):
+    """Concatenate host arrays (object dtype if their dtypes differ)."""
+    arrays = [np.asarray(a) for a in arrays]
+    if len({a.dtype.kind for a in arrays}) > 1:
+        arrays = [a.astype(object) for a in arrays]
+    return np.concatenate(arrays)

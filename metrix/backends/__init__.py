@@ -1,0 +1,45 @@
+"""Backend adapters: the only place where an array library is named.
+
+``ops(xp)`` returns an adapter object for the namespace ``xp``.  The adapter
+offers the few operations the array API standard lacks (``bincount``,
+``scatter_add``, ``topk``, ``unique_counts``, ``weighted_quantile``) plus
+``asarray_on``.  ``_generic.GenericOps`` implements each with the standard
+alone; ``numpy.py``, ``torch.py``, ``jax.py`` and ``cupy.py`` override only
+what their library does better.  Native imports stay inside those modules, so
+``import metrix`` imports no optional array library.
+"""
+
+from __future__ import annotations
+
+from .._namespace import backend_name
+from ._generic import GenericOps
+
+__all__ = ["ops", "GenericOps"]
+
+_CACHE: dict = {}
+
+
+def ops(xp) -> GenericOps:
+    """The adapter for namespace ``xp`` (cached per namespace)."""
+    key = id(xp)
+    adapter = _CACHE.get(key)
+    if adapter is None:
+        adapter = _load(backend_name(xp))(xp)
+        _CACHE[key] = (xp, adapter)  # keep xp alive so id() stays unique
+        return adapter
+    return adapter[1]
+
+
+def _load(name: str):
+    # plain import statements (not importlib): torch.compile traces them
+    if name == "numpy":
+        from .numpy import Ops
+    elif name == "torch":
+        from .torch import Ops
+    elif name == "jax":
+        from .jax import Ops
+    elif name == "cupy":
+        from .cupy import Ops
+    else:
+        Ops = GenericOps
+    return Ops
