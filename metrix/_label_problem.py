@@ -32,12 +32,12 @@ class LabelProblem(NamedTuple):
     y_pred: object
 
 
-def prepare_inputs(y_true, y_pred, sample_weight, *, validate):
+def prepare_inputs(y_true, y_pred, sample_weight, *, validate, exact_binary=True):
     """Namespace, device, arrays, targets, weights, dtypes (shared by all label metrics)."""
     xp, device = _ns.get_namespace_and_device(y_true, y_pred, sample_weight)
     yt = _ns.asarray(y_true, xp=xp, device=device)
     yp = _ns.asarray(y_pred, xp=xp, device=device)
-    targets = check_targets(yt, yp, xp=xp, validate=validate)
+    targets = check_targets(yt, yp, xp=xp, validate=validate, exact_binary=exact_binary)
     acc = _ns.max_float_dtype(xp, device)
     fdt = _ns.result_float_dtype(xp, device, _float_or_none(yt, xp), _float_or_none(yp, xp),
                                  _float_or_none(sample_weight, xp))
@@ -71,7 +71,8 @@ def label_problem(y_true, y_pred, *, labels=None, sample_weight=None, validate=T
     if samplewise:
         raise ValueError(
             "Samplewise metrics are not available outside of multilabel classification.")
-    space = _labels.encode(yt, yp, labels=labels, xp=xp, device=device)
+    space = _labels.encode(yt, yp, labels=labels, xp=xp, device=device,
+                           bounds=targets.bounds)
     weights = w
     dense = _stats.use_dense(space.size, n) or (
         want_cm and space.size * space.size <= _stats.DENSE_CELLS_LIMIT)
@@ -96,7 +97,7 @@ def label_problem(y_true, y_pred, *, labels=None, sample_weight=None, validate=T
         else:
             cm = _stats.select_matrix(cm_full, select, xp=xp, device=device)
     y_type = targets.y_type
-    if not validate:
+    if not validate or not space.declared:
         y_type = "binary" if len(classes) <= 2 else "multiclass"
     return LabelProblem(xp, device, y_type, classes, counts, cm, weights, fdt, acc, n, yt, yp)
 

@@ -52,14 +52,15 @@ def _kind(y, xp) -> str:
 
 def _as_int_codes(y, xp, device):
     """Numeric labels (bool, integral floats) as integers of the count dtype."""
-    return xp.astype(y, _ns.count_dtype(xp, device))
+    return xp.astype(y, _ns.count_dtype(xp, device), copy=False)
 
 
-def encode(y_true, y_pred, *, labels, xp, device) -> LabelSpace:
+def encode(y_true, y_pred, *, labels, xp, device, bounds=None) -> LabelSpace:
     """Encode 1-D label arrays into a :class:`LabelSpace`.
 
     ``labels`` (host values, or None) follow scikit-learn: declared order, and
-    values outside them go to the "other" bin.
+    values outside them go to the "other" bin.  ``bounds``: the (min, max) of
+    both arrays when validation already read them (saves two passes).
     """
     kind = _kind(y_true, xp)
     if kind == "O" or _kind(y_pred, xp) == "O":
@@ -67,7 +68,8 @@ def encode(y_true, y_pred, *, labels, xp, device) -> LabelSpace:
     if labels is not None:
         return _encode_declared(y_true, y_pred, labels=_ns.host_list(labels), xp=xp,
                                 device=device, kind=kind)
-    return _encode_discovered(y_true, y_pred, xp=xp, device=device, kind=kind)
+    return _encode_discovered(y_true, y_pred, xp=xp, device=device, kind=kind,
+                              bounds=bounds)
 
 
 def _encode_host(y_true, y_pred, *, labels):
@@ -107,15 +109,19 @@ def _encode_declared(y_true, y_pred, *, labels, xp, device, kind) -> LabelSpace:
     return LabelSpace(code(y_true), code(y_pred), n + 1, labels, 0, True, kind)
 
 
-def _encode_discovered(y_true, y_pred, *, xp, device, kind) -> LabelSpace:
+def _encode_discovered(y_true, y_pred, *, xp, device, kind, bounds=None) -> LabelSpace:
     yt = _as_int_codes(y_true, xp, device)
     yp = _as_int_codes(y_pred, xp, device)
     n = yt.shape[0]
     if n == 0:
         return LabelSpace(yt, yp, 0, _empty_classes(kind), 0, False, kind)
-    # host reads: the label set is data-dependent (no labels= given)
-    lo = int(min(xp.min(yt), xp.min(yp)))
-    hi = int(max(xp.max(yt), xp.max(yp)))
+    if bounds is None:
+        # host reads: the label set is data-dependent (no labels= given)
+        from .backends import ops
+
+        (lo_t, hi_t), (lo_p, hi_p) = ops(xp).minmax(yt), ops(xp).minmax(yp)
+        bounds = int(min(lo_t, lo_p)), int(max(hi_t, hi_p))
+    lo, hi = bounds
     limit = max(RANGE_LIMIT, 2 * n)
     if 0 <= lo and hi < limit:
         return LabelSpace(yt, yp, hi + 1, None, 0, False, kind)

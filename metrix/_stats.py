@@ -39,8 +39,7 @@ def use_dense(size: int, n_samples: int) -> bool:
 
 def confusion_counts(y_true, y_pred, *, size, weights=None, xp, ops):
     """``cm[i, j]`` = (weighted) number of samples with true code i and predicted j."""
-    codes = y_true * size + y_pred
-    flat = ops.bincount(codes, length=size * size, weights=weights)
+    flat = ops.pair_bincount(y_true, y_pred, size=size, weights=weights)
     return xp.reshape(flat, (size, size))
 
 

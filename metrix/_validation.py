@@ -162,15 +162,23 @@ def check_average(average, options):
 
 class _Info(NamedTuple):
     y_type: str
-    values: tuple | None  # the (at most two) distinct values when binary and numeric
+    values: tuple | None  # the (at most two) distinct values when binary
+    bounds: tuple | None = None  # (min, max) of integer-valued 1-D labels
 
 
 def _is_multilabel_shape(y) -> bool:
     return y.ndim == 2 and y.shape[1] > 1
 
 
-def _target_info(y, *, xp, input_name, validate=True) -> _Info:
-    """scikit-learn's ``type_of_target`` plus the distinct values of a binary y."""
+def _target_info(y, *, xp, input_name, validate=True, exact_binary=True) -> _Info:
+    """scikit-learn's ``type_of_target`` plus the distinct values of a binary y.
+
+    For integer-valued 1-D labels the (min, max) are returned too (the label
+    encoding reuses them).  With ``exact_binary=False`` a label range wider
+    than two values is reported as "multiclass" without the extra pass that
+    would tell a two-valued array such as {-1, 1} apart; callers that need
+    the distinction (``average="binary"``) ask for it.
+    """
     if y.ndim > 2 or (y.ndim == 2 and y.shape[1] == 0):
         return _Info("unknown", None)
     if y.ndim == 0:
@@ -197,15 +205,20 @@ def _target_info(y, *, xp, input_name, validate=True) -> _Info:
         if kind == "b" or bool(xp.all((y == 0) | (y == 1))):
             return _Info("multilabel-indicator", None)
         return _Info("multiclass-multioutput", None)
-    if kind == "b":
-        lo, hi = bool(xp.min(xp.astype(y, xp.int8))), bool(xp.max(xp.astype(y, xp.int8)))
-        return _Info("binary", tuple(sorted({lo, hi})))
+    from .backends import ops
+
     y1 = xp.reshape(y, (-1,))
-    lo, hi = xp.min(y1), xp.max(y1)
-    if bool(xp.all((y1 == lo) | (y1 == hi))):
-        lo_h, hi_h = _scalar(lo), _scalar(hi)
-        return _Info("binary", tuple(sorted({lo_h, hi_h})))
-    return _Info("multiclass", None)
+    if kind == "b":
+        lo, hi = (bool(v) for v in ops(xp).minmax(xp.astype(y1, xp.int8)))
+        return _Info("binary", tuple(sorted({lo, hi})), (int(lo), int(hi)))
+    lo, hi = ops(xp).minmax(y1)
+    lo_h, hi_h = _scalar(lo), _scalar(hi)
+    bounds = (lo_h, hi_h)
+    if hi_h - lo_h <= 1:
+        return _Info("binary", tuple(sorted({lo_h, hi_h})), bounds)
+    if exact_binary and bool(xp.all((y1 == lo) | (y1 == hi))):
+        return _Info("binary", (lo_h, hi_h), bounds)
+    return _Info("multiclass", None, bounds)
 
 
 def _scalar(a):
@@ -231,18 +244,21 @@ class Targets(NamedTuple):
     y_true: object
     y_pred: object
     values: tuple | None  # for binary numeric/str targets: the distinct values (host)
+    bounds: tuple | None = None  # (min, max) over both, for integer-valued labels
 
 
-def check_targets(y_true, y_pred, *, xp, validate=True) -> Targets:
+def check_targets(y_true, y_pred, *, xp, validate=True, exact_binary=True) -> Targets:
     """scikit-learn's ``_check_targets``: same target type or a clear error.
 
     With ``validate=False`` the type comes from shapes alone: 2-D with more
     than one column is multilabel-indicator, anything else multiclass.
+    With ``exact_binary=False`` two-valued labels more than 1 apart may be
+    reported as "multiclass" (see ``_target_info``).
     """
     check_consistent_length(y_true, y_pred)
     if validate:
-        ti = _target_info(y_true, xp=xp, input_name="y_true")
-        pi = _target_info(y_pred, xp=xp, input_name="y_pred")
+        ti = _target_info(y_true, xp=xp, input_name="y_true", exact_binary=exact_binary)
+        pi = _target_info(y_pred, xp=xp, input_name="y_pred", exact_binary=exact_binary)
     else:
         ti = _target_info(y_true, xp=xp, input_name="y_true", validate=False)
         pi = _target_info(y_pred, xp=xp, input_name="y_pred", validate=False)
@@ -279,4 +295,7 @@ def check_targets(y_true, y_pred, *, xp, validate=True) -> Targets:
         raise ValueError(
             "Multi-label binary indicator input with different numbers of labels: "
             f"{y_true.shape[1]} and {y_pred.shape[1]}")
-    return Targets(y_type, y_true, y_pred, values)
+    bounds = None
+    if ti.bounds is not None and pi.bounds is not None:
+        bounds = (min(ti.bounds[0], pi.bounds[0]), max(ti.bounds[1], pi.bounds[1]))
+    return Targets(y_type, y_true, y_pred, values, bounds)

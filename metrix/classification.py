@@ -67,7 +67,8 @@ def confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normali
         raise ValueError(
             "The 'normalize' parameter must be a str among {'all', 'pred', 'true'} or None."
             f" Got {normalize!r} instead.")
-    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate)
+    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
+                              exact_binary=False)
     xp, device, targets, w, fdt, acc = prepared
     if targets.y_type not in ("binary", "multiclass"):
         raise ValueError(f"{targets.y_type} is not supported")
@@ -175,7 +176,7 @@ def accuracy_score(y_true, y_pred, *, normalize=True, sample_weight=None, valida
     .. [1] scikit-learn, ``sklearn.metrics.accuracy_score``.
     """
     xp, device, targets, w, fdt, acc = prepare_inputs(y_true, y_pred, sample_weight,
-                                                      validate=validate)
+                                                      validate=validate, exact_binary=False)
     yt, yp = targets.y_true, targets.y_pred
     if targets.y_type == "multilabel-indicator":
         correct = xp.all(yt == yp, axis=1)
@@ -234,7 +235,8 @@ def precision_recall_fscore_support(y_true, y_pred, *, beta=1.0, labels=None, po
     check_zero_division(zero_division)
     check_beta(beta)
     val_targets = validate or (average == "binary" and labels is None)
-    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=val_targets)
+    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=val_targets,
+                              exact_binary=average == "binary")
     targets = prepared[2]
     if average == "binary" and not validate and labels is not None:
         declared = _ns.host_list(labels)

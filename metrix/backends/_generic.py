@@ -50,6 +50,14 @@ class GenericOps:
         cs = xp.concat([zero, xp.cumulative_sum(w, axis=0)], axis=0)
         return xp.take(cs, edges[1:], axis=0) - xp.take(cs, edges[:-1], axis=0)
 
+    def pair_bincount(self, a, b, /, *, size, weights=None):
+        """``bincount(a * size + b)`` of length ``size * size`` (confusion counts)."""
+        return self.bincount(a * size + b, length=size * size, weights=weights)
+
+    def minmax(self, x, /):
+        """``(min(x), max(x))`` as 0-d arrays."""
+        return self.xp.min(x), self.xp.max(x)
+
     def scatter_add(self, index, values, /, *, length):
         """Per-segment sums: ``out[j] = sum(values[index == j])`` (1-D or 2-D values)."""
         return self.bincount(index, length=length, weights=values)

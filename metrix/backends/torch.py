@@ -22,6 +22,10 @@ def _compiling() -> bool:
         return False
 
 
+#: elements per chunk of the fused CPU count
+_CHUNK = 1 << 16
+
+
 class Ops(GenericOps):
     name = "torch"
 
@@ -39,6 +43,29 @@ class Ops(GenericOps):
         if weights is None:
             return torch.bincount(x, minlength=length)[:length]
         return torch.bincount(x, weights, minlength=length)[:length].to(weights.dtype)
+
+    def pair_bincount(self, a, b, /, *, size, weights=None):
+        if weights is not None or _compiling():
+            return super().pair_bincount(a, b, size=size, weights=weights)
+        cells = size * size
+        n = a.shape[0]
+        if a.device.type == "cpu" and cells * 8 <= _CHUNK and n > _CHUNK:
+            # CPU: codes in cache-sized chunks into one reused buffer; a fresh
+            # N-sized int64 temporary costs more (page faults) than the count
+            out = torch.zeros(cells, dtype=torch.int64)
+            buf = torch.empty(_CHUNK, dtype=torch.int64)
+            for s in range(0, n, _CHUNK):
+                e = min(s + _CHUNK, n)
+                c = buf[: e - s]
+                torch.add(b[s:e], a[s:e], alpha=size, out=c)
+                out += torch.bincount(c, minlength=cells)
+            return out
+        return self.bincount(torch.add(b, a, alpha=size), length=cells)
+
+    def minmax(self, x, /):
+        if x.dtype == torch.bool:
+            x = x.to(torch.uint8)
+        return torch.aminmax(x)  # one pass
 
     def unique_counts(self, x, /):
         return torch.unique(x, sorted=True, return_counts=True)
