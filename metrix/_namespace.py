@@ -145,7 +145,7 @@ def asarray(x, *, xp, device=None, dtype=None):
                 "String or object labels are only supported with NumPy inputs; "
                 f"encode them as integers to use {_lib_label(xp)}."
             )
-        if dtype is None and backend_name(xp) in ("jax", "array_api_strict"):
+        if dtype is None and backend_name(xp) in ("jax", "array_api_strict", "torch"):
             dtype = _host_dtype_on(x, xp=xp, device=device)
     if device is None:
         return xp.asarray(x, dtype=dtype)

@@ -36,7 +36,9 @@ class GenericOps:
     def _sorted_bincount(self, x, *, length, weights=None):
         xp = self.xp
         dev = device_of(x)
-        edges_q = xp.arange(length + 1, dtype=x.dtype, device=dev)
+        cdt = count_dtype(xp, dev)
+        x = xp.astype(x, cdt, copy=False)  # narrow codes (uint8) would wrap the edges
+        edges_q = xp.arange(length + 1, dtype=cdt, device=dev)
         if weights is None:
             s = xp.sort(x)
             edges = xp.searchsorted(s, edges_q, side="left")

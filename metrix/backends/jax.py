@@ -15,6 +15,8 @@ class Ops(GenericOps):
     name = "jax"
 
     def bincount(self, x, /, *, length, weights=None):
+        if x.dtype.itemsize < 4:  # jnp.bincount indexes in x's dtype: int8 overflows
+            x = x.astype(jnp.int32)
         if weights is None:
             return jnp.bincount(x, length=length)
         if weights.ndim == 1:

@@ -1,0 +1,89 @@
+"""The ``xp`` fixture: one parameter per backend and device metrix supports.
+
+Conversion and skip logic come from ``conformance/combos.py`` (``COMBOS``), so
+the unit tests and the conformance suite agree on what each backend means.
+Absent libraries and hardware skip with the reason.
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+_ROOT = str(Path(__file__).resolve().parents[1])
+if _ROOT not in sys.path:  # `pytest tests` from anywhere: make `conformance` importable
+    sys.path.insert(0, _ROOT)
+
+from conformance.combos import COMBO_BY_ID, Combo  # noqa: E402
+
+
+class Backend(enum.Enum):
+    """Backend/device -> the conformance combo that stands for it."""
+
+    NUMPY = "numpy-f64"
+    STRICT_CPU = "strict-cpu-f64"
+    STRICT_DEVICE1 = "strict-device1-f64"
+    STRICT_NO_FLOAT64 = "strict-nofloat64-f32"
+    TORCH_CPU = "torch-cpu-f64"
+    TORCH_CUDA = "torch-cuda-f32"
+    TORCH_MPS = "torch-mps-f32"
+    JAX_CPU = "jax-cpu-x64"
+    JAX_GPU = "jax-gpu-f32"
+    CUPY = "cupy-f64"
+
+    @property
+    def combo(self) -> Combo:
+        return COMBO_BY_ID[self.value]
+
+
+@dataclass(frozen=True)
+class BackendCase:
+    """What a test gets: the namespace, the device, and a NumPy -> backend converter."""
+
+    backend: Backend
+    xp: object
+    device: object
+
+    @property
+    def combo(self) -> Combo:
+        return self.backend.combo
+
+    @property
+    def lib(self) -> str:
+        return self.combo.lib
+
+    @property
+    def float_dtype(self) -> str:
+        return self.combo.float_dtype
+
+    def asarray(self, a):
+        """A NumPy array on this backend/device (floats and ints as the combo's dtypes)."""
+        return self.combo.convert(np.asarray(a))
+
+    def to_numpy(self, x):
+        if self.lib == "cupy":
+            return x.get()
+        if self.lib == "torch":
+            return x.detach().cpu().numpy()
+        if self.lib == "array_api_strict":
+            return np.asarray(x.to_device(self.xp.Device("CPU_DEVICE")))
+        return np.asarray(x)
+
+    def __repr__(self) -> str:
+        return f"BackendCase({self.backend.name})"
+
+
+@pytest.fixture(params=list(Backend), ids=[b.value for b in Backend])
+def xp(request):
+    backend = request.param
+    reason = backend.combo.skip_reason()
+    if reason:
+        pytest.skip(reason)
+    combo = backend.combo
+    with combo.context():
+        yield BackendCase(backend, combo.namespace(), combo.native_device())

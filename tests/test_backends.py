@@ -1,0 +1,412 @@
+"""The backend adapters (``metrix.backends``): correctness on every backend, delegation.
+
+Correctness: every adapter op, on every backend and device of the ``xp``
+fixture, against NumPy.  The generic (pure-standard) implementation is also
+run on every backend, since it is what array-api-strict, unknown libraries and
+torch on CUDA under deterministic algorithms get.
+
+Delegation: the NumPy, torch and JAX adapters use their library's native call
+(the generic one is patched to raise), and torch under
+``use_deterministic_algorithms(True)`` on a non-CPU device takes the
+sort-based path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from metrix.backends import GenericOps, ops
+
+RNG = np.random.default_rng(0)
+X = RNG.integers(0, 7, size=200)
+W = RNG.random(200)
+W2 = RNG.random((200, 3))
+EXPECTED_ADAPTER = {"numpy": "numpy", "array_api_strict": "generic", "torch": "torch",
+                    "jax": "jax", "cupy": "cupy"}
+
+
+def _name(dtype) -> str:
+    return str(dtype).rsplit(".", 1)[-1]
+
+
+def _count_dtype(b) -> str:
+    return "int32" if (b.lib == "jax" and b.float_dtype == "float32") else "int64"
+
+
+def _tol(b) -> dict:
+    return {"rtol": 1e-5, "atol": 1e-6} if b.float_dtype == "float32" else {"rtol": 1e-12}
+
+
+def _check(b, result, expected, dtype, exact=False):
+    b.combo.check_placement(result)
+    assert _name(result.dtype) == dtype
+    got = b.to_numpy(result)
+    assert got.shape == expected.shape
+    if exact:
+        np.testing.assert_array_equal(got, expected)
+    else:
+        np.testing.assert_allclose(got, expected, **_tol(b))
+
+
+@pytest.fixture(params=["adapter", "generic"])
+def o(request, xp):
+    """The backend's adapter, and the generic fallback on the same namespace."""
+    return ops(xp.xp) if request.param == "adapter" else GenericOps(xp.xp)
+
+
+# --- dispatch ---------------------------------------------------------------
+def test_ops_picks_the_library_adapter(xp):
+    adapter = ops(xp.xp)
+    assert adapter.name == EXPECTED_ADAPTER[xp.lib]
+    assert ops(xp.xp) is adapter  # cached
+
+
+# --- bincount ---------------------------------------------------------------
+def test_bincount_counts(xp, o):
+    res = o.bincount(xp.asarray(X), length=7)
+    _check(xp, res, np.bincount(X, minlength=7), _count_dtype(xp), exact=True)
+
+
+def test_bincount_length_larger_than_max(xp, o):
+    res = o.bincount(xp.asarray(X), length=12)
+    expected = np.bincount(X, minlength=12)
+    assert expected[7:].sum() == 0
+    _check(xp, res, expected, _count_dtype(xp), exact=True)
+
+
+def test_bincount_weights(xp, o):
+    res = o.bincount(xp.asarray(X), length=9, weights=xp.asarray(W))
+    _check(xp, res, np.bincount(X, weights=W, minlength=9), xp.float_dtype)
+
+
+def test_bincount_2d_weights(xp, o):
+    res = o.bincount(xp.asarray(X), length=9, weights=xp.asarray(W2))
+    expected = np.stack([np.bincount(X, weights=W2[:, j], minlength=9) for j in range(3)], 1)
+    assert expected.shape == (9, 3)
+    _check(xp, res, expected, xp.float_dtype)
+
+
+def test_bincount_integer_weights_stay_integer(xp, o):
+    wi = np.arange(200) % 5
+    res = o.bincount(xp.asarray(X), length=7, weights=xp.asarray(wi))
+    _check(xp, res, np.bincount(X, weights=wi, minlength=7).astype(np.int64),
+           _count_dtype(xp), exact=True)
+
+
+def test_bincount_empty(xp, o):
+    x = xp.asarray(np.zeros(0, dtype=np.int64))
+    _check(xp, o.bincount(x, length=4), np.zeros(4, dtype=np.int64), _count_dtype(xp),
+           exact=True)
+    w = xp.asarray(np.zeros(0))
+    _check(xp, o.bincount(x, length=4, weights=w), np.zeros(4), xp.float_dtype, exact=True)
+    w2 = xp.asarray(np.zeros((0, 2)))
+    _check(xp, o.bincount(x, length=4, weights=w2), np.zeros((4, 2)), xp.float_dtype,
+           exact=True)
+
+
+def test_bincount_single_bin(xp, o):
+    x = xp.asarray(np.zeros(5, dtype=np.int64))
+    _check(xp, o.bincount(x, length=1), np.array([5]), _count_dtype(xp), exact=True)
+
+
+@pytest.mark.parametrize("np_dtype", ["uint8", "int8"])
+def test_bincount_narrow_int_codes_full_range(xp, o, np_dtype):
+    """Codes of a narrow dtype with ``length`` past its max (uint8 masks, 256 classes)."""
+    info = np.iinfo(np_dtype)
+    length = int(info.max) + 1
+    codes = np.array([0, 1, 1, info.max, info.max, info.max], dtype=np_dtype)
+    x = _native_narrow(xp, codes)
+    assert _name(x.dtype) == np_dtype
+    res = o.bincount(x, length=length)
+    _check(xp, res, np.bincount(codes.astype(np.int64), minlength=length),
+           _count_dtype(xp), exact=True)
+
+
+def _native_narrow(xp, codes):
+    """``codes`` on the backend keeping their narrow dtype (the combo widens ints)."""
+    if xp.lib == "numpy":
+        return codes
+    if xp.lib == "torch":
+        import torch
+
+        return torch.asarray(codes, device=xp.device)
+    if xp.lib == "jax":
+        import jax
+
+        return jax.device_put(xp.xp.asarray(codes), xp.device)
+    if xp.lib == "cupy":
+        return xp.xp.asarray(codes)
+    return xp.xp.asarray(codes, device=xp.device)
+
+
+def test_scatter_add(xp, o):
+    idx = RNG.integers(0, 4, size=50)
+    v = RNG.random(50)
+    v2 = RNG.random((50, 2))
+    res = o.scatter_add(xp.asarray(idx), xp.asarray(v), length=6)
+    _check(xp, res, np.bincount(idx, weights=v, minlength=6), xp.float_dtype)
+    res2 = o.scatter_add(xp.asarray(idx), xp.asarray(v2), length=6)
+    exp2 = np.zeros((6, 2))
+    np.add.at(exp2, idx, v2)
+    _check(xp, res2, exp2, xp.float_dtype)
+
+
+# --- ordering ---------------------------------------------------------------
+def _np_topk(a, k, axis):
+    idx = np.argsort(-a, axis=axis, kind="stable")
+    idx = np.take(idx, np.arange(k), axis=axis)
+    return np.take_along_axis(a, idx, axis=axis), idx
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+def test_topk_ties_lower_index_first(xp, o, axis):
+    a = np.array([[1.0, 3.0, 3.0, 2.0, 3.0, 0.5],
+                  [2.0, 2.0, 2.0, 2.0, 1.0, 2.0],
+                  [0.0, 5.0, 5.0, 4.0, 4.0, 4.0],
+                  [2.0, 2.0, 1.0, 2.0, 1.0, 9.0]])
+    k = 3
+    vals, idx = o.topk(xp.asarray(a), k, axis=axis)
+    exp_vals, exp_idx = _np_topk(a, k, axis)
+    _check(xp, vals, exp_vals, xp.float_dtype, exact=True)
+    xp.combo.check_placement(idx)
+    np.testing.assert_array_equal(xp.to_numpy(idx), exp_idx)
+
+
+def test_topk_1d_all_ties(xp, o):
+    vals, idx = o.topk(xp.asarray(np.ones(6)), 4)
+    np.testing.assert_array_equal(xp.to_numpy(idx), [0, 1, 2, 3])
+    np.testing.assert_array_equal(xp.to_numpy(vals), np.ones(4))
+
+
+def test_argsort_desc_stable(xp, o):
+    a = np.array([1.0, 3.0, 1.0, 3.0, 2.0, 1.0])
+    idx = o.argsort_desc(xp.asarray(a))
+    np.testing.assert_array_equal(xp.to_numpy(idx), [1, 3, 4, 0, 2, 5])
+
+
+# --- unique -----------------------------------------------------------------
+def test_unique_counts(xp, o):
+    a = np.array([5, 2, 2, 9, 5, 5, 0])
+    values, counts = o.unique_counts(xp.asarray(a))
+    ev, ec = np.unique(a, return_counts=True)
+    xp.combo.check_placement(values)
+    xp.combo.check_placement(counts)
+    np.testing.assert_array_equal(xp.to_numpy(values), ev)
+    np.testing.assert_array_equal(xp.to_numpy(counts), ec)
+
+
+@pytest.mark.parametrize("shape", [(7,), (2, 3)])
+def test_unique_inverse(xp, o, shape):
+    a = np.array([5, 2, 2, 9, 5, 0, 7])[: int(np.prod(shape))].reshape(shape)
+    values, inverse = o.unique_inverse(xp.asarray(a))
+    ev, einv = np.unique(a, return_inverse=True)
+    xp.combo.check_placement(values)
+    xp.combo.check_placement(inverse)
+    np.testing.assert_array_equal(xp.to_numpy(values), ev)
+    inv = xp.to_numpy(inverse)
+    assert inv.shape == (a.size,)
+    np.testing.assert_array_equal(inv, einv.reshape(-1))
+    np.testing.assert_array_equal(xp.to_numpy(values)[inv], a.reshape(-1))
+
+
+# --- placement --------------------------------------------------------------
+@pytest.mark.parametrize("host", [lambda: [0, 2, 1], lambda: np.array([0, 2, 1])],
+                         ids=["list", "numpy"])
+def test_asarray_on_moves_host_input(xp, o, host):
+    res = o.asarray_on(host(), xp.device)
+    xp.combo.check_placement(res)
+    np.testing.assert_array_equal(xp.to_numpy(res), [0, 2, 1])
+
+
+def test_asarray_on_float_dtype_and_device_without_float64(xp, o):
+    res = o.asarray_on(np.array([0.5, 1.5]), xp.device)
+    xp.combo.check_placement(res)
+    # host float64 keeps float64 where the device has it, else the widest float
+    no_f64 = {"STRICT_NO_FLOAT64", "TORCH_MPS", "JAX_GPU"}  # JAX_GPU runs without x64
+    want = "float32" if xp.backend.name in no_f64 else "float64"
+    assert _name(res.dtype) == want
+    res32 = o.asarray_on(np.array([0.5, 1.5]), xp.device, dtype=xp.xp.float32)
+    assert _name(res32.dtype) == "float32"
+
+
+def test_asarray_on_moves_between_strict_devices():
+    strict = pytest.importorskip("array_api_strict")
+    x = strict.asarray([1, 2, 3], device=strict.Device("device1"))
+    res = ops(strict).asarray_on(x, strict.Device("CPU_DEVICE"))
+    assert res.device == strict.Device("CPU_DEVICE")
+    assert ops(strict).asarray_on(x, None).device == strict.Device("device1")
+
+
+# --- delegation -------------------------------------------------------------
+def _forbid_generic(monkeypatch, *names):
+    def boom(*args, **kwargs):
+        raise AssertionError("the generic fallback was called")
+
+    for n in names:
+        monkeypatch.setattr(GenericOps, n, boom)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch", "jax"])
+def test_native_adapters_do_not_use_the_generic_path(monkeypatch, lib):
+    if lib == "numpy":
+        import array_api_compat.numpy as nxp
+
+        conv = np.asarray
+    elif lib == "torch":
+        torch = pytest.importorskip("torch")
+        import array_api_compat.torch as nxp
+
+        conv = torch.asarray
+    else:
+        pytest.importorskip("jax")
+        import jax.numpy as nxp
+
+        conv = nxp.asarray
+    _forbid_generic(monkeypatch, "_sorted_bincount", "unique_counts", "unique_inverse")
+    if lib == "jax":
+        _forbid_generic(monkeypatch, "topk")
+    o = ops(nxp)
+    x = conv(X)
+    np.testing.assert_array_equal(np.asarray(o.bincount(x, length=8)),
+                                  np.bincount(X, minlength=8))
+    np.testing.assert_allclose(np.asarray(o.bincount(x, length=8, weights=conv(W))),
+                               np.bincount(X, weights=W, minlength=8), rtol=1e-6)
+    assert tuple(o.bincount(x, length=8, weights=conv(W2)).shape) == (8, 3)
+    assert np.asarray(o.scatter_add(x, conv(W), length=8)).shape == (8,)
+    values, counts = o.unique_counts(x)
+    np.testing.assert_array_equal(np.asarray(counts), np.unique(X, return_counts=True)[1])
+    o.unique_inverse(x)
+    if lib == "jax":
+        vals, idx = o.topk(nxp.asarray([1.0, 3.0, 3.0, 2.0]), 2)
+        np.testing.assert_array_equal(np.asarray(idx), [1, 2])
+
+
+def test_generic_path_is_forbidden_for_real():
+    """The monkeypatch above would catch a call: the generic adapter does call it."""
+    import array_api_compat.numpy as nxp
+
+    with pytest.MonkeyPatch.context() as mp:
+        _forbid_generic(mp, "_sorted_bincount")
+        with pytest.raises(AssertionError, match="generic fallback"):
+            GenericOps(nxp).bincount(np.asarray(X), length=8)
+
+
+def _torch_spy(monkeypatch):
+    torch = pytest.importorskip("torch")
+    import metrix.backends.torch as tb
+
+    calls = []
+
+    def sorted_spy(self, x, *, length, weights=None):
+        calls.append(("sorted", x.device.type, weights is not None))
+        return torch.zeros(length, dtype=torch.int64)
+
+    monkeypatch.setattr(tb.Ops, "_sorted_bincount", sorted_spy)
+    return torch, calls
+
+
+def test_torch_deterministic_non_cpu_uses_sorted_path(monkeypatch):
+    """CUDA ``bincount``/``index_add`` raise under deterministic algorithms.
+
+    Simulated with the ``meta`` device (a non-CPU device every torch has); the
+    native kernels are patched to raise so that only the sort-based path passes.
+    """
+    torch, calls = _torch_spy(monkeypatch)
+    import array_api_compat.torch as txp
+
+    def no_native(*a, **k):
+        raise RuntimeError("bincount is nondeterministic on this device")
+
+    monkeypatch.setattr(torch, "bincount", no_native)
+    o = ops(txp)
+    x = torch.zeros(10, dtype=torch.int64, device="meta")
+    w = torch.zeros(10, dtype=torch.float32, device="meta")
+    w2 = torch.zeros((10, 2), dtype=torch.float32, device="meta")
+    prev = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(True)
+    try:
+        o.bincount(x, length=4)
+        o.bincount(x, length=4, weights=w)
+        o.bincount(x, length=4, weights=w2)
+        o.scatter_add(x, w, length=4)
+    finally:
+        torch.use_deterministic_algorithms(prev)
+    assert calls == [("sorted", "meta", False), ("sorted", "meta", True),
+                     ("sorted", "meta", True), ("sorted", "meta", True)]
+
+
+def test_torch_deterministic_cpu_and_nondeterministic_stay_native(monkeypatch):
+    torch, calls = _torch_spy(monkeypatch)
+    import array_api_compat.torch as txp
+
+    o = ops(txp)
+    prev = torch.are_deterministic_algorithms_enabled()
+    try:
+        torch.use_deterministic_algorithms(True)
+        cpu = o.bincount(torch.asarray(X), length=7)  # CPU bincount is deterministic
+        torch.use_deterministic_algorithms(False)
+        o.bincount(torch.zeros(3, dtype=torch.int64, device="meta"), length=4,
+                   weights=torch.zeros((3, 2), device="meta"))
+    finally:
+        torch.use_deterministic_algorithms(prev)
+    assert calls == []
+    np.testing.assert_array_equal(cpu.numpy(), np.bincount(X, minlength=7))
+
+
+def test_torch_sorted_path_values():
+    """What the deterministic-CUDA route computes, checked on CPU tensors."""
+    torch = pytest.importorskip("torch")
+    import array_api_compat.torch as txp
+
+    g = GenericOps(txp)
+    x = torch.asarray(X)
+    np.testing.assert_array_equal(g.bincount(x, length=9).numpy(), np.bincount(X, minlength=9))
+    np.testing.assert_allclose(g.bincount(x, length=9, weights=torch.asarray(W)).numpy(),
+                               np.bincount(X, weights=W, minlength=9), rtol=1e-12)
+
+
+# --- tracing ----------------------------------------------------------------
+@pytest.mark.compile
+def test_torch_bincount_under_compile_fullgraph():
+    torch = pytest.importorskip("torch")
+    import array_api_compat.torch as txp
+
+    o = ops(txp)
+
+    def step(x, w, w2):
+        return (o.bincount(x, length=9), o.bincount(x, length=9, weights=w),
+                o.bincount(x, length=9, weights=w2))
+
+    torch._dynamo.reset()
+    c, cw, cw2 = torch.compile(step, fullgraph=True)(
+        torch.asarray(X), torch.asarray(W), torch.asarray(W2))
+    assert c.dtype == torch.int64 and cw.dtype == torch.float64
+    np.testing.assert_array_equal(c.numpy(), np.bincount(X, minlength=9))
+    np.testing.assert_allclose(cw.numpy(), np.bincount(X, weights=W, minlength=9), rtol=1e-12)
+    assert tuple(cw2.shape) == (9, 3)
+    np.testing.assert_allclose(cw2.numpy()[:, 1], np.bincount(X, weights=W2[:, 1], minlength=9),
+                               rtol=1e-12)
+
+
+@pytest.mark.compile
+def test_jax_bincount_and_topk_under_jit():
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    o = ops(jnp)
+
+    @jax.jit
+    def step(x, w, w2, s):
+        return (o.bincount(x, length=9), o.bincount(x, length=9, weights=w),
+                o.bincount(x, length=9, weights=w2), o.topk(s, 2))
+
+    with jax.enable_x64(True):
+        c, cw, cw2, (tv, ti) = step(jnp.asarray(X), jnp.asarray(W), jnp.asarray(W2),
+                                   jnp.asarray([1.0, 3.0, 3.0, 2.0]))
+        assert c.dtype == jnp.int64 and cw.dtype == jnp.float64
+        np.testing.assert_array_equal(np.asarray(c), np.bincount(X, minlength=9))
+        np.testing.assert_allclose(np.asarray(cw), np.bincount(X, weights=W, minlength=9),
+                                   rtol=1e-12)
+        assert cw2.shape == (9, 3)
+        np.testing.assert_array_equal(np.asarray(ti), [1, 2])
