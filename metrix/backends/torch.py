@@ -28,6 +28,8 @@ _CHUNK = 1 << 16
 
 class Ops(GenericOps):
     name = "torch"
+    # torch.sort of values costs as much as an argsort: keep the tie-group path
+    value_sort_is_cheap = False
 
     def bincount(self, x, /, *, length, weights=None):
         if x.device.type != "cpu" and torch.are_deterministic_algorithms_enabled():
