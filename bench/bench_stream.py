@@ -1,0 +1,138 @@
+"""Streaming benchmark: 1000 batches of 10,000 samples, C = 10, torch CPU.
+
+* a ``MetricCollection`` of accuracy, macro precision / recall / F1 and MCC,
+  updated every batch and computed once, against the floor (1000
+  ``torch.bincount`` accumulations of ``C * y_true + y_pred``; target <= 1.3x)
+  and TorchMetrics' ``MetricCollection`` of the same metrics (target >= 5x);
+* binned streaming ROC AUC with T = 1000 thresholds over the same batches
+  (binary scores), against one ``torch.bincount`` per batch (target <= 2x).
+
+Run: ``python -m bench.bench_stream [--batches 1000] [--size 10000]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from bench._harness import best_time, fmt_time, have, print_table
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--batches", type=int, default=1000)
+    ap.add_argument("--size", type=int, default=10_000)
+    ap.add_argument("--classes", type=int, default=10)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args(argv)
+
+    import torch
+
+    import metrix.stream as ms
+
+    torch.set_num_threads(1)
+    b, n, c = args.batches, args.size, args.classes
+    g = torch.Generator().manual_seed(0)
+    ys = [torch.randint(0, c, (n,), generator=g) for _ in range(b)]
+    ps = [torch.where(torch.rand(n, generator=g) < 0.6, y, torch.randint(0, c, (n,),
+                                                                           generator=g))
+          for y in ys]
+    yb = [y % 2 for y in ys]
+    sb = [torch.clamp(0.35 + 0.3 * y + 0.25 * torch.randn(n, generator=g), 0, 1) for y in yb]
+
+    def floor():
+        acc = torch.zeros(c * c, dtype=torch.int64)
+        for y, p in zip(ys, ps):
+            acc += torch.bincount(c * y + p, minlength=c * c)
+        return acc
+
+    def metrix_collection():
+        coll = ms.MetricCollection({
+            "acc": ms.Accuracy(c), "precision": ms.Precision(c, average="macro"),
+            "recall": ms.Recall(c, average="macro"), "f1": ms.F1Score(c, average="macro"),
+            "mcc": ms.MatthewsCorrCoef(c)})
+        for y, p in zip(ys, ps):
+            coll.update(y, p)
+        return list(coll.compute().values())
+
+    def metrix_collection_trusted():
+        coll = ms.MetricCollection({
+            "acc": ms.Accuracy(c, assume_valid=True),
+            "precision": ms.Precision(c, average="macro", assume_valid=True),
+            "recall": ms.Recall(c, average="macro", assume_valid=True),
+            "f1": ms.F1Score(c, average="macro", assume_valid=True),
+            "mcc": ms.MatthewsCorrCoef(c, assume_valid=True)})
+        for y, p in zip(ys, ps):
+            coll.update(y, p)
+        return list(coll.compute().values())
+
+    def metrix_auc():
+        m = ms.AUROC(thresholds=1000)
+        for y, s in zip(yb, sb):
+            m.update(y, s)
+        return m.compute()
+
+    def floor_auc():
+        acc = torch.zeros(2 * 1001, dtype=torch.int64)
+        for y, s in zip(yb, sb):
+            acc += torch.bincount(y, minlength=2 * 1001)
+        return acc
+
+    rows = []
+    t_floor = best_time(floor, repeat=args.repeat)
+    t_mx = best_time(metrix_collection, repeat=args.repeat)
+    rows.append({"case": "floor: bincount per batch", "time": fmt_time(t_floor),
+                 "ratio": "1.00x floor"})
+    rows.append({"case": "metrix.stream MetricCollection (5 metrics)", "time": fmt_time(t_mx),
+                 "ratio": f"{t_mx / t_floor:.2f}x floor (target <= 1.3x)"})
+    t_mx_t = best_time(metrix_collection_trusted, repeat=args.repeat)
+    rows.append({"case": "  same, assume_valid=True (no range clip)", "time": fmt_time(t_mx_t),
+                 "ratio": f"{t_mx_t / t_floor:.2f}x floor (target <= 1.3x)"})
+    if have("torchmetrics"):
+        from torchmetrics import MetricCollection
+        from torchmetrics.classification import (MulticlassAccuracy, MulticlassF1Score,
+                                                 MulticlassMatthewsCorrCoef,
+                                                 MulticlassPrecision, MulticlassRecall)
+
+        def tm_collection():
+            coll = MetricCollection({
+                "acc": MulticlassAccuracy(c, average="micro"),
+                "precision": MulticlassPrecision(c, average="macro"),
+                "recall": MulticlassRecall(c, average="macro"),
+                "f1": MulticlassF1Score(c, average="macro"),
+                "mcc": MulticlassMatthewsCorrCoef(c)})
+            for y, p in zip(ys, ps):
+                coll.update(p, y)
+            return list(coll.compute().values())
+
+        t_tm = best_time(tm_collection, repeat=1)
+        rows.append({"case": "TorchMetrics MetricCollection (5 metrics)",
+                     "time": fmt_time(t_tm),
+                     "ratio": f"metrix {t_tm / t_mx:.1f}x faster (target >= 5x)"})
+    t_floor_auc = best_time(floor_auc, repeat=args.repeat)
+    t_auc = best_time(metrix_auc, repeat=args.repeat)
+    rows.append({"case": "floor: bincount per batch (AUC leg)", "time": fmt_time(t_floor_auc),
+                 "ratio": "1.00x floor"})
+    rows.append({"case": "metrix.stream AUROC binned T=1000", "time": fmt_time(t_auc),
+                 "ratio": f"{t_auc / t_floor_auc:.2f}x floor (target <= 2x)"})
+    if have("torchmetrics"):
+        from torchmetrics.classification import BinaryAUROC
+
+        sub = max(1, b // 20)  # ~0.4 s a batch: time 1/20 of the batches, scale up
+
+        def tm_auc():
+            m = BinaryAUROC(thresholds=1000)
+            for y, s in zip(yb[:sub], sb[:sub]):
+                m.update(s, y)
+            return m.compute()
+
+        t_tm_auc = best_time(tm_auc, repeat=1, warmup=0) * b / sub
+        rows.append({"case": f"TorchMetrics BinaryAUROC(thresholds=1000) ({sub} batches, "
+                             "scaled)",
+                     "time": fmt_time(t_tm_auc),
+                     "ratio": f"metrix {t_tm_auc / t_auc:.1f}x faster"})
+    print(f"\n{b} batches x {n} samples, C={c}, torch {torch.__version__} CPU, 1 thread\n")
+    print_table(rows, ["case", "time", "ratio"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+"""Streaming and distributed metrics: accumulate over batches, merge across workers.
+
+Two layers:
+
+* **functional** metric objects (``LabelStream``, ``RegressionStream``,
+  ``RankingStream``, ``LogLossStream``, ``CollectionStream``) with
+  ``init / update / merge / compute``; states are dicts of arrays (pytrees)
+  and ``update`` is pure: it runs under ``jax.jit``, ``jax.lax.scan`` and
+  ``torch.compile(fullgraph=True)``;
+* **stateful** classes with TorchMetrics' names (``Accuracy``, ``F1Score``,
+  ``AUROC``, ``MeanSquaredError``, ``MetricCollection``, ...) with
+  ``update / compute / reset / merge / sync / to / state_dict``.
+
+``sync(state, group)`` all-reduces a state over ``torch.distributed`` (one
+collective per dtype); ``psum(state, axis_name)`` merges it inside
+``jax.shard_map`` / ``pmap``.
+"""
+
+from ._buffer import BufferFullError
+from ._collection import CollectionStream
+from ._functional import StreamMetric, merge_states
+from ._label import LabelStream
+from ._probabilistic import LogLossStream
+from ._ranking import DEFAULT_THRESHOLDS, RankingStream
+from ._regression import RegressionStream
+from ._sync import psum, sync
+from ._wrappers import (AUROC, Accuracy, AveragePrecision, BalancedAccuracy,  # noqa: F401
+                        CohenKappa, ConfusionMatrix, ExplainedVariance, F1Score,
+                        FBetaScore, HammingDistance, JaccardIndex, LogLoss,
+                        MatthewsCorrCoef, MeanAbsoluteError, MeanAbsolutePercentageError,
+                        MeanSquaredError, MeanSquaredLogError, MedianAbsoluteError, Metric,
+                        MetricCollection, Precision, R2Score, Recall, RootMeanSquaredError,
+                        RootMeanSquaredLogError, ZeroOneLoss)
+
+__all__ = [
+    "AUROC", "Accuracy", "AveragePrecision", "BalancedAccuracy", "BufferFullError",
+    "CohenKappa", "CollectionStream", "ConfusionMatrix", "DEFAULT_THRESHOLDS",
+    "ExplainedVariance", "F1Score", "FBetaScore", "HammingDistance", "JaccardIndex",
+    "LabelStream", "LogLoss", "LogLossStream", "MatthewsCorrCoef", "MeanAbsoluteError",
+    "MeanAbsolutePercentageError", "MeanSquaredError", "MeanSquaredLogError",
+    "MedianAbsoluteError", "Metric", "MetricCollection", "Precision", "R2Score",
+    "RankingStream", "Recall", "RegressionStream", "RootMeanSquaredError",
+    "RootMeanSquaredLogError", "StreamMetric", "ZeroOneLoss", "merge_states", "psum",
+    "sync",
+]

@@ -1,0 +1,247 @@
+"""The functional core: metric objects with ``init / update / merge / compute``.
+
+A *state* is a plain dict of arrays (a pytree: ``jax.jit``, ``jax.lax.scan``
+and ``torch.compile`` carry it as is).  What a field does on ``merge`` and
+``sync`` is given by its name, so any state (a collection's nested dict too)
+can be merged or all-reduced without its metric object:
+
+* ``buf_*``: rows of an exact buffer (axis 0 is the capacity). Merging
+  concatenates the buffers and moves the occupied rows (``buf_weight != 0``)
+  to the front, so later updates keep writing after them;
+* ``meta_*``: zero-size arrays that only carry a dtype (the result dtype);
+  never reduced, never communicated;
+* anything else: a sum (counts, sums of weights, histograms).
+
+``update`` is pure and has static shapes (declared ``num_classes``,
+thresholds, capacity): it traces under ``jax.jit``/``lax.scan`` and
+``torch.compile(fullgraph=True)``.  Every state's size is fixed at ``init``:
+it does not grow with the number of updates.
+"""
+
+from __future__ import annotations
+
+from .. import _namespace as _ns
+from ..backends import ops as _ops
+
+BUFFER, META = "buf_", "meta_"
+
+
+def field_kind(name: str) -> str:
+    """``"buffer"``, ``"meta"`` or ``"sum"`` (see the module docstring)."""
+    if name.startswith(BUFFER):
+        return "buffer"
+    if name.startswith(META):
+        return "meta"
+    return "sum"
+
+
+def iter_leaves(state, prefix=()):
+    """``(path, array)`` of every leaf, in a fixed (sorted) order on every rank."""
+    for key in sorted(state):
+        value = state[key]
+        if isinstance(value, dict):
+            yield from iter_leaves(value, prefix + (key,))
+        else:
+            yield prefix + (key,), value
+
+
+def set_leaves(state, values: dict):
+    """A copy of ``state`` with the leaves at the paths of ``values`` replaced."""
+    out = {}
+    for key, value in state.items():
+        if isinstance(value, dict):
+            sub = {p[1:]: v for p, v in values.items() if p[0] == key}
+            out[key] = set_leaves(value, sub) if sub else value
+        else:
+            out[key] = values.get((key,), value)
+    return out
+
+
+def state_namespace(state):
+    """``(xp, device)`` of a state (``device`` is None under ``jax.jit``)."""
+    arrays = [v for _, v in iter_leaves(state)]
+    return _ns.get_namespace_and_device(*arrays)
+
+
+def compact_buffers(state, *, xp):
+    """Move the occupied rows (non-zero ``buf_weight``) of each buffer to the front.
+
+    One stable argsort over the capacity: only ``merge``/``sync`` pay it.
+    """
+    if not isinstance(state, dict):
+        return state
+    out = {k: compact_buffers(v, xp=xp) if isinstance(v, dict) else v
+           for k, v in state.items()}
+    if "buf_weight" not in out:
+        return out
+    dev = _ns.device_of(out["buf_weight"])
+    free = xp.astype(out["buf_weight"] == 0, _ns.count_dtype(xp, dev))
+    order = xp.argsort(free, stable=True)
+    for k in out:
+        if field_kind(k) == "buffer":
+            out[k] = xp.take(out[k], order, axis=0)
+    return out
+
+
+def merge_states(a, b):
+    """The state of the union of the data of ``a`` and ``b`` (same metric)."""
+    xp, _ = state_namespace(a)
+
+    def merge(x, y):
+        out = {}
+        for key, value in x.items():
+            if isinstance(value, dict):
+                out[key] = merge(value, y[key])
+                continue
+            kind = field_kind(key)
+            if kind == "buffer":
+                out[key] = xp.concat([value, y[key]], axis=0)
+            elif kind == "meta":
+                out[key] = value
+            else:
+                out[key] = value + y[key]
+        return out
+
+    return compact_buffers(merge(a, b), xp=xp)
+
+
+class StreamMetric:
+    """Base of the functional metric objects.
+
+    Subclasses set ``key`` (the identity of their sufficient statistic: metrics
+    with equal keys share one state in a :class:`~metrix.stream.MetricCollection`)
+    and implement ``_init(xp, device, result_dtype)``, ``update`` and ``compute``.
+    """
+
+    key: tuple = ()
+    #: whether ``update`` accepts ``sample_weight``
+    weighted: bool = True
+
+    def init(self, like=None, *, xp=None, device=None):
+        """The empty state, in the namespace and on the device of ``like``.
+
+        ``like`` is any array of the data to come (its float dtype, if any,
+        is the result dtype); or give ``xp`` (and ``device``).  Without
+        either the state is NumPy.
+        """
+        if xp is None:
+            xp, device = _ns.get_namespace_and_device(like)
+        _ops(xp)  # warm the adapter cache eagerly: filling it inside a compiled step
+        # would invalidate dynamo's guard on the cache and recompile the step once
+        fdt = _ns.max_float_dtype(xp, device)
+        if like is not None and hasattr(like, "dtype") and not _ns.is_host_array(like):
+            fdt = _ns.result_float_dtype(xp, device, like)
+        return warm(self._init(xp, device, fdt))
+
+    def _init(self, xp, device, fdt):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def update(self, state, y_true, y_pred, sample_weight=None):  # pragma: no cover
+        raise NotImplementedError
+
+    def merge(self, a, b):
+        """The state of the data of ``a`` and ``b`` together."""
+        return merge_states(a, b)
+
+    def compute(self, state):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # -- helpers for subclasses -------------------------------------------
+    def _inputs(self, state, *arrays, primary=None):
+        """``xp``, ``device``, ``ops`` and the arrays moved to the state's device.
+
+        ``primary``: one leaf of the state (saves walking the whole state).
+        Inputs that already are arrays of the state's type are not converted.
+        """
+        if primary is None:
+            xp, device = state_namespace(state)
+        else:
+            xp, device = array_namespace(primary), _ns.device_of(primary)
+        kind = type(primary) if primary is not None else None
+        moved = tuple(a if a is None or type(a) is kind else
+                      _ns.asarray(a, xp=xp, device=device) for a in arrays)
+        return (xp, device, _ops(xp)) + moved
+
+    def _check_weight(self, sample_weight):
+        if sample_weight is not None and not self.weighted:
+            raise ValueError(
+                f"{type(self).__name__} was created with weighted=False: its counts are "
+                "int64. Create it with weighted=True to pass sample_weight (the state is "
+                "then a float sum of weights).")
+
+    def __repr__(self):
+        return f"{type(self).__name__}{self.key!r}"
+
+
+_NAMESPACES: dict = {}
+
+
+def array_namespace(a):
+    """The namespace of a state array, cached per array type (never for tracers)."""
+    kind = type(a)
+    xp = _NAMESPACES.get(kind)
+    if xp is None:
+        xp, _ = _ns.get_namespace_and_device(a)
+        if _ns.device_of(a) is not None:
+            _NAMESPACES[kind] = xp
+    return xp
+
+
+_FLOATS: dict = {}
+
+
+def float_dtypes(xp):
+    """The real floating dtypes of ``xp`` (cached: ``isdtype`` costs microseconds)."""
+    found = _FLOATS.get(id(xp))
+    if found is None:
+        names = ("float16", "bfloat16", "float32", "float64")
+        found = (xp, frozenset(getattr(xp, n) for n in names if hasattr(xp, n)))
+        _FLOATS[id(xp)] = found
+    return found[1]
+
+
+_INTS: dict = {}
+
+
+def int_dtypes(xp):
+    """The integer dtypes of ``xp`` (cached)."""
+    found = _INTS.get(id(xp))
+    if found is None:
+        names = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+        found = (xp, frozenset(getattr(xp, n) for n in names if hasattr(xp, n)))
+        _INTS[id(xp)] = found
+    return found[1]
+
+
+_COUNT: dict = {}
+
+
+def count_dtype(xp, device):
+    """:func:`metrix._namespace.count_dtype`, cached per (namespace, device)."""
+    key = (id(xp), str(device))
+    found = _COUNT.get(key)
+    if found is None:
+        found = (xp, _ns.count_dtype(xp, device), _ns.max_float_dtype(xp, device))
+        if _ns.backend_name(xp) != "jax":  # JAX's dtypes follow the x64 flag: no cache
+            _COUNT[key] = found
+    return found[1]
+
+
+def warm(state):
+    """Fill the namespace caches for ``state``'s arrays (eagerly, outside compiled steps)."""
+    for _, leaf in iter_leaves(state):
+        xp = array_namespace(leaf)
+        float_dtypes(xp)
+        int_dtypes(xp)
+        count_dtype(xp, _ns.device_of(leaf))
+    return state
+
+
+def result_dtype(state, xp):
+    """The result float dtype recorded at ``init`` (``meta_dtype``)."""
+    return state["meta_dtype"].dtype
+
+
+def dtype_probe(xp, device, fdt):
+    """The zero-size ``meta_dtype`` field that carries the result dtype."""
+    return xp.zeros((0,), dtype=fdt, device=device)

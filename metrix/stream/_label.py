@@ -1,0 +1,313 @@
+"""Streaming label metrics: one (C+2) x (C+2) confusion matrix per stream.
+
+The state is ``{"cm": counts}``: a (C+2) x (C+2) confusion matrix, kept flat
+(``(C+2)**2`` cells, row-major), from one ``pair_bincount`` per batch (the
+kernel of :func:`metrix._stats.confusion_counts`).  Class ``i``
+has row/column ``i + 1``; rows/columns 0 and ``C + 1`` are "other" bins for
+values below 0 and at or above ``C`` (e.g. an ``ignore_index`` of -100).
+Integer labels are encoded by one ``clip`` per array; other dtypes through
+:func:`metrix._labels.encode` with the declared labels.
+It is int64 (exact counts) unless the metric is created with
+``weighted=True``, where it is a sum of sample weights in the widest float of
+the device.  The dtype is fixed at construction, so every rank of a
+distributed job holds the same dtypes.
+
+Every metric of the family reads the same matrix (a collection pays for one
+bincount per batch), with the one-shot formulas: precision / recall / F-beta
+through :func:`metrix._prf.prf_from_counts` on the per-class counts of
+:func:`metrix._stats.counts_from_confusion`; jaccard, MCC, Cohen's kappa and
+balanced accuracy by the private formulas below (scikit-learn's, on the
+matrix; the lead may dedupe them with ``metrix.agreement``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import _namespace as _ns
+from .._arith import safe_divide
+from .._labels import encode
+from .._prf import check_beta, prf_from_counts
+from .._stats import LabelCounts, counts_from_confusion
+from ..backends import ops as _ops
+from ._functional import StreamMetric, array_namespace, int_dtypes
+
+_PRF = ("precision", "recall", "f1", "fbeta")
+_METRICS = _PRF + ("accuracy", "jaccard", "mcc", "kappa", "confusion", "balanced_accuracy",
+                   "hamming", "zero_one")
+_AVERAGES = ("binary", "micro", "macro", "weighted", None)
+
+
+class LabelStream(StreamMetric):
+    """Functional streaming label metric over declared classes ``0..num_classes-1``.
+
+    Parameters
+    ----------
+    num_classes : int
+        Number of classes; labels are the integers ``0..num_classes-1``
+        (values outside them fall in the "other" bins: ignored by per-class
+        metrics, counted as errors by accuracy).
+    metric : str
+        One of ``precision, recall, f1, fbeta, accuracy, jaccard, mcc, kappa,
+        confusion, balanced_accuracy, hamming, zero_one``.
+    average : {"binary", "micro", "macro", "weighted"} or None
+        As in scikit-learn (``None``: per class).  For ``accuracy``, ``None``
+        and ``"micro"`` are plain accuracy and ``"macro"``/``"weighted"`` the
+        averaged per-class recall (TorchMetrics' meaning).
+    beta, pos_label, zero_division, weights, adjusted, normalize
+        The one-shot metric's parameters.  ``zero_division="warn"`` gives the
+        value 0 without the warning (``compute`` reads nothing on the host).
+    weighted : bool, default=False
+        Accept ``sample_weight`` (float state) instead of int64 counts.
+    validate : bool, default=False
+        Check on the host that every label is in ``0..num_classes-1`` (a
+        device sync per batch).
+    assume_valid : bool, default=False
+        The caller guarantees integer labels in ``0..num_classes-1``: skip the
+        two clips that send other values to the "other" bins (about 1.3x
+        faster on CPU).  Out-of-range labels then give wrong counts (negative
+        ones raise in eager PyTorch).
+    """
+
+    def __init__(self, num_classes, metric="accuracy", *, average="macro", beta=1.0,
+                 pos_label=1, zero_division="warn", weights=None, adjusted=False,
+                 normalize=None, weighted=False, validate=False, assume_valid=False):
+        if not isinstance(num_classes, int) or isinstance(num_classes, bool) or num_classes < 1:
+            raise ValueError(f"num_classes must be a positive int, got {num_classes!r}")
+        if metric not in _METRICS:
+            raise ValueError(f"Unknown label metric {metric!r}; expected one of {_METRICS}")
+        if average not in _AVERAGES:
+            raise ValueError(f"average must be one of {_AVERAGES}, got {average!r}")
+        if average == "binary" and not 0 <= int(pos_label) < num_classes:
+            raise ValueError(f"pos_label={pos_label!r} is not in 0..{num_classes - 1}")
+        if metric == "fbeta":
+            check_beta(beta)
+        if weights not in (None, "linear", "quadratic"):
+            raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
+        if normalize not in (None, "true", "pred", "all"):
+            raise ValueError(f"normalize must be None, 'true', 'pred' or 'all', got "
+                             f"{normalize!r}")
+        self.num_classes, self.metric, self.average = num_classes, metric, average
+        self.beta = 1.0 if metric == "f1" else float(beta)
+        self.pos_label, self.zero_division = pos_label, zero_division
+        self.kappa_weights, self.adjusted, self.normalize = weights, adjusted, normalize
+        self.weighted, self.validate = bool(weighted), bool(validate)
+        self.assume_valid = bool(assume_valid)
+        self._labels = list(range(num_classes))
+        self.key = ("confusion", num_classes, self.weighted, self.validate, self.assume_valid)
+
+    # -- state ---------------------------------------------------------------
+    def _init(self, xp, device, fdt):
+        size = self.num_classes + 2
+        dtype = _ns.max_float_dtype(xp, device) if self.weighted else _ns.count_dtype(xp, device)
+        cm = xp.zeros((size * size,), dtype=dtype, device=device)
+        array_namespace(cm)  # fill the cache eagerly (not inside a compiled step)
+        return {"cm": cm}
+
+    def _codes(self, yt, yp, xp, device):
+        """``(a, b)`` with ``a * (C + 2) + b`` the cell of each sample.
+
+        Cell ``(i + 1, j + 1)`` holds true class ``i``, predicted ``j``; row /
+        column 0 and ``C + 1`` are the "other" bins.  Integer labels cost one
+        clip per array and one add (``a = clip(y_true, -1, C)`` and ``b =
+        clip(y_pred, -1, C) + C + 3``, so ``a * (C + 2) + b`` lands in
+        ``[0, (C + 2)^2)``); other dtypes go through :func:`metrix._labels.encode`.
+        """
+        c = self.num_classes
+        ints = int_dtypes(xp)
+        if yt.dtype in ints and yp.dtype in ints:
+            if self.assume_valid:  # the caller guarantees 0 <= labels < C: no clip
+                return yt, yp + (c + 3)
+            return xp.clip(yt, -1, c), xp.clip(yp, -1, c) + (c + 3)
+        device = _ns.device_of(yt) if device is None else device
+        space = encode(yt, yp, labels=self._labels, xp=xp, device=device)
+        return space.y_true, space.y_pred + (c + 3)
+
+    def update(self, state, y_true, y_pred, sample_weight=None):
+        """The state after one batch (pure; no host read unless ``validate``).
+
+        ``y_pred`` may be labels ``(n,)`` or scores ``(n, num_classes)``
+        (their argmax is the prediction).
+        """
+        self._check_weight(sample_weight)
+        cm = state["cm"]
+        xp = array_namespace(cm)
+        device = None
+        if type(y_true) is not type(cm) or type(y_pred) is not type(cm):
+            # inputs of the state's array type are used as they are (no conversion call)
+            device = _ns.device_of(cm)
+            y_true = _ns.asarray(y_true, xp=xp, device=device)
+            y_pred = _ns.asarray(y_pred, xp=xp, device=device)
+        yt, yp = y_true, y_pred
+        if yp.ndim == 2 and yp.shape[1] == self.num_classes and self.num_classes > 1:
+            yp = xp.argmax(yp, axis=1)
+        if yt.ndim != 1:
+            yt = xp.reshape(yt, (-1,))
+        if yp.ndim != 1:
+            yp = xp.reshape(yp, (-1,))
+        if yt.shape[0] != yp.shape[0]:
+            raise ValueError("Found input variables with inconsistent numbers of samples: "
+                             f"[{yt.shape[0]}, {yp.shape[0]}]")
+        c = self.num_classes
+        a, b = self._codes(yt, yp, xp, device)
+        if self.validate:  # host read: validate=True only
+            if bool(xp.any((a < 0) | (a >= c)) | xp.any((b < c + 3) | (b >= 2 * c + 3))):
+                raise ValueError(f"Labels must be integers in [0, {c}) (num_classes={c}).")
+        w = None
+        if sample_weight is not None:
+            w = xp.reshape(xp.astype(_ns.asarray(sample_weight, xp=xp,
+                                                 device=_ns.device_of(cm)), cm.dtype), (-1,))
+        batch = _ops(xp).pair_bincount(a, b, size=c + 2, weights=w)
+        if batch.dtype != cm.dtype:
+            batch = xp.astype(batch, cm.dtype)
+        return {**state, "cm": cm + batch}
+
+    # -- results -------------------------------------------------------------
+    def compute(self, state):
+        """The metric of all the data seen: 0-d (or per-class) arrays on the state's device."""
+        cm = state["cm"]
+        xp, device = _ns.get_namespace_and_device(cm)
+        cm = xp.reshape(cm, (self.num_classes + 2, self.num_classes + 2))
+        fdt = _ns.max_float_dtype(xp, device)
+        c = self.num_classes
+        m = self.metric
+        inner = cm[1:c + 1, 1:c + 1]
+        if m == "confusion":
+            return confusion_result(inner, self.normalize, fdt=fdt, xp=xp)
+        if m in ("accuracy", "hamming", "zero_one") and self.average in (None, "micro"):
+            acc = accuracy_from_confusion(cm, c, fdt=fdt, xp=xp)
+            return acc if m == "accuracy" else 1.0 - acc
+        if m == "accuracy":
+            return self._prf(cm, fdt, xp, device, which=1, average=self.average)
+        if m in _PRF:
+            which = {"precision": 0, "recall": 1}.get(m, 2)
+            return self._prf(cm, fdt, xp, device, which=which, average=self.average)
+        if m == "jaccard":
+            counts, average = self._counts(cm, xp, device)
+            out = jaccard_from_counts(counts, average, self.zero_division, fdt=fdt, xp=xp)
+            return xp.reshape(out, ()) if self.average == "binary" else out
+        if m == "mcc":
+            return mcc_from_confusion(inner, fdt=fdt, xp=xp)
+        if m == "kappa":
+            return kappa_from_confusion(inner, self.kappa_weights, fdt=fdt, xp=xp)
+        return balanced_accuracy_from_confusion(inner, self.adjusted, fdt=fdt, xp=xp)
+
+    def _counts(self, cm, xp, device):
+        full = counts_from_confusion(cm, xp=xp)
+        c = self.num_classes
+        counts = LabelCounts(*(v[1:c + 1] for v in full))
+        average = self.average
+        if average == "binary":
+            p = int(self.pos_label)
+            counts = LabelCounts(*(v[p:p + 1] for v in counts))
+            average = None
+        return counts, average
+
+    def _prf(self, cm, fdt, xp, device, *, which, average):
+        counts, avg = self._counts(cm, xp, device)
+        out = prf_from_counts(counts, beta=self.beta, average=avg, warn_for=(),
+                              zero_division=self.zero_division, weights=None, xp=xp,
+                              dtype=fdt, acc_dtype=fdt, validate=False)[which]
+        if self.average == "binary":
+            out = xp.reshape(out, ())
+        return out
+
+
+# -- formulas on the confusion matrix (scikit-learn's) ----------------------------
+
+def accuracy_from_confusion(cm, c, *, fdt, xp):
+    """``trace(classes) / sum(cm)``: samples in the other bins count as errors."""
+    cmf = xp.astype(cm, fdt)
+    correct = xp.sum(xp.reshape(cmf[1:c + 1, 1:c + 1], (-1,))[:: c + 1])
+    return safe_divide(correct, xp.sum(cmf), zero_value=0.0, xp=xp)
+
+
+def confusion_result(cm, normalize, *, fdt, xp):
+    if normalize is None:
+        return cm
+    cmf = xp.astype(cm, fdt)
+    if normalize == "true":
+        den = xp.sum(cmf, axis=1, keepdims=True)
+    elif normalize == "pred":
+        den = xp.sum(cmf, axis=0, keepdims=True)
+    else:
+        den = xp.sum(cmf)
+    return safe_divide(cmf, den, zero_value=0.0, xp=xp)
+
+
+def _zero_value(zero_division):
+    return 0.0 if zero_division == "warn" else float(zero_division)
+
+
+def jaccard_from_counts(counts, average, zero_division, *, fdt, xp):
+    """``tp / (tp + fp + fn)`` per class, then scikit-learn's average."""
+    tp, pred, true = (xp.astype(v, fdt) for v in counts)
+    den = pred + true - tp
+    if average == "micro":
+        tp, den = xp.sum(tp), xp.sum(den)
+    zv = _zero_value(zero_division)
+    score = safe_divide(tp, den, zero_value=zv, xp=xp)
+    if average in (None, "micro"):
+        return score
+    if average == "weighted":
+        wsum = xp.sum(true)
+        weighted = safe_divide(xp.sum(score * true), wsum, zero_value=0.0, xp=xp)
+        return xp.where(wsum == 0, xp.mean(score), weighted)
+    return xp.mean(score)
+
+
+def mcc_from_confusion(cm, *, fdt, xp):
+    """Matthews correlation (Gorodkin's multiclass form); 0 when undefined."""
+    cmf = xp.astype(cm, fdt)
+    t = xp.sum(cmf, axis=1)
+    p = xp.sum(cmf, axis=0)
+    c = cmf.shape[0]
+    correct = xp.sum(xp.reshape(cmf, (-1,))[:: c + 1])
+    n = xp.sum(cmf)
+    cov_tp = correct * n - xp.sum(t * p)
+    cov_pp = n * n - xp.sum(p * p)
+    cov_tt = n * n - xp.sum(t * t)
+    den = cov_pp * cov_tt
+    safe = xp.where(den == 0, xp.ones_like(den), den)
+    return xp.where(den == 0, xp.zeros_like(den), cov_tp / xp.sqrt(safe))
+
+
+def kappa_from_confusion(cm, weights, *, fdt, xp, replace_undefined_by=math.nan):
+    """Cohen's kappa ``1 - sum(W * cm) / sum(W * expected)``; NaN when undefined."""
+    cmf = xp.astype(cm, fdt)
+    c = cmf.shape[0]
+    dev = _ns.device_of(cmf)
+    sum0 = xp.sum(cmf, axis=0)
+    sum1 = xp.sum(cmf, axis=1)
+    total = xp.sum(sum0)
+    expected = safe_divide(xp.reshape(sum0, (-1, 1)) * xp.reshape(sum1, (1, -1)), total,
+                           zero_value=0.0, xp=xp)
+    idx = xp.astype(xp.arange(c, device=dev), fdt)
+    diff = xp.reshape(idx, (-1, 1)) - xp.reshape(idx, (1, -1))
+    if weights is None:
+        w = xp.astype(diff != 0, fdt)
+    elif weights == "linear":
+        w = xp.abs(diff)
+    else:
+        w = diff * diff
+    num = xp.sum(w * cmf)
+    den = xp.sum(w * expected)
+    undefined = (total == 0) | (den == 0)
+    return xp.where(undefined, xp.asarray(replace_undefined_by, dtype=fdt, device=dev),
+                    1.0 - safe_divide(num, den, zero_value=0.0, xp=xp))
+
+
+def balanced_accuracy_from_confusion(cm, adjusted, *, fdt, xp):
+    """Mean recall over the classes present in ``y_true`` (chance-adjusted on request)."""
+    cmf = xp.astype(cm, fdt)
+    c = cmf.shape[0]
+    true = xp.sum(cmf, axis=1)
+    diag = xp.reshape(cmf, (-1,))[:: c + 1]
+    present = true > 0
+    per_class = safe_divide(diag, true, zero_value=0.0, xp=xp)
+    k = xp.sum(xp.astype(present, fdt))
+    score = safe_divide(xp.sum(per_class), k, zero_value=math.nan, xp=xp)
+    if adjusted:
+        chance = safe_divide(xp.ones_like(k), k, zero_value=math.nan, xp=xp)
+        score = (score - chance) / (1 - chance)
+    return score

@@ -1,0 +1,67 @@
+"""Streaming log loss: a weighted sum of per-sample losses and of the weights.
+
+State ``{"sw", "s_loss"}`` (widest float).  The per-sample loss is
+scikit-learn's: probabilities clipped to ``[eps, 1 - eps]`` with ``eps`` the
+machine epsilon of ``y_proba``'s dtype, then ``-log p[y]`` (binary 1-D input
+is the probability of class 1).  Written here (``_sample_log_loss``) until
+``metrix.probabilistic`` exposes its helper.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import _namespace as _ns
+from .._arith import safe_divide
+from ._functional import StreamMetric, dtype_probe, result_dtype
+
+
+class LogLossStream(StreamMetric):
+    """Functional streaming log loss over classes ``0..num_classes-1``.
+
+    ``num_classes=None`` (or 2 with 1-D scores): binary, ``y_proba`` of shape
+    ``(n,)`` is the probability of class 1; else ``y_proba`` is ``(n, C)``.
+    ``normalize=False`` gives the summed loss.
+    """
+
+    def __init__(self, num_classes=None, *, normalize=True):
+        if num_classes is not None and (not isinstance(num_classes, int) or num_classes < 2):
+            raise ValueError(f"num_classes must be None or an int >= 2, got {num_classes!r}")
+        self.num_classes, self.normalize = num_classes, bool(normalize)
+        self.key = ("log_loss", num_classes)
+
+    def _init(self, xp, device, fdt):
+        acc = _ns.max_float_dtype(xp, device)
+        return {"sw": xp.zeros((), dtype=acc, device=device),
+                "s_loss": xp.zeros((), dtype=acc, device=device),
+                "meta_dtype": dtype_probe(xp, device, fdt)}
+
+    def update(self, state, y_true, y_proba, sample_weight=None):
+        xp, device, _, yt, p, w = self._inputs(state, y_true, y_proba, sample_weight)
+        acc = state["sw"].dtype
+        loss = _sample_log_loss(xp.reshape(yt, (-1,)), p, xp=xp, acc=acc)
+        n = loss.shape[0]
+        w = xp.ones((n,), dtype=acc, device=device) if w is None else xp.reshape(
+            xp.astype(w, acc), (-1,))
+        return {**state, "sw": state["sw"] + xp.sum(w), "s_loss": state["s_loss"] + xp.sum(
+            w * loss)}
+
+    def compute(self, state):
+        xp, _ = _ns.get_namespace_and_device(state["sw"])
+        total = state["s_loss"]
+        if self.normalize:
+            total = safe_divide(total, state["sw"], zero_value=math.nan, xp=xp)
+        return xp.astype(total, result_dtype(state, xp))
+
+
+def _sample_log_loss(y, p, *, xp, acc):
+    """``-log clip(p)[y]`` per sample (clip at the epsilon of ``p``'s dtype)."""
+    if not xp.isdtype(p.dtype, "real floating"):
+        p = xp.astype(p, acc)
+    eps = float(xp.finfo(p.dtype).eps)
+    if p.ndim == 1:
+        p = xp.stack([1.0 - p, p], axis=1)
+    p = xp.clip(p, eps, 1.0 - eps)
+    idx = xp.reshape(xp.astype(y, _ns.count_dtype(xp, _ns.device_of(p))), (-1, 1))
+    picked = xp.take_along_axis(p, idx, axis=1)[:, 0]
+    return -xp.log(xp.astype(picked, acc))

@@ -1,0 +1,280 @@
+"""Streaming ranking metrics (ROC AUC, average precision): binned or exact.
+
+**Binned** (default, ``thresholds=1000``): ``T`` ascending thresholds (an int
+gives ``t_j = j / (T - 1)``, for probabilities, binned arithmetically; or pass
+the thresholds, binned by ``searchsorted``).  A
+score falls in bin ``k`` = the number of thresholds ``<= score`` (``0..T``);
+the state is one histogram of positive and negative counts per bin and per
+row (class or label), ``(B, T + 1, 2)``: int64 counts, or float sums of
+weights with ``weighted=True``.  One ``searchsorted`` and one ``bincount``
+per batch; O(B T) memory whatever the number of samples.  The result is the
+exact AUC / AP of the scores rounded down to their bin (every bin is one
+group of tied scores), i.e. the trapezoid through the ``T`` threshold points.
+
+**Exact** (``capacity=N``): scores, targets and weights in a preallocated
+buffer of ``N`` rows (:mod:`metrix.stream._buffer`); ``compute`` runs the
+one-shot statistic of :mod:`metrix._curves` (through
+:mod:`metrix._ranking_multi`) on the buffer, free rows weighing nothing, so
+the value equals :func:`metrix.roc_auc_score` / :func:`metrix.average_precision_score`
+on all the data.  More than ``N`` samples raise :class:`BufferFullError`.
+
+Both compute with the same formulas: :func:`metrix._curves.roc_auc_from_groups`
+and :func:`metrix._curves.average_precision_from_groups` on tie groups.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from .. import _namespace as _ns
+from .._curves import average_precision_from_groups, roc_auc_from_groups
+from .._ranking_multi import average_binary, row_scores, weighted_mean
+from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
+from ._functional import StreamMetric, count_dtype, dtype_probe, float_dtypes, result_dtype
+
+#: default number of thresholds of the binned mode
+DEFAULT_THRESHOLDS = 1000
+_METRICS = ("roc_auc", "average_precision")
+
+
+class RankingStream(StreamMetric):
+    """Functional streaming ROC AUC or average precision.
+
+    Parameters
+    ----------
+    metric : {"roc_auc", "average_precision"}
+    num_classes : int, default=None
+        Multiclass one-vs-rest: ``y_true`` labels ``0..C-1``, scores ``(n, C)``.
+    num_labels : int, default=None
+        Multilabel: ``y_true`` and scores ``(n, L)``.  Neither: binary
+        (``y_true`` in {0, 1}, scores ``(n,)``).
+    average : {"macro", "weighted", "micro", "samples"} or None, default="macro"
+        scikit-learn's averages (``samples``: multilabel, exact mode only).
+    thresholds : int or host array, default=1000
+        Binned mode (ignored when ``capacity`` is given).
+    capacity : int, default=None
+        Exact mode with a buffer of this many samples.
+    weighted : bool, default=False
+        Binned mode: float sums of ``sample_weight`` instead of int64 counts
+        (the exact mode always accepts weights).
+    validate : bool, default=False
+        Check targets (0/1, or ``0..C-1``) and finite scores on the host (a sync
+        per batch).  Without it, other target values give wrong counts.
+    """
+
+    def __init__(self, metric="roc_auc", *, num_classes=None, num_labels=None,
+                 average="macro", thresholds=DEFAULT_THRESHOLDS, capacity=None,
+                 weighted=False, validate=False):
+        if metric not in _METRICS:
+            raise ValueError(f"metric must be one of {_METRICS}, got {metric!r}")
+        if num_classes is not None and num_labels is not None:
+            raise ValueError("Give num_classes (multiclass) or num_labels (multilabel), "
+                             "not both.")
+        if average not in ("macro", "weighted", "micro", "samples", None):
+            raise ValueError(f"average must be 'macro', 'weighted', 'micro', 'samples' or "
+                             f"None, got {average!r}")
+        self.metric, self.average = metric, average
+        self.validate = bool(validate)
+        if num_classes is not None:
+            self.task, self.rows = "multiclass", _positive(num_classes, "num_classes")
+        elif num_labels is not None:
+            self.task, self.rows = "multilabel", _positive(num_labels, "num_labels")
+        else:
+            self.task, self.rows = "binary", 1
+        if average == "samples" and (self.task != "multilabel" or capacity is None):
+            raise ValueError("average='samples' needs multilabel input and the exact mode "
+                             "(capacity=...).")
+        self.capacity = None if capacity is None else check_capacity(capacity)
+        if self.capacity is not None:
+            self.thresholds = None
+            self.weighted = True
+            self.key = ("rank_exact", self.task, self.rows, self.capacity)
+            return
+        if isinstance(thresholds, numbers.Integral) and not isinstance(thresholds, bool):
+            if thresholds < 2:
+                raise ValueError(f"thresholds must be an int >= 2 or an array, got "
+                                 f"{thresholds}")
+            self.thresholds = int(thresholds)
+        else:
+            values = sorted(float(v) for v in _ns.host_list(thresholds))
+            if not values:
+                raise ValueError("thresholds must hold at least one threshold")
+            self.thresholds = tuple(values)
+        self.weighted = bool(weighted)
+        self.key = ("rank_binned", self.task, self.rows, self.thresholds, self.weighted)
+
+    @property
+    def n_thresholds(self):
+        t = self.thresholds
+        return t if isinstance(t, int) else len(t)
+
+    # -- state ---------------------------------------------------------------
+    def _init(self, xp, device, fdt):
+        acc = _ns.max_float_dtype(xp, device)
+        cdt = count_dtype(xp, device)
+        if self.capacity is not None:
+            score_tail = () if self.task == "binary" else (self.rows,)
+            target_tail = (self.rows,) if self.task == "multilabel" else ()
+            state = init_buffer(xp, device, self.capacity,
+                                {"score": (score_tail, acc), "target": (target_tail, cdt)})
+        else:
+            dt = acc if self.weighted else cdt
+            state = {"hist": xp.zeros((self.rows, self.n_thresholds + 1, 2), dtype=dt,
+                                      device=device)}
+        state["meta_dtype"] = dtype_probe(xp, device, fdt)
+        return state
+
+    def _thresholds(self, xp, device, dtype):
+        t = self.thresholds
+        if isinstance(t, int):
+            return xp.linspace(0.0, 1.0, t, dtype=dtype, device=device)
+        return xp.asarray(list(t), dtype=dtype, device=device)
+
+    def update(self, state, y_true, y_score, sample_weight=None):
+        """Add one batch (pure; static shapes)."""
+        self._check_weight(sample_weight)
+        primary = state["hist"] if "hist" in state else state["buf_weight"]
+        xp, device, o, y, s, w = self._inputs(state, y_true, y_score, sample_weight,
+                                              primary=primary)
+        cdt = count_dtype(xp, device)
+        if self.task == "binary":
+            if s.ndim != 1:
+                s = xp.reshape(s, (-1,))
+            if y.ndim != 1:
+                y = xp.reshape(y, (-1,))
+        elif s.ndim != 2 or s.shape[1] != self.rows:
+            raise ValueError(f"y_score must have shape (n_samples, {self.rows}), got "
+                             f"{tuple(s.shape)}")
+        if self.task == "multiclass" and y.ndim != 1:
+            y = xp.reshape(y, (-1,))
+        if self.validate:  # host reads: validate=True only
+            self._check_values(y, s, xp)
+        n = s.shape[0]
+        if self.capacity is not None:
+            acc = primary.dtype
+            w = xp.ones((n,), dtype=acc, device=device) if w is None else xp.reshape(
+                xp.astype(w, acc), (-1,))
+            return write_rows(state, {"score": s, "target": xp.astype(y, cdt)}, w, xp=xp)
+        return {**state, "hist": state["hist"] + self._histogram(state, y, s, w, xp, device, o)}
+
+    def _check_values(self, y, s, xp):
+        if not bool(xp.all(xp.isfinite(s))):
+            raise ValueError("Input y_score contains NaN or infinity.")
+        if self.task == "multiclass":
+            ok = xp.all((y >= 0) & (y < self.rows))
+        else:
+            ok = xp.all((y == 0) | (y == 1))
+        if not bool(ok):
+            what = f"in 0..{self.rows - 1}" if self.task == "multiclass" else "0 or 1"
+            raise ValueError(f"y_true values must be {what} for {self.task} streaming "
+                             "ranking metrics.")
+
+    def _bins(self, s, xp, device):
+        """Bin of each score: the number of thresholds ``<= score`` (``0..T``).
+
+        For ``thresholds=T`` (``t_j = j / (T - 1)``) it is arithmetic, one
+        multiply-add and a clip (``floor(s (T - 1)) + 1``, the comparison made
+        in the scaled space); explicit thresholds use ``searchsorted``.
+        """
+        cdt = count_dtype(xp, device)
+        t = self.thresholds
+        if s.dtype not in float_dtypes(xp):
+            s = xp.astype(s, _ns.max_float_dtype(xp, device))
+        if isinstance(t, int):
+            v = xp.clip(s * float(t - 1) + 1.0, 0.0, float(t))
+            return xp.astype(v, cdt)
+        acc = _ns.max_float_dtype(xp, device)
+        thr = xp.asarray(list(t), dtype=acc, device=device)
+        return xp.astype(xp.searchsorted(thr, xp.astype(s, acc), side="right"), cdt)
+
+    def _histogram(self, state, y, s, w, xp, device, o):
+        """Counts per (row, bin, positive): one ``bincount`` of ``2 * (row (T+1) + k) + pos``."""
+        hist = state["hist"]
+        t = self.n_thresholds
+        cdt = count_dtype(xp, device)
+        k = self._bins(s, xp, device)  # (n,) or (n, B)
+        if self.task == "binary":
+            # binary targets are 0/1 (checked with validate=True): y is the column
+            yi = y if y.dtype == cdt else xp.astype(y, cdt)
+            codes = 2 * k + yi
+        else:
+            rows = xp.reshape(xp.arange(self.rows, dtype=cdt, device=device), (1, -1))
+            if self.task == "multiclass":
+                pos = xp.reshape(xp.astype(y, cdt), (-1, 1)) == rows
+            else:
+                pos = y != 0
+            codes = xp.reshape(2 * (rows * (t + 1) + k) + xp.astype(pos, cdt), (-1,))
+        weights = None
+        if w is not None:
+            w = xp.astype(xp.reshape(w, (-1,)), hist.dtype)
+            if self.task != "binary":
+                w = xp.reshape(xp.reshape(w, (-1, 1)) * xp.ones((1, self.rows), dtype=w.dtype,
+                                                                 device=device), (-1,))
+            weights = w
+        counts = o.bincount(codes, length=2 * self.rows * (t + 1), weights=weights)
+        if counts.dtype != hist.dtype:
+            counts = xp.astype(counts, hist.dtype)
+        return xp.reshape(counts, hist.shape)
+
+    # -- results -------------------------------------------------------------
+    def compute(self, state):
+        """AUC / AP of all data seen: 0-d (``(B,)`` for ``average=None``)."""
+        xp, _ = _ns.get_namespace_and_device(*(v for k, v in state.items()
+                                               if not k.startswith("meta_")))
+        fdt = result_dtype(state, xp)
+        if self.capacity is not None:
+            value = nan_if_dropped(self._exact(state, xp), state, xp=xp)
+        else:
+            value = self._binned(state, xp)
+        return xp.astype(value, fdt)
+
+    def _groups(self, hist, xp):
+        acc = _ns.max_float_dtype(xp, _ns.device_of(hist))
+        h = xp.flip(xp.astype(hist, acc), axis=1)  # bins in decreasing score order
+        return h[..., 1], h[..., 0]  # (positives, negatives)
+
+    def _rows_value(self, pos, neg, xp):
+        if self.metric == "roc_auc":
+            return roc_auc_from_groups(pos, neg, xp=xp)
+        return average_precision_from_groups(pos, neg, xp=xp)
+
+    def _binned(self, state, xp):
+        pos, neg = self._groups(state["hist"], xp)
+        if self.task == "binary":
+            return self._rows_value(pos, neg, xp)[0]
+        if self.average == "micro":
+            p = xp.sum(pos, axis=0, keepdims=True)
+            n = xp.sum(neg, axis=0, keepdims=True)
+            return self._rows_value(p, n, xp)[0]
+        values = self._rows_value(pos, neg, xp)
+        if self.average is None:
+            return values
+        if self.average == "macro":
+            return xp.mean(values)
+        return weighted_mean(values, xp.sum(pos, axis=1), xp=xp, zero_if_empty=True)
+
+    def _exact(self, state, xp):
+        s, y, w = state["buf_score"], state["buf_target"], state["buf_weight"]
+        acc = w.dtype
+        o = self._ops(xp)
+        if self.task == "binary":
+            pos = xp.reshape(xp.astype(y == 1, acc), (1, -1))
+            return row_scores(self.metric, xp.reshape(s, (1, -1)), pos=pos, weight=w,
+                              acc=acc, xp=xp, ops=o)[0]
+        if self.task == "multiclass":
+            return average_binary(self.metric, None, s, w, self.average, acc=acc, xp=xp,
+                                  ops=o, codes=y)
+        return average_binary(self.metric, xp.astype(y, acc), s, w, self.average, acc=acc,
+                              xp=xp, ops=o)
+
+    @staticmethod
+    def _ops(xp):
+        from ..backends import ops
+
+        return ops(xp)
+
+
+def _positive(v, name):
+    if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+        raise ValueError(f"{name} must be a positive int, got {v!r}")
+    return v

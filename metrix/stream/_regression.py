@@ -1,0 +1,227 @@
+"""Streaming regression metrics: exact weighted sums, or an exact buffer for medians.
+
+Mean-based metrics keep per-output sums in the widest float of the device
+(``sw = sum w``, ``s_y = sum w y``, ``s_yy = sum w y^2``, ``s_e = sum w e``,
+``s_ee = sum w e^2``, ``s_abs = sum w |e|`` with ``e = y_true - y_pred``;
+``s_log`` and ``s_pct`` for MSLE and MAPE), so a state merges by addition.
+The centred sums come from the raw ones (``sum w (y - mean)^2 = s_yy -
+s_y^2 / sw``): exact in exact arithmetic, with a float64 cancellation error of
+about ``eps * mean^2 / variance`` relative.
+
+``MedianAbsoluteError`` keeps ``|e|`` in an exact buffer of declared
+``capacity`` (:mod:`metrix.stream._buffer`) and applies scikit-learn's
+"averaged inverted CDF" weighted median to it.
+
+The formulas (``_mean_errors``, ``_explained_fraction``, ``_median_from_buffer``)
+are private here until ``metrix.regression`` exposes its own helpers.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import _namespace as _ns
+from .._arith import safe_divide
+from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
+from ._functional import StreamMetric, dtype_probe, result_dtype
+
+_SUMS = {
+    "moments": ("s_y", "s_yy", "s_e", "s_ee", "s_abs"),
+    "log": ("s_log",),
+    "pct": ("s_pct",),
+}
+_STATISTIC = {"mse": "moments", "rmse": "moments", "mae": "moments", "r2": "moments",
+              "explained_variance": "moments", "msle": "log", "rmsle": "log", "mape": "pct",
+              "median_ae": "buffer"}
+_MULTI = ("raw_values", "uniform_average", "variance_weighted")
+
+
+class RegressionStream(StreamMetric):
+    """Functional streaming regression metric.
+
+    Parameters
+    ----------
+    metric : str
+        ``mse, rmse, mae, r2, explained_variance, msle, rmsle, mape, median_ae``.
+    num_outputs : int or None, default=None
+        ``None``: 1-D targets and 0-d results; ``k``: targets ``(n, k)``.
+    multioutput : {"raw_values", "uniform_average", "variance_weighted"} or host
+        weights, default="uniform_average"
+    force_finite : bool, default=True
+        scikit-learn's rule for constant targets (R2, explained variance).
+    capacity : int, default=None
+        Rows of the exact buffer (``median_ae`` only; required there).
+    """
+
+    def __init__(self, metric="mse", *, num_outputs=None, multioutput="uniform_average",
+                 force_finite=True, capacity=None):
+        if metric not in _STATISTIC:
+            raise ValueError(f"Unknown regression metric {metric!r}; expected one of "
+                             f"{tuple(_STATISTIC)}")
+        if num_outputs is not None and (not isinstance(num_outputs, int) or num_outputs < 1):
+            raise ValueError(f"num_outputs must be None or a positive int, got {num_outputs!r}")
+        if isinstance(multioutput, str):
+            if multioutput not in _MULTI:
+                raise ValueError(f"multioutput must be one of {_MULTI} or weights, got "
+                                 f"{multioutput!r}")
+            if multioutput == "variance_weighted" and metric not in ("r2",
+                                                                     "explained_variance"):
+                raise ValueError("multioutput='variance_weighted' is only for r2 and "
+                                 "explained_variance")
+        else:
+            multioutput = tuple(float(v) for v in _ns.host_list(multioutput))
+            if len(multioutput) != (num_outputs or 1):
+                raise ValueError("There must be equally many custom weights "
+                                 f"({len(multioutput)}) as outputs ({num_outputs or 1}).")
+        self.metric, self.num_outputs, self.multioutput = metric, num_outputs, multioutput
+        self.force_finite = bool(force_finite)
+        self.statistic = _STATISTIC[metric]
+        k = num_outputs or 1
+        if self.statistic == "buffer":
+            self.capacity = check_capacity(capacity)
+            self.key = ("reg_buffer", k, self.capacity)
+        else:
+            if capacity is not None:
+                raise ValueError(f"capacity is only used by median_ae, not {metric!r}")
+            self.capacity = None
+            self.key = ("reg_" + self.statistic, k)
+
+    def _init(self, xp, device, fdt):
+        k = self.num_outputs or 1
+        acc = _ns.max_float_dtype(xp, device)
+        if self.statistic == "buffer":
+            state = init_buffer(xp, device, self.capacity, {"abs": ((k,), acc)})
+        else:
+            state = {name: xp.zeros((k,), dtype=acc, device=device)
+                     for name in _SUMS[self.statistic]}
+            state["sw"] = xp.zeros((), dtype=acc, device=device)
+        state["meta_dtype"] = dtype_probe(xp, device, fdt)
+        return state
+
+    def update(self, state, y_true, y_pred, sample_weight=None):
+        """Add one batch (pure; static shapes)."""
+        xp, device, _, yt, yp, w = self._inputs(state, y_true, y_pred, sample_weight)
+        acc = state["sw"].dtype if "sw" in state else state["buf_weight"].dtype
+        k = self.num_outputs or 1
+        yt = xp.reshape(xp.astype(yt, acc), (-1, k))
+        yp = xp.reshape(xp.astype(yp, acc), (-1, k))
+        if yt.shape != yp.shape:
+            raise ValueError(f"y_true and y_pred have different shapes {tuple(yt.shape)} "
+                             f"and {tuple(yp.shape)}")
+        n = yt.shape[0]
+        w = (xp.ones((n,), dtype=acc, device=device) if w is None
+             else xp.reshape(xp.astype(w, acc), (-1,)))
+        e = yt - yp
+        if self.statistic == "buffer":
+            return write_rows(state, {"abs": xp.abs(e)}, w, xp=xp)
+        wc = xp.reshape(w, (-1, 1))
+        out = dict(state)
+        out["sw"] = state["sw"] + xp.sum(w)
+        if self.statistic == "moments":
+            we = wc * e
+            out["s_y"] = state["s_y"] + xp.sum(wc * yt, axis=0)
+            out["s_yy"] = state["s_yy"] + xp.sum(wc * yt * yt, axis=0)
+            out["s_e"] = state["s_e"] + xp.sum(we, axis=0)
+            out["s_ee"] = state["s_ee"] + xp.sum(we * e, axis=0)
+            out["s_abs"] = state["s_abs"] + xp.sum(wc * xp.abs(e), axis=0)
+        elif self.statistic == "log":
+            d = xp.log1p(yt) - xp.log1p(yp)
+            out["s_log"] = state["s_log"] + xp.sum(wc * d * d, axis=0)
+        else:
+            eps = xp.finfo(xp.float64).eps
+            out["s_pct"] = state["s_pct"] + xp.sum(
+                wc * xp.abs(e) / xp.clip(xp.abs(yt), min=eps), axis=0)
+        return out
+
+    def compute(self, state):
+        """The metric of all data seen (0-d, or ``(k,)`` for ``raw_values``)."""
+        xp, _ = _ns.get_namespace_and_device(*(v for k, v in state.items()
+                                               if not k.startswith("meta_")))
+        fdt = result_dtype(state, xp)
+        m = self.metric
+        if m == "median_ae":
+            per_output = nan_if_dropped(_median_from_buffer(state, xp=xp), state, xp=xp)
+            return xp.astype(self._average(per_output, None, xp), fdt)
+        sw = state["sw"]
+        if m in ("r2", "explained_variance"):
+            num, den = _explained_fraction_terms(state, m, xp=xp)
+            scores = _explained_fraction(num, den, self.force_finite, xp=xp)
+            return xp.astype(self._average(scores, den, xp), fdt)
+        name = {"mse": "s_ee", "rmse": "s_ee", "mae": "s_abs", "msle": "s_log",
+                "rmsle": "s_log", "mape": "s_pct"}[m]
+        per_output = _mean_errors(state[name], sw, xp=xp)
+        if m in ("rmse", "rmsle"):
+            per_output = xp.sqrt(per_output)
+        return xp.astype(self._average(per_output, None, xp), fdt)
+
+    def _average(self, per_output, den, xp):
+        mo = self.multioutput
+        if mo == "raw_values":
+            return per_output
+        if mo == "uniform_average":
+            return xp.mean(per_output)
+        if mo == "variance_weighted":
+            total = xp.sum(den)
+            weighted = safe_divide(xp.sum(per_output * den), total, zero_value=0.0, xp=xp)
+            return xp.where(xp.any(den != 0), weighted, xp.mean(per_output))
+        weights = xp.asarray(mo, dtype=per_output.dtype, device=_ns.device_of(per_output))
+        return xp.sum(per_output * weights) / xp.sum(weights)
+
+
+# -- formulas on the sums --------------------------------------------------------
+
+def _mean_errors(total, sw, *, xp):
+    """Per-output weighted mean ``total / sw`` (NaN when no weight was seen)."""
+    return safe_divide(total, sw, zero_value=math.nan, xp=xp)
+
+
+def _explained_fraction_terms(state, metric, *, xp):
+    """(numerator, denominator) of R2 (sums) or explained variance (means)."""
+    sw = state["sw"]
+    ss_tot = xp.clip(state["s_yy"] - safe_divide(state["s_y"] ** 2, sw, zero_value=0.0,
+                                                  xp=xp), min=0.0)
+    if metric == "r2":
+        return state["s_ee"], ss_tot
+    var_e = xp.clip(safe_divide(state["s_ee"], sw, zero_value=0.0, xp=xp)
+                    - safe_divide(state["s_e"], sw, zero_value=0.0, xp=xp) ** 2, min=0.0)
+    return var_e, safe_divide(ss_tot, sw, zero_value=0.0, xp=xp)
+
+
+def _explained_fraction(num, den, force_finite, *, xp):
+    """scikit-learn's ``_assemble_fraction_of_explained_deviance`` (per output)."""
+    if not force_finite:
+        return 1.0 - num / den
+    ratio = safe_divide(num, den, zero_value=0.0, xp=xp)
+    score = xp.where(num != 0, 1.0 - ratio, xp.ones_like(num))
+    return xp.where((num != 0) & (den == 0), xp.zeros_like(num), score)
+
+
+def _median_from_buffer(state, *, xp):
+    """Weighted median of each column of ``buf_abs`` ("averaged inverted CDF").
+
+    Free rows weigh nothing (their value is set to +inf so they sort last).
+    Equal to ``np.median`` for unit weights.
+    """
+    x = state["buf_abs"]
+    w = state["buf_weight"]
+    k = x.shape[1]
+    x = xp.where(xp.reshape(w == 0, (-1, 1)), xp.full_like(x, math.inf), x)
+    order = xp.argsort(x, axis=0)
+    xs = xp.take_along_axis(x, order, axis=0)
+    ws = xp.take(w, xp.reshape(order, (-1,)))
+    ws = xp.reshape(ws, order.shape)
+    cw = xp.cumulative_sum(ws, axis=0)
+    total = cw[-1:, :]
+    target = 0.5 * total
+    last = x.shape[0] - 1
+    cdt = _ns.count_dtype(xp, _ns.device_of(x))
+    i = xp.clip(xp.sum(xp.astype(cw < target, cdt), axis=0), 0, last)
+    i2 = xp.reshape(i, (1, k))
+    cw_i = xp.take_along_axis(cw, i2, axis=0)
+    x_i = xp.take_along_axis(xs, i2, axis=0)
+    j = xp.sum(xp.astype(cw <= cw_i, cdt), axis=0)
+    j = xp.where(j > last, i, j)
+    x_j = xp.take_along_axis(xs, xp.reshape(j, (1, k)), axis=0)
+    eps = xp.finfo(x.dtype).eps
+    med = xp.where(cw_i - target > eps, x_i, 0.5 * (x_i + x_j))[0, :]
+    return xp.where(total[0, :] == 0, xp.full_like(med, math.nan), med)

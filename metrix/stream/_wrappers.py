@@ -1,0 +1,344 @@
+"""Stateful metrics for training loops, with TorchMetrics' names.
+
+Each class holds a functional metric (``.spec``) and its state (``.state``):
+``update`` replaces the state with ``spec.update(state, ...)`` (pure, so a
+``torch.compile(fullgraph=True)`` step that calls it has no graph break), and
+``compute`` returns 0-d arrays on the state's device (no host read).
+
+The state is created at the first ``update``, in the namespace and on the
+device of the data (or by ``to(device)``).  ``sync`` all-reduces it across
+the ``torch.distributed`` process group, in place; a rank that saw no batch
+takes part with an empty state on the group's device.
+"""
+
+from __future__ import annotations
+
+from .. import _namespace as _ns
+from ..backends import _collectives as _coll
+from ..backends import ops as _ops
+from ._buffer import BufferFullError
+from ._collection import CollectionStream
+from ._functional import StreamMetric, iter_leaves, set_leaves, state_namespace, warm
+from ._label import LabelStream
+from ._probabilistic import LogLossStream
+from ._ranking import DEFAULT_THRESHOLDS, RankingStream
+from ._regression import RegressionStream
+from ._sync import sync as _sync
+
+
+class Metric:
+    """A stateful streaming metric around a functional one (``spec``)."""
+
+    def __init__(self, spec: StreamMetric):
+        self.spec = spec
+        self.state = None
+        self._placement = None   # (xp, device, result dtype) of the state
+        self._rows = {}          # exact buffers: rows stored (host ints, from shapes)
+
+    # -- lifecycle -----------------------------------------------------------
+    def _create(self, like=None, *, xp=None, device=None):
+        self._adopt(self.spec.init(like, xp=xp, device=device))
+
+    def _create_for(self, y_true, y_pred, sample_weight):
+        xp, device = _ns.get_namespace_and_device(y_true, y_pred, sample_weight)
+        fdt = _ns.max_float_dtype(xp, device)
+        if _is_float(y_pred) and not _ns.is_host_array(y_pred):
+            fdt = _ns.result_float_dtype(xp, device, y_pred)
+        _ops(xp)  # warm the adapter cache outside any compiled region
+        self._adopt(self.spec._init(xp, device, fdt))
+
+    def _adopt(self, state):
+        warm(state)
+        xp, device = state_namespace(state)
+        fdt = next((v.dtype for p, v in iter_leaves(state) if p[-1] == "meta_dtype"),
+                   _ns.max_float_dtype(xp, device))
+        self._placement = (xp, device, fdt)
+        self.state = state
+        self._rows = {p[:-1]: 0 for p, _ in iter_leaves(state) if p[-1] == "buf_weight"}
+
+    def update(self, y_true, y_pred, sample_weight=None):
+        """Accumulate one batch (no host read; ``y_pred`` may be scores for label metrics)."""
+        if self.state is None:
+            self._create_for(y_true, y_pred, sample_weight)
+        if self._rows and not _coll.compiling():
+            # host ints from the shapes: no sync; skipped inside torch.compile (a
+            # changing Python counter would recompile the step), where compute checks
+            self._reserve(_ns_rows(y_pred))
+        self.state = self.spec.update(self.state, y_true, y_pred, sample_weight)
+
+    def compute(self):
+        """The metric over everything seen: 0-d arrays on the state's device."""
+        if self.state is None:
+            self._create()
+        if self._rows:
+            self._check_dropped()
+        out = self.spec.compute(self.state)
+        xp = self._placement[0]
+        if isinstance(out, dict):
+            return {k: _ns.to_output(v, xp) for k, v in out.items()}
+        return _ns.to_output(out, xp)
+
+    def reset(self):
+        """Forget the data; the state stays in its namespace, device and dtype."""
+        if self._placement is not None:
+            xp, device, fdt = self._placement
+            self.state = self.spec._init(xp, device, fdt)
+            self._rows = {k: 0 for k in self._rows}
+
+    def merge(self, other: "Metric"):
+        """Add the data of ``other`` (a metric built with the same arguments)."""
+        if other.state is None:
+            return self
+        if self.state is None:
+            self._create(xp=other._placement[0], device=other._placement[1])
+        self.state = self.spec.merge(self.state, other.state)
+        self._recount()
+        return self
+
+    def sync(self, group=None):
+        """All-reduce the state across the ``torch.distributed`` group, in place.
+
+        Every rank must call it (the same number of collectives on every rank,
+        whatever its data); without an initialised process group it does nothing.
+        """
+        if not _coll.torch_dist_ready():
+            return self
+        if self.state is None:
+            like, device = _coll.torch_default_placement(group)
+            xp, _ = _ns.get_namespace_and_device(like)
+            self._create(xp=xp, device=device)
+        self.state = _sync(self.state, group)
+        self._recount()
+        return self
+
+    def to(self, device):
+        """Move the state to ``device`` (created there, empty, if no update yet)."""
+        if self.state is None:
+            like = _coll.like_for_device(device)
+            xp, dev = _ns.get_namespace_and_device(like)
+            self._create(xp=xp, device=dev)
+            return self
+        xp, _ = state_namespace(self.state)
+        moved = {p: _ns.asarray(v, xp=xp, device=device) for p, v in iter_leaves(self.state)}
+        self.state = set_leaves(self.state, moved)
+        xp, dev = state_namespace(self.state)
+        self._placement = (xp, dev, self._placement[2])
+        return self
+
+    def state_dict(self) -> dict:
+        """``{"path/of/leaf": array}`` (empty before the first update)."""
+        if self.state is None:
+            return {}
+        return {"/".join(p): v for p, v in iter_leaves(self.state)}
+
+    def load_state_dict(self, state_dict: dict):
+        """Restore a :meth:`state_dict` (in the namespace and on the device of its arrays)."""
+        if not state_dict:
+            self.state, self._placement = None, None
+            return self
+        arrays = list(state_dict.values())
+        xp, device = _ns.get_namespace_and_device(*arrays)
+        self._create(xp=xp, device=device)
+        values = {tuple(k.split("/")): v for k, v in state_dict.items()}
+        expected = {p for p, _ in iter_leaves(self.state)}
+        if set(values) != expected:
+            raise KeyError(f"state_dict keys {sorted(state_dict)} do not match this "
+                           f"metric's state {sorted('/'.join(p) for p in expected)}")
+        self.state = set_leaves(self.state, values)
+        self._placement = (xp, device, self._placement[2])
+        self._recount()
+        return self
+
+    # -- exact buffers -------------------------------------------------------
+    def _reserve(self, n):
+        for path, used in self._rows.items():
+            cap = _leaf(self.state, path + ("buf_weight",)).shape[0]
+            if used + n > cap:
+                raise BufferFullError(
+                    f"{type(self).__name__}: the exact buffer is full (capacity {cap} "
+                    f"samples, {used} stored, batch of {n}). Create the metric with a "
+                    "larger capacity= or use the binned mode (thresholds=).")
+            self._rows[path] = used + n
+
+    def _check_dropped(self):
+        # exact buffers only: one host read of the dropped counts per compute
+        for path in self._rows:
+            dropped = int(_leaf(self.state, path + ("dropped",)))
+            if dropped:
+                cap = _leaf(self.state, path + ("buf_weight",)).shape[0]
+                raise BufferFullError(
+                    f"{type(self).__name__}: {dropped} samples did not fit in the exact "
+                    f"buffer (capacity {cap}). Create the metric with a larger capacity= "
+                    "or use the binned mode (thresholds=).")
+
+    def _recount(self):
+        # host read of the buffer counts: merge / sync / load are sync points anyway
+        self._rows = {path: int(_leaf(self.state, path + ("count",)))
+                      for path in self._rows}
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.spec!r})"
+
+
+def _leaf(state, path):
+    for k in path:
+        state = state[k]
+    return state
+
+
+def _is_float(x) -> bool:
+    dt = getattr(x, "dtype", None)
+    return dt is not None and "float" in str(dt)
+
+
+def _ns_rows(y) -> int:
+    shape = getattr(y, "shape", None)
+    return int(shape[0]) if shape is not None else len(y)
+
+
+# -- label metrics -------------------------------------------------------------------
+
+def _label_class(name, metric, average, doc):
+    def __init__(self, num_classes, average=average, **kwargs):
+        if average == "none":
+            average = None
+        Metric.__init__(self, LabelStream(num_classes, metric, average=average, **kwargs))
+
+    return type(name, (Metric,), {"__init__": __init__, "__doc__": doc,
+                                  "__module__": __name__})
+
+
+_LABEL_DOC = """Streaming {what} over classes ``0..num_classes-1`` (one confusion matrix).
+
+    ``{name}(num_classes, average={average!r}, *, zero_division="warn",
+    weighted=False, validate=False, ...)``; see
+    :class:`metrix.stream.LabelStream` for the parameters.  Equals
+    ``metrix.{fn}(..., labels=range(num_classes))`` on all the data.
+    """
+
+_LABELS = [
+    ("Accuracy", "accuracy", None, "accuracy (``average=None``: plain accuracy)",
+     "accuracy_score"),
+    ("Precision", "precision", "macro", "precision", "precision_score"),
+    ("Recall", "recall", "macro", "recall", "recall_score"),
+    ("F1Score", "f1", "macro", "F1 score", "f1_score"),
+    ("FBetaScore", "fbeta", "macro", "F-beta score (``beta=``)", "fbeta_score"),
+    ("JaccardIndex", "jaccard", "macro", "Jaccard index", "jaccard_score"),
+    ("MatthewsCorrCoef", "mcc", "macro", "Matthews correlation coefficient",
+     "matthews_corrcoef"),
+    ("CohenKappa", "kappa", "macro", "Cohen's kappa (``weights=``)", "cohen_kappa_score"),
+    ("ConfusionMatrix", "confusion", "macro", "confusion matrix (``normalize=``)",
+     "confusion_matrix"),
+    ("BalancedAccuracy", "balanced_accuracy", "macro", "balanced accuracy (``adjusted=``)",
+     "balanced_accuracy_score"),
+    ("HammingDistance", "hamming", None, "Hamming loss (1 - accuracy)", "hamming_loss"),
+    ("ZeroOneLoss", "zero_one", None, "zero-one loss (1 - accuracy)", "zero_one_loss"),
+]
+
+for _name, _metric, _avg, _what, _fn in _LABELS:
+    globals()[_name] = _label_class(_name, _metric, _avg, _LABEL_DOC.format(
+        what=_what, name=_name, average=_avg, fn=_fn))
+
+
+# -- regression ----------------------------------------------------------------------
+
+def _regression_class(name, metric, doc):
+    def __init__(self, num_outputs=None, multioutput="uniform_average", **kwargs):
+        Metric.__init__(self, RegressionStream(metric, num_outputs=num_outputs,
+                                               multioutput=multioutput, **kwargs))
+
+    return type(name, (Metric,), {"__init__": __init__, "__doc__": doc,
+                                  "__module__": __name__})
+
+
+_REG_DOC = """Streaming {what}: exact weighted sums (merge by addition).
+
+    ``{name}(num_outputs=None, multioutput="uniform_average", ...)``; equals
+    ``metrix.{fn}`` on all the data (float tolerance).
+    """
+
+_REGRESSIONS = [
+    ("MeanSquaredError", "mse", "mean squared error", "mean_squared_error"),
+    ("RootMeanSquaredError", "rmse", "root mean squared error", "root_mean_squared_error"),
+    ("MeanAbsoluteError", "mae", "mean absolute error", "mean_absolute_error"),
+    ("R2Score", "r2", "coefficient of determination", "r2_score"),
+    ("ExplainedVariance", "explained_variance", "explained variance",
+     "explained_variance_score"),
+    ("MeanSquaredLogError", "msle", "mean squared log error", "mean_squared_log_error"),
+    ("RootMeanSquaredLogError", "rmsle", "root mean squared log error",
+     "root_mean_squared_log_error"),
+    ("MeanAbsolutePercentageError", "mape", "mean absolute percentage error",
+     "mean_absolute_percentage_error"),
+]
+
+for _name, _metric, _what, _fn in _REGRESSIONS:
+    globals()[_name] = _regression_class(_name, _metric, _REG_DOC.format(
+        what=_what, name=_name, fn=_fn))
+
+
+class MedianAbsoluteError(Metric):
+    """Streaming median absolute error, exact, in a buffer of ``capacity`` samples.
+
+    Equals ``metrix.median_absolute_error`` on all the data; more than
+    ``capacity`` samples raise :class:`~metrix.stream.BufferFullError`.
+    """
+
+    def __init__(self, capacity, num_outputs=None, multioutput="uniform_average"):
+        super().__init__(RegressionStream("median_ae", num_outputs=num_outputs,
+                                          multioutput=multioutput, capacity=capacity))
+
+
+# -- ranking and probabilistic -------------------------------------------------------
+
+class AUROC(Metric):
+    """Streaming ROC AUC: binned (``thresholds``, default 1000) or exact (``capacity``).
+
+    ``AUROC(num_classes=None, num_labels=None, average="macro", thresholds=1000,
+    capacity=None, weighted=False, validate=False)``; see :class:`metrix.stream.RankingStream`.
+    """
+
+    def __init__(self, num_classes=None, average="macro", *, num_labels=None,
+                 thresholds=DEFAULT_THRESHOLDS, capacity=None, weighted=False,
+                 validate=False):
+        super().__init__(RankingStream("roc_auc", num_classes=num_classes,
+                                       num_labels=num_labels, average=average,
+                                       thresholds=thresholds, capacity=capacity,
+                                       weighted=weighted, validate=validate))
+
+
+class AveragePrecision(Metric):
+    """Streaming average precision: binned (default 1000 thresholds) or exact."""
+
+    def __init__(self, num_classes=None, average="macro", *, num_labels=None,
+                 thresholds=DEFAULT_THRESHOLDS, capacity=None, weighted=False,
+                 validate=False):
+        super().__init__(RankingStream("average_precision", num_classes=num_classes,
+                                       num_labels=num_labels, average=average,
+                                       thresholds=thresholds, capacity=capacity,
+                                       weighted=weighted, validate=validate))
+
+
+class LogLoss(Metric):
+    """Streaming log loss (``num_classes=None``: binary, 1-D probabilities of class 1)."""
+
+    def __init__(self, num_classes=None, *, normalize=True):
+        super().__init__(LogLossStream(num_classes, normalize=normalize))
+
+
+class MetricCollection(Metric):
+    """Several metrics updated together; each distinct statistic is paid for once.
+
+    ``MetricCollection({"acc": Accuracy(10), "f1": F1Score(10)})``: both read one
+    confusion matrix, so an update costs one ``bincount``.  ``compute()``
+    returns ``{name: value}``.
+    """
+
+    def __init__(self, metrics: dict):
+        specs = {name: (m.spec if isinstance(m, Metric) else m) for name, m in metrics.items()}
+        super().__init__(CollectionStream(specs))
+
+    def __getitem__(self, name):
+        return self.spec.metrics[name]
+
+    def keys(self):
+        return self.spec.metrics.keys()
