@@ -23,6 +23,8 @@ from . import _namespace as _ns
 
 #: discovered integer ranges up to this many bins are counted directly
 RANGE_LIMIT = 1 << 20
+#: declared label sets up to this size are encoded by comparisons
+FEW_LABELS = 4
 
 
 class LabelSpace(NamedTuple):
@@ -93,6 +95,18 @@ def _encode_declared(y_true, y_pred, *, labels, xp, device, kind) -> LabelSpace:
             y = _as_int_codes(y, xp, device)
             ok = (y >= 0) & (y < n)
             return xp.where(ok, y, xp.full_like(y, n))
+    elif n <= FEW_LABELS:
+        # a handful of labels (average="binary" counts one): n compares beat a
+        # searchsorted + two gathers
+        def code(y):
+            if kind == "b":
+                y = xp.astype(y, cdt)
+            if n == 1:  # average="binary": code 0 for pos_label, 1 for the rest
+                return xp.astype(y != labels[0], cdt)
+            out = xp.full(y.shape, n, dtype=cdt, device=device)
+            for i in reversed(range(n)):  # the first of duplicated labels wins
+                out = xp.where(y == labels[i], xp.asarray(i, dtype=cdt, device=device), out)
+            return out
     else:
         sorted_labels, order = _ns.host_sorted_positions(labels)
         y_dtype = y_true.dtype if kind != "b" else cdt
