@@ -135,3 +135,10 @@ add("f1_score", skm.f1_score, (np.array([0.0, np.nan, 1.0]), np.array([0, 1, 1])
     id="nan-error")
 add("f1_score", skm.f1_score, (STR_T, MC_P), {"average": "macro"}, id="str-int-mix-error",
     skip={"numpy-f32": "same as numpy-f64"})
+# a class whose samples all weigh 0 is still a class (shapes and macro averages)
+W_CLASS3_ZERO = np.where(MC_T == 3, 0.0, W)
+add("precision_recall_fscore_support", skm.precision_recall_fscore_support, (MC_T, ABSENT_P),
+    {"average": None, "sample_weight": W_CLASS3_ZERO, "zero_division": 0.0},
+    id="zero-weight-class")
+add("confusion_matrix", cm, (MC_T, ABSENT_P), {"sample_weight": W_CLASS3_ZERO},
+    id="zero-weight-class")

@@ -86,8 +86,14 @@ def label_problem(y_true, y_pred, *, labels=None, sample_weight=None, validate=T
                                    weights=weights, xp=xp, ops=o)
     present = None
     if space.classes is None:
-        # host read: which of the discovered codes occur (data-dependent shape)
-        present = _ns.to_host((full.true + full.pred) > 0)
+        # host read: which of the discovered codes occur (data-dependent shape);
+        # a class whose samples all weigh 0 is still present, as in scikit-learn
+        if weights is None:
+            seen = full.true + full.pred
+        else:
+            seen = (o.bincount(space.y_true, length=space.size)
+                    + o.bincount(space.y_pred, length=space.size))
+        present = _ns.to_host(seen > 0)
     classes, select = _labels.resolve(space, present)
     counts = _stats.select_counts(full, select, xp=xp, device=device)
     cm = None
