@@ -58,11 +58,6 @@ def _matrix_counts(prob):
                  for c in _stats.counts_from_confusion(prob.cm, xp=prob.xp))
 
 
-def _scalar(value, prob):
-    """A Python float as a 0-d array of the accumulation dtype on the problem's device."""
-    return prob.xp.asarray(value, dtype=prob.acc_dtype, device=_ns.device_of(prob.counts.tp))
-
-
 def _check_single_label_type(y_type):
     if y_type not in ("binary", "multiclass"):
         raise ValueError(f"{y_type} is not supported")
@@ -233,10 +228,15 @@ def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=Fals
 
 # -- Matthews correlation --------------------------------------------------
 
-def mcc_from_problem(prob):
-    r"""MCC from the trace and the row / column sums of the confusion matrix."""
-    xp = prob.xp
-    tp, pred, true = _matrix_counts(prob)
+def mcc_from_counts(tp, pred, true, *, xp):
+    r"""MCC (Gorodkin's multiclass form) from per-class counts; 0 where undefined.
+
+    .. math:: \frac{c\,n - \sum_k p_k t_k}
+                   {\sqrt{(n^2 - \sum_k p_k^2)(n^2 - \sum_k t_k^2)}}
+
+    with ``c`` the trace of the confusion matrix, ``p``/``t`` its column / row sums.
+    Shared by :func:`matthews_corrcoef` and the streaming ``MatthewsCorrCoef``.
+    """
     n_correct, n = xp.sum(tp), xp.sum(pred)
     cov_ytyp = n_correct * n - xp.sum(true * pred)
     cov_ypyp = n * n - xp.sum(pred * pred)
@@ -244,8 +244,13 @@ def mcc_from_problem(prob):
     den = cov_ypyp * cov_ytyt
     zero = den == 0
     safe = xp.where(zero, xp.ones_like(den), den)
-    mcc = xp.where(zero, xp.zeros_like(den), cov_ytyp / xp.sqrt(safe))
-    return xp.astype(mcc, prob.float_dtype)
+    return xp.where(zero, xp.zeros_like(den), cov_ytyp / xp.sqrt(safe))
+
+
+def mcc_from_problem(prob):
+    r"""MCC from the trace and the row / column sums of the confusion matrix."""
+    xp = prob.xp
+    return xp.astype(mcc_from_counts(*_matrix_counts(prob), xp=xp), prob.float_dtype)
 
 
 def matthews_corrcoef(y_true, y_pred, *, sample_weight=None, labels=None, validate=True):
@@ -303,24 +308,43 @@ def _check_kappa_params(weights, replace_undefined_by):
             f"the range [-1.0, 1.0] or nan. Got {r!r} instead.")
 
 
-def kappa_from_problem(prob, *, weights, replace_undefined_by, validate):
-    r"""Cohen's kappa ``1 - sum(w * C) / sum(w * E)``, ``E`` the chance matrix."""
-    xp = prob.xp
-    acc = prob.acc_dtype
-    tp, pred, true = _matrix_counts(prob)
+def kappa_terms(cm, counts, *, weights, xp, acc):
+    r"""``(n, observed, expected)`` of Cohen's kappa from a confusion matrix.
+
+    ``observed = sum(W * C)`` and ``expected = sum(W * outer(pred, true)) / n``
+    with ``W`` the disagreement weights (0/1, ``|i - j|`` or ``(i - j)^2``);
+    ``counts`` are the matrix's (tp, pred, true).  Shared with the streaming
+    ``CohenKappa``.
+    """
+    tp, pred, true = counts
     n = xp.sum(true)
     if weights is None:
         observed = n - xp.sum(tp)                       # off-diagonal mass of C
         chance = n * n - xp.sum(pred * true)            # off-diagonal mass of outer(p, t)
     else:
-        cm = xp.astype(prob.cm, acc)
+        cm = xp.astype(cm, acc)
         idx = xp.arange(cm.shape[0], dtype=acc, device=_ns.device_of(cm))
         diff = idx[:, None] - idx[None, :]
         w_mat = xp.abs(diff) if weights == "linear" else diff * diff
         observed = xp.sum(w_mat * cm)
         chance = xp.sum(w_mat * (pred[:, None] * true[None, :]))
-    expected = safe_divide(chance, n, zero_value=0.0, xp=xp)
+    return n, observed, safe_divide(chance, n, zero_value=0.0, xp=xp)
+
+
+def kappa_value(n, observed, expected, *, replace_undefined_by, xp):
+    """``1 - observed / expected``; ``replace_undefined_by`` where n or expected is 0."""
     undefined = (n == 0) | (expected == 0)
+    safe = xp.where(undefined, xp.ones_like(expected), expected)
+    fill = xp.asarray(float(replace_undefined_by), dtype=expected.dtype,
+                      device=_ns.device_of(expected))
+    return xp.where(undefined, fill, 1 - observed / safe)
+
+
+def kappa_from_problem(prob, *, weights, replace_undefined_by, validate):
+    r"""Cohen's kappa ``1 - sum(w * C) / sum(w * E)``, ``E`` the chance matrix."""
+    xp = prob.xp
+    n, observed, expected = kappa_terms(prob.cm, _matrix_counts(prob), weights=weights,
+                                        xp=xp, acc=prob.acc_dtype)
     if validate:  # host reads, validate=True only
         if bool(n == 0):
             warnings.warn(
@@ -334,9 +358,8 @@ def kappa_from_problem(prob, *, weights, replace_undefined_by, validate):
                 "`cohen_kappa_score` is undefined and set to the value defined by the "
                 "the `replace_undefined_by` param, which is set to "
                 f"{replace_undefined_by}.", UndefinedMetricWarning, stacklevel=3)
-    safe = xp.where(undefined, xp.ones_like(expected), expected)
-    kappa = xp.where(undefined, _scalar(float(replace_undefined_by), prob),
-                     1 - observed / safe)
+    kappa = kappa_value(n, observed, expected, replace_undefined_by=replace_undefined_by,
+                        xp=xp)
     return xp.astype(kappa, prob.float_dtype)
 
 

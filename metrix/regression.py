@@ -21,7 +21,7 @@ from __future__ import annotations
 import warnings
 
 from . import _namespace as _ns
-from ._regression_checks import (MULTIOUTPUT_BASIC, MULTIOUTPUT_VARIANCE, check_alpha,
+from ._regression_checks import (MULTIOUTPUT_VARIANCE, check_alpha,
                                  check_force_finite, check_log_domain, check_power,
                                  check_reg_targets, check_tweedie_domain)
 from .backends import ops

@@ -26,6 +26,7 @@ import math
 
 from .. import _namespace as _ns
 from .._arith import safe_divide
+from ..agreement import kappa_terms, kappa_value, mcc_from_counts
 from .._labels import encode
 from .._prf import check_beta, prf_from_counts
 from .._stats import LabelCounts, counts_from_confusion
@@ -257,44 +258,18 @@ def jaccard_from_counts(counts, average, zero_division, *, fdt, xp):
 
 
 def mcc_from_confusion(cm, *, fdt, xp):
-    """Matthews correlation (Gorodkin's multiclass form); 0 when undefined."""
-    cmf = xp.astype(cm, fdt)
-    t = xp.sum(cmf, axis=1)
-    p = xp.sum(cmf, axis=0)
-    c = cmf.shape[0]
-    correct = xp.sum(xp.reshape(cmf, (-1,))[:: c + 1])
-    n = xp.sum(cmf)
-    cov_tp = correct * n - xp.sum(t * p)
-    cov_pp = n * n - xp.sum(p * p)
-    cov_tt = n * n - xp.sum(t * t)
-    den = cov_pp * cov_tt
-    safe = xp.where(den == 0, xp.ones_like(den), den)
-    return xp.where(den == 0, xp.zeros_like(den), cov_tp / xp.sqrt(safe))
+    """Matthews correlation of a streamed confusion matrix (``agreement``'s formula)."""
+    counts = counts_from_confusion(xp.astype(cm, fdt), xp=xp)
+    return mcc_from_counts(*counts, xp=xp)
 
 
 def kappa_from_confusion(cm, weights, *, fdt, xp, replace_undefined_by=math.nan):
-    """Cohen's kappa ``1 - sum(W * cm) / sum(W * expected)``; NaN when undefined."""
+    """Cohen's kappa of a streamed confusion matrix (``agreement``'s formula)."""
     cmf = xp.astype(cm, fdt)
-    c = cmf.shape[0]
-    dev = _ns.device_of(cmf)
-    sum0 = xp.sum(cmf, axis=0)
-    sum1 = xp.sum(cmf, axis=1)
-    total = xp.sum(sum0)
-    expected = safe_divide(xp.reshape(sum0, (-1, 1)) * xp.reshape(sum1, (1, -1)), total,
-                           zero_value=0.0, xp=xp)
-    idx = xp.astype(xp.arange(c, device=dev), fdt)
-    diff = xp.reshape(idx, (-1, 1)) - xp.reshape(idx, (1, -1))
-    if weights is None:
-        w = xp.astype(diff != 0, fdt)
-    elif weights == "linear":
-        w = xp.abs(diff)
-    else:
-        w = diff * diff
-    num = xp.sum(w * cmf)
-    den = xp.sum(w * expected)
-    undefined = (total == 0) | (den == 0)
-    return xp.where(undefined, xp.asarray(replace_undefined_by, dtype=fdt, device=dev),
-                    1.0 - safe_divide(num, den, zero_value=0.0, xp=xp))
+    n, observed, expected = kappa_terms(cmf, counts_from_confusion(cmf, xp=xp),
+                                        weights=weights, xp=xp, acc=fdt)
+    return kappa_value(n, observed, expected, replace_undefined_by=replace_undefined_by,
+                       xp=xp)
 
 
 def balanced_accuracy_from_confusion(cm, adjusted, *, fdt, xp):
