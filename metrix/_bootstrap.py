@@ -325,6 +325,7 @@ def _bca_levels(dist, est, jack, alpha, xp):
     d = xp.where(use, mean - theta0, xp.zeros_like(theta0))
     num = xp.sum(mult * d ** 3, axis=0)
     den = xp.sum(mult * d ** 2, axis=0)
+    # host read (BCa only, documented): one acceleration value per statistic
     num_h, den_h = _ns.to_host(num).reshape(-1), _ns.to_host(den).reshape(-1)
     nd = statistics.NormalDist()
     z_a = nd.inv_cdf(alpha)

@@ -20,6 +20,7 @@ import warnings
 from . import _namespace as _ns
 from . import _stats
 from ._arith import nanaverage, safe_divide
+from .classification import correct_and_total
 from ._label_problem import label_problem, prepare_inputs
 from ._likelihood_ratios import check_replace_lr, likelihood_ratios_from_problem
 from ._prf import prf_divide, setwise_labels
@@ -416,19 +417,6 @@ def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None,
 
 
 # -- error rates -----------------------------------------------------------
-
-def correct_and_total(targets, weights, xp, acc):
-    """(Weighted) number of exactly right samples and the total weight."""
-    yt, yp = targets.y_true, targets.y_pred
-    if targets.y_type == "multilabel-indicator":
-        correct = xp.astype(xp.all(yt == yp, axis=1), acc)
-    else:
-        correct = xp.astype(yt == yp, acc)
-    if weights is None:
-        return xp.sum(correct), xp.asarray(float(correct.shape[0]), dtype=acc,
-                                           device=_ns.device_of(correct))
-    return xp.sum(correct * weights), xp.sum(weights)
-
 
 def zero_one_loss(y_true, y_pred, *, normalize=True, sample_weight=None, validate=True):
     r"""Zero-one loss: the fraction (or number) of wrong predictions.

@@ -177,19 +177,24 @@ def accuracy_score(y_true, y_pred, *, normalize=True, sample_weight=None, valida
     """
     xp, device, targets, w, fdt, acc = prepare_inputs(y_true, y_pred, sample_weight,
                                                       validate=validate, exact_binary=False)
+    correct, total = correct_and_total(targets, w, xp, acc)
+    score = safe_divide(correct, total, zero_value=0.0, xp=xp) if normalize else correct
+    return _out(xp.astype(score, fdt), xp)
+
+
+def correct_and_total(targets, weights, xp, acc):
+    """(Weighted) number of exactly right samples and the total weight."""
     yt, yp = targets.y_true, targets.y_pred
     if targets.y_type == "multilabel-indicator":
-        correct = xp.all(yt == yp, axis=1)
+        correct = xp.astype(xp.all(yt == yp, axis=1), acc)
     else:
-        correct = yt == yp
-    correct = xp.astype(correct, acc)
-    if w is None:
-        total = xp.sum(correct)
-        score = total / correct.shape[0] if normalize else total
-    else:
-        total = xp.sum(correct * w)
-        score = safe_divide(total, xp.sum(w), zero_value=0.0, xp=xp) if normalize else total
-    return _out(xp.astype(score, fdt), xp)
+        correct = xp.astype(yt == yp, acc)
+    if weights is None:
+        return xp.sum(correct), xp.asarray(float(correct.shape[0]), dtype=acc,
+                                           device=_ns.device_of(correct))
+    return xp.sum(correct * weights), xp.sum(weights)
+
+
 
 
 def precision_recall_fscore_support(y_true, y_pred, *, beta=1.0, labels=None, pos_label=1,
