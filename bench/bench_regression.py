@@ -95,15 +95,15 @@ def run(n: int, repeat: int):
         f_np = (np_argsort if weighted else np_sort) if is_sort else np_floor
         f_t = (t_argsort if weighted else t_sort) if is_sort else t_floor
         m_np = best_time(lambda: fn(yt, yp, validate=False, **kw_np), repeat=repeat)
-        m_np_v = best_time(lambda: fn(yt, yp, **kw_np), repeat=1)
-        sk = best_time(lambda: ref(yt, yp, **kw_np), repeat=1)
+        m_np_v = best_time(lambda: fn(yt, yp, **kw_np), repeat=repeat)
+        sk = best_time(lambda: ref(yt, yp, **kw_np), repeat=repeat)
         row = {"metric": name + (" (weighted)" if weighted else ""),
                "metrix NumPy": fmt_time(m_np), "/floor": _ratio(m_np, f_np),
                "validate=True": fmt_time(m_np_v),
                "sklearn": fmt_time(sk), "sklearn/metrix": f"{sk / m_np_v:.1f}x"}
         if torch is not None:
             m_t = best_time(lambda: fn(tt, tp, validate=False, **kw_t), repeat=repeat)
-            m_t_v = best_time(lambda: fn(tt, tp, **kw_t), repeat=1)
+            m_t_v = best_time(lambda: fn(tt, tp, **kw_t), repeat=repeat)
             row.update({"metrix torch": fmt_time(m_t), "/floor ": _ratio(m_t, f_t),
                         "torch validate=True": fmt_time(m_t_v)})
         rows.append(row)

@@ -24,7 +24,8 @@ from . import _namespace as _ns
 __all__ = ["weighted_quantile"]
 
 
-def weighted_quantile(x, q, *, weights=None, axis=0, average=False, xp=None):
+def weighted_quantile(x, q, *, weights=None, axis=0, average=False,
+                      overwrite_input=False, xp=None):
     """Weighted quantile(s) of ``x`` along ``axis``, as scikit-learn defines them.
 
     For values sorted increasingly with weights :math:`w_{(i)}` and the
@@ -50,6 +51,9 @@ def weighted_quantile(x, q, *, weights=None, axis=0, average=False, xp=None):
         Axis of the samples (``x`` is at most 2-D).
     average : bool, default=False
         Use the averaged inverted CDF.
+    overwrite_input : bool, default=False
+        Without weights, ``x`` may be sorted in place (as ``numpy.median``'s
+        flag): pass True for a temporary the caller owns.
     xp : namespace, default=None
         The array namespace of ``x`` (inferred when None).
 
@@ -88,7 +92,7 @@ def weighted_quantile(x, q, *, weights=None, axis=0, average=False, xp=None):
     n = int(X.shape[0])
     probs = [(float(v) * 100) / 100 for v in qs]  # scikit-learn's rank rounding
     if weights is None:
-        cols = _unit_quantiles(X, probs, average, xp=xp)
+        cols = _unit_quantiles(X, probs, average, overwrite_input, xp=xp)
     else:
         cols = _weighted_quantiles(X, weights, probs, average, n, xp=xp, device=device)
     out = cols[0] if scalar_q else xp.stack(cols, axis=-1)   # (k,) or (k, p)
@@ -108,19 +112,17 @@ def _unit_index(n: int, p: float):
     return i, min(i + 1, n - 1), above
 
 
-def _unit_quantiles(X, probs, average, *, xp):
-    """Unweighted: one sort; the positions are Python integers fixed by n and q."""
+def _unit_quantiles(X, probs, average, overwrite, *, xp):
+    """Unweighted: the order statistics at positions fixed by n and q (one sort)."""
+    from .backends import ops
+
     n = int(X.shape[0])
-    if X.shape[1] == 1:  # a flat sort: faster than a strided (n, 1) sort
-        xs = xp.reshape(xp.sort(X[:, 0], stable=False), (-1, 1))
-    else:
-        xs = xp.sort(X, axis=0, stable=False)
-    cols = []
-    for p in probs:
-        i, j, above = _unit_index(n, p)
-        lo = xs[i, :]
-        cols.append(lo if (above or not average) else (lo + xs[j, :]) / 2)
-    return cols
+    idx = [_unit_index(n, p) for p in probs]
+    ranks = sorted({r for i, j, above in idx for r in ((i,) if above or not average
+                                                         else (i, j))})
+    values = dict(zip(ranks, ops(xp).order_statistics(X, ranks, overwrite=overwrite)))
+    return [values[i] if (above or not average) else (values[i] + values[j]) / 2
+            for i, j, above in idx]
 
 
 def _gather_rows(a, idx, xp):

@@ -16,6 +16,7 @@ import numbers
 from typing import NamedTuple
 
 from . import _namespace as _ns
+from .backends import ops
 from ._validation import _dtype_kind, assert_all_finite, check_consistent_length
 
 __all__ = ["RegTargets", "check_reg_targets", "check_alpha", "check_power",
@@ -132,7 +133,8 @@ def check_reg_targets(y_true, y_pred, sample_weight=None, multioutput=None, *,
         assert_all_finite(y_pred, xp=xp, input_name="y_pred")
         if sample_weight is not None:
             assert_all_finite(sample_weight, xp=xp, input_name="sample_weight")
-            if bool(xp.all(sample_weight == 0)):  # host read: validate=True only
+            lo, hi = ops(xp).minmax(sample_weight)  # one read: validate=True only
+            if bool(lo == 0) and bool(hi == 0):
                 raise ValueError("Sample weights must contain at least one non-zero number.")
     y_true = _to_2d(xp.astype(y_true, acc, copy=False), xp)
     y_pred = _to_2d(xp.astype(y_pred, acc, copy=False), xp)
@@ -196,22 +198,26 @@ def check_force_finite(force_finite, func):
 def check_log_domain(t: RegTargets, name: str):
     """Mean squared log errors need targets > -1 (host read: validate=True only)."""
     xp = t.xp
-    if bool(xp.any(t.y_true <= -1)) or bool(xp.any(t.y_pred <= -1)):
+    if bool(xp.min(t.y_true) <= -1) or bool(xp.min(t.y_pred) <= -1):
         raise ValueError(
             f"{name} cannot be used when targets contain values less than or equal "
             "to -1.")
 
 
 def check_tweedie_domain(y_true, y_pred, power, *, xp):
-    """scikit-learn's domain rules of the Tweedie deviance (host read)."""
+    """scikit-learn's domain rules of the Tweedie deviance (host read).
+
+    Each rule is one ``min`` (one read, no boolean temporary); the targets
+    are already known to be finite.
+    """
     message = f"Mean Tweedie deviance error with power={power} can only be used on "
     if power < 0:
-        if bool(xp.any(y_pred <= 0)):
+        if bool(xp.min(y_pred) <= 0):
             raise ValueError(message + "strictly positive y_pred.")
     elif power == 0:
         pass
     elif power < 2:
-        if bool(xp.any(y_true < 0)) or bool(xp.any(y_pred <= 0)):
+        if bool(xp.min(y_true) < 0) or bool(xp.min(y_pred) <= 0):
             raise ValueError(message + "non-negative y and strictly positive y_pred.")
-    elif bool(xp.any(y_true <= 0)) or bool(xp.any(y_pred <= 0)):
+    elif bool(xp.min(y_true) <= 0) or bool(xp.min(y_pred) <= 0):
         raise ValueError(message + "strictly positive y and y_pred.")

@@ -1,10 +1,13 @@
 """Regression metrics, with scikit-learn's signatures, values, warnings and errors.
 
 Statistic: weighted sums per output along the sample axis, accumulated in the
-widest float of the device (float64 where it exists), computed as one fused
-dot product (``w @ (a * b)``) per sum; medians and quantiles come from one
-sort per output (:func:`metrix._quantile.weighted_quantile` through the
-adapter op ``ops(xp).weighted_quantile``).  Variances (R2, explained
+widest float of the device (float64 where it exists).  Each metric's per-row
+terms go through ``ops(xp).fused_sums`` in one pass (cache-sized row blocks
+on CPUs, one call on GPUs and under jit); unweighted medians are order
+statistics (``ops(xp).order_statistics``: an in-place sort in NumPy, a
+selection in torch CPU), weighted ones one argsort per output
+(:func:`metrix._quantile.weighted_quantile` through the adapter op
+``ops(xp).weighted_quantile``).  Variances (R2, explained
 variance) are two-pass: the weighted mean first, then the centred sum of
 squares, so float32 data with a large mean keeps its score.
 
@@ -106,19 +109,31 @@ def _wdot(a, b, w, xp):
     return xp.sum(ab, axis=0) if w is None else xp.matmul(w, ab)
 
 
+def _total_weight(t):
+    return t.n_samples if t.sample_weight is None else t.xp.sum(t.sample_weight)
+
+
 def _wmean(a, t, b=None):
-    xp = t.xp
-    s = _wdot(a, b, t.sample_weight, xp)
-    return s / t.n_samples if t.sample_weight is None else s / xp.sum(t.sample_weight)
+    return _wdot(a, b, t.sample_weight, t.xp) / _total_weight(t)
 
 
-def _centred(a, t, mean=None):
-    """``a - mean(a)`` per output (weighted); refined once on float32-only devices."""
-    xp = t.xp
-    c = a - (_wmean(a, t) if mean is None else mean)
-    if t.acc_dtype == xp.float32:  # no float64: one correction pass for the mean
-        c = c - _wmean(c, t)
-    return c
+def _means(t, fn, *arrays):
+    """Weighted means per output of the per-row terms ``fn(*arrays)`` (a tuple).
+
+    One fused pass over the rows (``ops(xp).fused_sums``): on CPUs the
+    temporaries of ``fn`` live in cache-sized blocks, on GPUs in one kernel.
+    """
+    sums = ops(t.xp).fused_sums(fn, arrays, weights=t.sample_weight)
+    total = _total_weight(t)
+    return tuple(s / total for s in sums)
+
+
+def _mean(a, t):
+    """Weighted mean per output; refined once on float32-only devices."""
+    m = _wmean(a, t)
+    if t.acc_dtype == t.xp.float32:  # no float64: one correction pass
+        m = m + _means(t, lambda x: (x - m,), a)[0]
+    return m
 
 
 def _out(value, t):
@@ -171,27 +186,33 @@ def mean_absolute_error(y_true, y_pred, *, sample_weight=None,
                         multioutput="uniform_average", validate=True):
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="mean_absolute_error")
-    # builtin abs (the standard's __abs__): NumPy reuses the temporary in place
-    return _reduce(_wmean(abs(t.y_pred - t.y_true), t), t)
+    return _reduce(_means(t, lambda a, b: (abs(b - a),), t.y_true, t.y_pred)[0], t)
 
 
-def _mse_raw(y_true, y_pred, t):
-    d = y_true - y_pred
-    return _wmean(d, t, d)
+def _mse_raw(t, log=False):
+    """Mean squared error per output (of ``log1p`` of the targets with ``log``)."""
+    xp = t.xp
+
+    def squared(a, b):
+        # log1p(a) - log1p(b) as one log1p: half the logs, and no cancellation
+        d = xp.log1p((a - b) / (1 + b)) if log else a - b
+        return (d * d,)
+
+    return _means(t, squared, t.y_true, t.y_pred)[0]
 
 
 def mean_squared_error(y_true, y_pred, *, sample_weight=None,
                        multioutput="uniform_average", validate=True):
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="mean_squared_error")
-    return _reduce(_mse_raw(t.y_true, t.y_pred, t), t)
+    return _reduce(_mse_raw(t), t)
 
 
 def root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
                             multioutput="uniform_average", validate=True):
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="root_mean_squared_error", custom_checks=False)
-    return _reduce(t.xp.sqrt(_mse_raw(t.y_true, t.y_pred, t)), t)
+    return _reduce(t.xp.sqrt(_mse_raw(t)), t)
 
 
 def mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
@@ -200,8 +221,7 @@ def mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
                           func="mean_squared_log_error")
     if validate:
         check_log_domain(t, "Mean Squared Logarithmic Error")
-    xp = t.xp
-    return _reduce(_mse_raw(xp.log1p(t.y_true), xp.log1p(t.y_pred), t), t)
+    return _reduce(_mse_raw(t, log=True), t)
 
 
 def root_mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
@@ -210,8 +230,7 @@ def root_mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
                           func="root_mean_squared_log_error")
     if validate:
         check_log_domain(t, "Root Mean Squared Logarithmic Error")
-    xp = t.xp
-    return _reduce(xp.sqrt(_mse_raw(xp.log1p(t.y_true), xp.log1p(t.y_pred), t)), t)
+    return _reduce(t.xp.sqrt(_mse_raw(t, log=True)), t)
 
 
 def mean_absolute_percentage_error(y_true, y_pred, *, sample_weight=None,
@@ -220,24 +239,36 @@ def mean_absolute_percentage_error(y_true, y_pred, *, sample_weight=None,
                           func="mean_absolute_percentage_error")
     xp = t.xp
     eps = _const(2.220446049250313e-16, t)  # float64 eps, as scikit-learn
-    mape = abs((t.y_pred - t.y_true) / xp.maximum(abs(t.y_true), eps))
-    return _reduce(_wmean(mape, t), t)
+
+    def ape(a, b):
+        return (abs((b - a) / xp.maximum(abs(a), eps)),)
+
+    return _reduce(_means(t, ape, t.y_true, t.y_pred)[0], t)
 
 
-def _pinball_raw(y_true, y_pred, alpha, t):
-    # alpha * sum(d+) + (1 - alpha) * sum(d-) from one clipped array and sum(d):
-    # the part with the larger coefficient is summed directly, the other is the
-    # difference, so the rounding error stays below eps of the result.
+def _pinball_raw(t, alpha, *preds):
+    """Mean pinball loss per output of each prediction in ``preds`` (one pass).
+
+    ``alpha * mean(d+) + (1 - alpha) * mean(d-)`` from ``mean(d)`` and one
+    clipped mean: the part with the larger coefficient is summed directly,
+    the other is the difference, so the rounding stays below eps of the result.
+    """
     xp = t.xp
-    d = y_true - y_pred
-    s = _wmean(d, t)
-    if alpha >= 0.5:
-        pos = _wmean(xp.clip(d, min=0.0), t)
-        neg = pos - s
-    else:
-        neg = -_wmean(xp.clip(d, max=0.0), t)
-        pos = s + neg
-    return alpha * pos + (1 - alpha) * neg
+    upper = alpha >= 0.5
+
+    def terms(a, *bs):
+        out = []
+        for b in bs:
+            d = a - b
+            out += [d, xp.clip(d, min=0.0) if upper else xp.clip(d, max=0.0)]
+        return tuple(out)
+
+    means = _means(t, terms, t.y_true, *preds)
+    losses = []
+    for s, part in zip(means[0::2], means[1::2]):
+        pos, neg = (part, part - s) if upper else (s - part, -part)
+        losses.append(alpha * pos + (1 - alpha) * neg)
+    return losses
 
 
 def mean_pinball_loss(y_true, y_pred, *, sample_weight=None, alpha=0.5,
@@ -245,7 +276,7 @@ def mean_pinball_loss(y_true, y_pred, *, sample_weight=None, alpha=0.5,
     alpha = check_alpha(alpha, "mean_pinball_loss")
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="mean_pinball_loss")
-    return _reduce(_pinball_raw(t.y_true, t.y_pred, alpha, t), t)
+    return _reduce(_pinball_raw(t, alpha, t.y_pred)[0], t)
 
 
 def max_error(y_true, y_pred, *, validate=True):
@@ -253,7 +284,8 @@ def max_error(y_true, y_pred, *, validate=True):
                           func="max_error", multioutput_param=False)
     if t.n_outputs > 1:
         raise ValueError("Multioutput not supported in max_error")
-    return _out(t.xp.max(t.xp.abs(t.y_true - t.y_pred)), t)
+    xp = t.xp
+    return _out(ops(xp).fused_max(lambda a, b: xp.abs(a - b), [t.y_true, t.y_pred])[0], t)
 
 
 # -- median -----------------------------------------------------------------
@@ -264,7 +296,8 @@ def median_absolute_error(y_true, y_pred, *, multioutput="uniform_average",
                           func="median_absolute_error")
     xp = t.xp
     r = abs(t.y_pred - t.y_true)  # __abs__: NumPy reuses the temporary
-    errors = ops(xp).weighted_quantile(r, 0.5, weights=t.sample_weight, average=True)
+    errors = ops(xp).weighted_quantile(r, 0.5, weights=t.sample_weight, average=True,
+                                       overwrite_input=True)
     return _reduce(errors, t)
 
 
@@ -279,12 +312,16 @@ def explained_variance_score(y_true, y_pred, *, sample_weight=None,
     xp = t.xp
     m_true = _wmean(t.y_true, t)
     m_diff = m_true - _wmean(t.y_pred, t)       # mean(y_true - y_pred), from two sums
-    c = t.y_true - t.y_pred - m_diff            # one temporary (NumPy reuses it)
-    if t.acc_dtype == xp.float32:  # no float64: one correction pass for the mean
-        c = c - _wmean(c, t)
-    num = _wmean(c, t, c)
-    c = _centred(t.y_true, t, m_true)
-    den = _wmean(c, t, c)
+    if t.acc_dtype == xp.float32:  # no float64: one correction pass for the means
+        c_diff, c_true = _means(t, lambda a, b: (a - b - m_diff, a - m_true),
+                                t.y_true, t.y_pred)
+        m_diff, m_true = m_diff + c_diff, m_true + c_true
+
+    def squares(a, b):
+        c, e = a - b - m_diff, a - m_true
+        return c * c, e * e
+
+    num, den = _means(t, squares, t.y_true, t.y_pred)
     return _explained_fraction(num, den, t, force_finite)
 
 
@@ -295,34 +332,71 @@ def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average
                           allowed=MULTIOUTPUT_VARIANCE, allow_none=True, func="r2_score")
     if t.n_samples < 2:
         return _nan_result(t, "R^2 score is not well-defined with less than two samples.")
-    xp, w = t.xp, t.sample_weight
-    d = t.y_true - t.y_pred
-    num = _wdot(d, d, w, xp)
-    c = _centred(t.y_true, t)
-    den = _wdot(c, c, w, xp)
+    m = _mean(t.y_true, t)
+
+    def squares(a, b):
+        d, e = a - b, a - m
+        return d * d, e * e
+
+    num, den = _means(t, squares, t.y_true, t.y_pred)
     return _explained_fraction(num, den, t, force_finite)
 
 
 # -- deviances --------------------------------------------------------------
 
-def _tweedie(y_true, y_pred, power, xp):
-    """Unit Tweedie deviance halved (``y_pred`` may broadcast): ``(dev / 2, 2)``.
+def _times_pow(u, x, e, xp):
+    """``u * x**e`` with the common exponents as square roots and products.
 
-    The factor 2 is applied to the mean, which saves a pass over the data.
+    A general ``pow`` costs about three multiplications' worth of a
+    logarithm and an exponential; ``sqrt`` and ``*`` are exact-rounded and
+    cheap.  Negative exponents divide by the positive power.
     """
-    p = power
+    k = abs(e)
+    if k == 0:
+        return u
+    if k == 0.5:
+        v = xp.sqrt(x)
+    elif k == 1:
+        v = x
+    elif k == 1.5:
+        v = x * xp.sqrt(x)
+    elif k == 2:
+        v = x * x
+    elif k == 2.5:
+        v = x * x * xp.sqrt(x)
+    elif k == 3:
+        v = x * x * x
+    else:
+        v = x ** k
+    return u * v if e > 0 else u / v
+
+
+def _general_half_deviances(a, preds, p, xp):
+    """Halved unit deviances for a power outside {0, 1, 2}, and their first term.
+
+    ``a^(2-p) / ((1-p)(2-p)) - b^(1-p) (a / (1-p) - b / (2-p))``: two powers
+    per row instead of three.  The first term ``base`` depends on ``a`` alone.
+    """
+    at = xp.where(a > 0, a, xp.zeros_like(a)) if p < 0 else a
+    base = _times_pow(1 / ((1 - p) * (2 - p)), at, 2 - p, xp)
+    c1, c2 = 1 / (1 - p), 1 / (2 - p)
+    return tuple(base - _times_pow(a * c1 - b * c2, b, 1 - p, xp) for b in preds), base
+
+
+def _half_deviances(a, preds, p, xp):
+    """Unit Tweedie deviances of ``a`` against each of ``preds``, halved.
+
+    ``preds`` may broadcast; the factor 2 is applied to the means.
+    """
     if p == 0:
-        return (y_true - y_pred) ** 2, 1.0
-    ratio = y_true / y_pred
+        return tuple((a - b) * (a - b) for b in preds)
     if p == 1:
         # xlogy(y, y / mu): y = 0 gives ratio 0, log(tiny) is finite and 0 * it is 0
-        tiny = xp.finfo(ratio.dtype).smallest_normal
-        return y_true * xp.log(xp.clip(ratio, min=tiny)) - y_true + y_pred, 2.0
+        tiny = xp.finfo(a.dtype).smallest_normal
+        return tuple(a * xp.log(xp.clip(a / b, min=tiny)) - a + b for b in preds)
     if p == 2:
-        return ratio - xp.log(ratio) - 1, 2.0
-    yt = xp.where(y_true > 0, y_true, xp.zeros_like(y_true)) if p < 0 else y_true
-    return (yt ** (2 - p) / ((1 - p) * (2 - p))
-            - y_true * y_pred ** (1 - p) / (1 - p) + y_pred ** (2 - p) / (2 - p)), 2.0
+        return tuple(a / b - xp.log(a / b) - 1 for b in preds)
+    return _general_half_deviances(a, preds, p, xp)[0]
 
 
 def _tweedie_targets(y_true, y_pred, sample_weight, power, validate, func):
@@ -334,10 +408,11 @@ def _tweedie_targets(y_true, y_pred, sample_weight, power, validate, func):
     return t
 
 
-def _mean_deviance(t, y_pred, power):
-    xp = t.xp
-    dev, scale = _tweedie(t.y_true, y_pred, power, xp)
-    return scale * _wmean(dev, t)[0]
+def _mean_deviances(t, power, *preds):
+    """Mean Tweedie deviance of ``y_true`` against each of ``preds`` (one pass)."""
+    xp, scale = t.xp, 1.0 if power == 0 else 2.0
+    means = _means(t, lambda a, *bs: _half_deviances(a, bs, power, xp), t.y_true, *preds)
+    return [scale * m[0] for m in means]
 
 
 def mean_tweedie_deviance(y_true, y_pred, *, sample_weight=None, power=0, validate=True):
@@ -345,7 +420,7 @@ def mean_tweedie_deviance(y_true, y_pred, *, sample_weight=None, power=0, valida
                          "mean_tweedie_deviance")
     if validate:
         check_tweedie_domain(t.y_true, t.y_pred, power, xp=t.xp)
-    return _out(_mean_deviance(t, t.y_pred, power), t)
+    return _out(_mean_deviances(t, power, t.y_pred)[0], t)
 
 
 def mean_poisson_deviance(y_true, y_pred, *, sample_weight=None, validate=True):
@@ -358,14 +433,34 @@ def mean_gamma_deviance(y_true, y_pred, *, sample_weight=None, validate=True):
                                  validate=validate)
 
 
+def _d2_tweedie_parts(t, p):
+    """Mean deviance of the predictions and of the constant ``m = mean(y_true)``.
+
+    For a power outside {0, 1, 2} the baseline needs no second pass term:
+    ``mean(d(a, m)) / 2 = mean(base) - m^(2-p) / ((1-p)(2-p))``, because
+    ``sum w a = m sum w``; ``base`` is already computed for the predictions.
+    """
+    xp = t.xp
+    m = _wmean(t.y_true, t)
+    if p in (0, 1, 2):
+        return _mean_deviances(t, p, t.y_pred, m[None, :])
+
+    def rows(a, b):
+        (dev,), base = _general_half_deviances(a, (b,), p, xp)
+        return dev, base
+
+    num, mean_base = _means(t, rows, t.y_true, t.y_pred)
+    den = mean_base - _times_pow(1 / ((1 - p) * (2 - p)), m, 2 - p, xp)
+    return 2 * num[0], 2 * den[0]
+
+
 def d2_tweedie_score(y_true, y_pred, *, sample_weight=None, power=0, validate=True):
     t = _tweedie_targets(y_true, y_pred, sample_weight, power, validate, "d2_tweedie_score")
     if t.n_samples < 2:
         return _nan_result(t, "D^2 score is not well-defined with less than two samples.")
     if validate:
         check_tweedie_domain(t.y_true, t.y_pred, power, xp=t.xp)
-    num = _mean_deviance(t, t.y_pred, power)
-    den = _mean_deviance(t, _wmean(t.y_true, t)[None, :], power)
+    num, den = _d2_tweedie_parts(t, power)
     if validate and bool(den == 0):  # scikit-learn divides Python floats: host read
         raise ZeroDivisionError("float division by zero")
     return _out(1 - num / den, t)
@@ -379,9 +474,8 @@ def d2_pinball_score(y_true, y_pred, *, sample_weight=None, alpha=0.5,
     if t.n_samples < 2:
         return _nan_result(t, "D^2 score is not well-defined with less than two samples.")
     xp = t.xp
-    num = _pinball_raw(t.y_true, t.y_pred, alpha, t)
     q = ops(xp).weighted_quantile(t.y_true, alpha, weights=t.sample_weight, average=True)
-    den = _pinball_raw(t.y_true, q[None, :], alpha, t)
+    num, den = _pinball_raw(t, alpha, t.y_pred, q[None, :])
     return _explained_fraction(num, den, t, True)
 
 

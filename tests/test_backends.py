@@ -152,6 +152,98 @@ def test_scatter_add(xp, o):
     _check(xp, res2, exp2, xp.float_dtype)
 
 
+# --- fused reductions -------------------------------------------------------
+def _terms(a, b, c):
+    d = a - b
+    return d * d, d[:, None] * c, a
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("block", [None, 64])
+def test_fused_sums_blocks_equal_one_pass(xp, o, monkeypatch, weighted, block):
+    # a small block forces many blocks and a ragged last one (n = 1001)
+    monkeypatch.setattr(o, "fused_block", block, raising=False)
+    n = 1001
+    a, b = RNG.random(n), RNG.random(n)
+    c = RNG.random((n, 3))
+    w = RNG.random(n) if weighted else None
+    got = o.fused_sums(_terms, [xp.asarray(a), xp.asarray(b), xp.asarray(c)],
+                       weights=None if w is None else xp.asarray(w))
+    ww = np.ones(n) if w is None else w
+    expected = [ww @ ((a - b) ** 2), ww @ ((a - b)[:, None] * c), ww @ a]
+    assert len(got) == 3
+    for g, e in zip(got, expected):
+        _check(xp, g, np.asarray(e), xp.float_dtype)
+
+
+@pytest.mark.parametrize("block", [None, 64])
+@pytest.mark.parametrize("nan", [False, True])
+def test_fused_max_blocks_equal_one_pass(xp, o, monkeypatch, block, nan):
+    monkeypatch.setattr(o, "fused_block", block, raising=False)
+    a, b = RNG.normal(size=(1001, 2)), RNG.normal(size=(1001, 2))
+    a[1000, 0] = 9.0  # the maximum in the ragged last block
+    if nan:
+        a[500, 1] = np.nan
+    got = o.fused_max(lambda x, y: abs(x - y), [xp.asarray(a), xp.asarray(b)])
+    _check(xp, got, np.max(np.abs(a - b), axis=0), xp.float_dtype)
+
+
+def test_fused_sums_passes_broadcast_constants_whole(xp, o, monkeypatch):
+    monkeypatch.setattr(o, "fused_block", 16, raising=False)
+    a = RNG.random(100)
+    k = np.asarray([1.0, 2.0])
+    (got,) = o.fused_sums(lambda x, c: (x[:, None] * c,), [xp.asarray(a), xp.asarray(k)])
+    _check(xp, got, a.sum() * k, xp.float_dtype)
+
+
+def test_torch_fused_sums_blocks_on_cpu_eager():
+    torch = pytest.importorskip("torch")
+    adapter = ops(torch)
+    assert adapter._fused_rows([torch.zeros(10)]) == adapter.fused_block
+    assert adapter._fused_rows([torch.zeros(10, 4)]) == adapter.fused_block // 4
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, None])
+def test_sum_is_finite(xp, o, bad):
+    a = RNG.random(300)
+    if bad is not None:
+        a[17] = bad
+    got = o.sum_is_finite(xp.asarray(a))
+    assert bool(got) is (bad is None)
+
+
+def test_sum_is_finite_false_on_overflow_is_only_a_hint(xp):
+    # finite values whose reduction overflows: False, so callers check exactly
+    from metrix._validation import assert_all_finite
+    big = np.full(10, np.finfo(xp.float_dtype).max / 2)
+    x = xp.asarray(big)
+    assert not bool(ops(xp.xp).sum_is_finite(x))
+    assert_all_finite(x, xp=xp.xp)  # no error: every value is finite
+
+
+@pytest.mark.parametrize("k", [1, 3])
+@pytest.mark.parametrize("ranks", [[0], [49, 50], [0, 7, 99]])
+def test_order_statistics(xp, o, k, ranks):
+    a = RNG.integers(0, 20, size=(100, k)).astype(float)  # ties
+    a[3, 0] = np.nan                                      # NaN sorts last
+    x = xp.asarray(a)
+    got = o.order_statistics(x, ranks)
+    expected = np.sort(a, axis=0)
+    assert len(got) == len(ranks)
+    for r, g in zip(ranks, got):
+        _check(xp, g, expected[r, :], xp.float_dtype)
+    np.testing.assert_array_equal(xp.to_numpy(x), a)  # overwrite=False keeps x
+
+
+@pytest.mark.parametrize("k", [1, 4])
+def test_order_statistics_overwrite_numpy(k):
+    a = RNG.random((500, k))
+    got = ops(np).order_statistics(a.copy(), [0, 250, 499], overwrite=True)
+    expected = np.sort(a, axis=0)
+    for r, g in zip([0, 250, 499], got):
+        np.testing.assert_array_equal(g, expected[r, :])
+
+
 # --- ordering ---------------------------------------------------------------
 def _np_topk(a, k, axis):
     idx = np.argsort(-a, axis=axis, kind="stable")

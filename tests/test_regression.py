@@ -140,6 +140,44 @@ def test_100_outputs_raw_values_equal_columns():
         np.testing.assert_allclose(got, cols, rtol=1e-10, err_msg=name)
 
 
+_BLOCKED = [
+    ("mean_absolute_error", {}), ("mean_squared_error", {}),
+    ("root_mean_squared_error", {}), ("mean_squared_log_error", {}),
+    ("mean_absolute_percentage_error", {}), ("mean_pinball_loss", {"alpha": 0.3}),
+    ("explained_variance_score", {}), ("r2_score", {}),
+    ("d2_absolute_error_score", {}), ("d2_pinball_score", {"alpha": 0.8}),
+]
+_BLOCKED_POS = [
+    ("mean_tweedie_deviance", {"power": 1.5}), ("mean_tweedie_deviance", {"power": 3.0}),
+    ("mean_tweedie_deviance", {"power": -0.5}), ("mean_poisson_deviance", {}),
+    ("mean_gamma_deviance", {}), ("d2_tweedie_score", {"power": 1.3}),
+]
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_blocked_cpu_sums_match_sklearn(monkeypatch, lib, weighted):
+    """The CPU adapters sum in row blocks; many small ragged blocks change nothing."""
+    mod = pytest.importorskip(lib)
+    # the class attribute: every cached adapter of the library sees it
+    monkeypatch.setattr(type(ops(mod)), "fused_block", 96)
+    r = np.random.default_rng(5)
+    n = 1001
+    yt1 = r.gamma(2.0, size=n) + 0.05
+    yp1 = yt1 * np.exp(r.normal(size=n) * 0.3)
+    yt2 = r.gamma(2.0, size=(n, 3)) + 0.05
+    yp2 = yt2 * np.exp(r.normal(size=(n, 3)) * 0.3)
+    w = r.random(n) if weighted else None
+    conv = (lambda a: a) if lib == "numpy" else mod.asarray
+    cases = [(name, kw, yt1, yp1) for name, kw in _BLOCKED + _BLOCKED_POS]
+    cases += [(name, dict(kw, multioutput="raw_values"), yt2, yp2) for name, kw in _BLOCKED]
+    for name, kw, yt, yp in cases:
+        got = getattr(metrix, name)(conv(yt), conv(yp), sample_weight=None if w is None
+                                    else conv(w), **kw)
+        expected = getattr(skm, name)(yt, yp, sample_weight=w, **kw)
+        np.testing.assert_allclose(_np(got), expected, rtol=1e-10, err_msg=f"{name} {kw}")
+
+
 def test_validate_false_skips_value_checks():
     y = YT.copy()
     y[3] = np.nan

@@ -2,8 +2,9 @@
 
 ``ops(xp)`` returns an adapter object for the namespace ``xp``.  The adapter
 offers the few operations the array API standard lacks (``bincount``,
-``scatter_add``, ``topk``, ``unique_counts``, ``weighted_quantile``) plus
-``asarray_on``.  ``_generic.GenericOps`` implements each with the standard
+``scatter_add``, ``topk``, ``unique_counts``, ``weighted_quantile``,
+``order_statistics``) and the fused reductions (``fused_sums``, ``fused_max``,
+``sum_is_finite``: blocked on CPUs, one call elsewhere) plus ``asarray_on``.  ``_generic.GenericOps`` implements each with the standard
 alone; ``numpy.py``, ``torch.py``, ``jax.py`` and ``cupy.py`` override only
 what their library does better.  Native imports stay inside those modules, so
 ``import metrix`` imports no optional array library.

@@ -96,8 +96,77 @@ class GenericOps:
         """Stable descending argsort."""
         return self.xp.argsort(x, axis=axis, descending=True, stable=True)
 
+    # -- fused reductions -------------------------------------------------
+    #: elements per block of ``fused_sums`` (None: one call on whole arrays)
+    fused_block = None
+
+    def _fused_rows(self, arrays):
+        """Rows per block of ``fused_sums``, or None for one whole-array call."""
+        if self.fused_block is None:
+            return None
+        width = 1
+        for a in arrays:
+            if a.ndim > 1:
+                width = max(width, int(a.shape[1]))
+        return max(1, self.fused_block // width)
+
+    def _blocks(self, arrays, weights):
+        """``(arrays, weights)`` per block of rows (one whole block without blocking)."""
+        n = arrays[0].shape[0]
+        step = self._fused_rows(arrays)
+        if step is None or n <= 2 * step:
+            yield arrays, weights
+            return
+        for s in range(0, n, step):
+            e = min(s + step, n)
+            yield ([a[s:e, ...] if a.ndim and a.shape[0] == n else a for a in arrays],
+                   None if weights is None else weights[s:e])
+
+    def fused_sums(self, fn, arrays, /, *, weights=None):
+        """Sums along axis 0 of the per-row terms ``fn(*arrays)``, weighted.
+
+        ``fn`` maps the arrays to a tuple of per-row terms, each of shape
+        ``(n,)`` or ``(n, k)``; the result is the tuple of
+        ``sum_i weights_i * term_i`` (0-d or ``(k,)``).  Arrays whose first
+        axis is not ``n`` (broadcast constants) reach ``fn`` whole.
+
+        Generic: one call on the whole arrays (one fused kernel on GPUs and
+        under jit).  The CPU adapters set ``fused_block`` and call ``fn`` on
+        blocks of rows, so its temporaries stay in the cache and are never
+        N-sized (each fresh N-sized temporary also costs page faults).
+        """
+        total = None
+        for part, w in self._blocks(arrays, weights):
+            sums = [self._weighted_sum(v, w) for v in fn(*part)]
+            total = sums if total is None else [t + u for t, u in zip(total, sums)]
+        return tuple(total)
+
+    def fused_max(self, fn, arrays, /):
+        """Maximum along axis 0 of the per-row term ``fn(*arrays)`` (blocked as
+        :meth:`fused_sums`); NaN propagates."""
+        xp = self.xp
+        best = None
+        for part, _ in self._blocks(arrays, None):
+            m = xp.max(fn(*part), axis=0)
+            best = m if best is None else xp.maximum(best, m)
+        return best
+
+    def _weighted_sum(self, v, w):
+        xp = self.xp
+        return xp.sum(v, axis=0) if w is None else xp.matmul(w, v)
+
+    def sum_is_finite(self, x, /):
+        """0-d bool: a NaN/inf-propagating reduction of ``x`` is finite.
+
+        True proves every value finite (one reduction, no N-sized boolean
+        temporary); False may also be an overflow, so check exactly then.
+        """
+        xp = self.xp
+        return xp.isfinite(xp.sum(x))
+
     # -- statistics -------------------------------------------------------
-    def weighted_quantile(self, x, q, /, *, weights=None, axis=0, average=False):
+    def weighted_quantile(self, x, q, /, *, weights=None, axis=0, average=False,
+                          overwrite_input=False):
         """Weighted quantile(s) along ``axis`` with scikit-learn's definition.
 
         See :func:`metrix._quantile.weighted_quantile`.
@@ -105,7 +174,21 @@ class GenericOps:
         from .._quantile import weighted_quantile
 
         return weighted_quantile(x, q, weights=weights, axis=axis, average=average,
-                                 xp=self.xp)
+                                 overwrite_input=overwrite_input, xp=self.xp)
+
+    def order_statistics(self, x, ranks, /, *, overwrite=False):
+        """The values of 0-based ``ranks`` along axis 0 of a 2-D ``x`` (NaN last).
+
+        Returns a list with one ``(k,)`` array per rank.  ``overwrite=True``
+        lets an adapter sort ``x`` in place (the caller owns it).  Generic: one
+        sort (a flat one for a single column: faster than a strided sort).
+        """
+        xp = self.xp
+        if x.shape[1] == 1:
+            xs = xp.reshape(xp.sort(x[:, 0], stable=False), (-1, 1))
+        else:
+            xs = xp.sort(x, axis=0, stable=False)
+        return [xs[r, :] for r in ranks]
 
     # -- placement --------------------------------------------------------
     def asarray_on(self, x, device=None, *, dtype=None):

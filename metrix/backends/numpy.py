@@ -8,10 +8,34 @@ from ._generic import GenericOps
 
 #: elements per chunk of the fused kernels: the chunk stays in the L2 cache
 _CHUNK = 1 << 15
+#: elements per block of ``fused_sums``: its few temporaries stay in L2 and
+#: stay under glibc's mmap threshold (128 KiB), so they are reused, not faulted
+_FUSED_BLOCK = 1 << 14
 
 
 class Ops(GenericOps):
     name = "numpy"
+    fused_block = _FUSED_BLOCK
+
+    def sum_is_finite(self, x, /):
+        # x . x: a BLAS dot reads x once, threaded, without a temporary
+        x = np.ravel(np.asarray(x))
+        return np.isfinite(np.dot(x, x))
+
+    def order_statistics(self, x, ranks, /, *, overwrite=False):
+        # ndarray.sort in place on contiguous rows: no second N-sized copy, and
+        # columns are sorted as rows of the transpose, not with a stride
+        x = np.asarray(x)
+        if x.shape[1] == 1:
+            v = x[:, 0]
+            if overwrite:
+                v.sort()
+            else:
+                v = np.sort(v)
+            return [v[r:r + 1] for r in ranks]
+        xt = x.T if overwrite and x.T.flags.c_contiguous else np.array(x.T, order="C")
+        xt.sort(axis=1)
+        return [xt[:, r] for r in ranks]
 
     def bincount(self, x, /, *, length, weights=None):
         x = np.asarray(x)
