@@ -91,10 +91,11 @@ def _encode_declared(y_true, y_pred, *, labels, xp, device, kind) -> LabelSpace:
     cdt = _ns.count_dtype(xp, device)
     if kind in "ib" and _ns.host_arange_equal(labels):
         # labels are 0..C-1: the values are the codes; others go to bin C
+        other = xp.asarray(n, dtype=cdt, device=device)  # 0-d: no N-sized fill
+
         def code(y):
             y = _as_int_codes(y, xp, device)
-            ok = (y >= 0) & (y < n)
-            return xp.where(ok, y, xp.full_like(y, n))
+            return xp.where((y >= 0) & (y < n), y, other)
     elif n <= FEW_LABELS:
         # a handful of labels (average="binary" counts one): n compares beat a
         # searchsorted + two gathers

@@ -27,8 +27,8 @@ from typing import NamedTuple
 
 from . import _labels
 from . import _namespace as _ns
-from ._validation import (assert_all_finite, check_consistent_length, check_sample_weight,
-                          column_or_1d, type_of_target)
+from ._validation import (_target_info, assert_all_finite, check_consistent_length,
+                          check_sample_weight, column_or_1d)
 from .backends import ops as _ops
 
 
@@ -56,7 +56,7 @@ def _float_proba(y_proba, xp, device):
 
 def _check_range(p, xp, low_word):
     # host reads: validate=True only
-    hi, lo = xp.max(p), xp.min(p)
+    lo, hi = _ops(xp).minmax(p)  # one read (p is finite: checked before)
     if bool(hi > 1):
         raise ValueError(f"y_prob contains values greater than 1: {float(hi)}")
     if bool(lo < 0):
@@ -64,17 +64,23 @@ def _check_range(p, xp, low_word):
 
 
 def _label_info(y, xp):
-    """(type of target, is string/object) of y_true (host reads)."""
-    return type_of_target(y, input_name="y_true"), (
-        _ns.is_numpy_namespace(xp) and y.dtype.kind in "OUS")
+    """(type of target, is string/object, integer (min, max) or None) of y_true
+    (host reads); the bounds spare :func:`discover_codes` a second read."""
+    info = _target_info(y, xp=xp, input_name="y_true")
+    return info.y_type, (_ns.is_numpy_namespace(xp) and y.dtype.kind in "OUS"), info.bounds
 
 
-def discover_codes(y, xp, device):
-    """Sorted classes of ``y`` (host) and each sample's position among them."""
+def discover_codes(y, xp, device, bounds=None):
+    """Sorted classes of ``y`` (host) and each sample's position among them.
+
+    ``bounds``: the integer (min, max) of ``y`` when already read.
+    """
     kind = _labels._kind(y, xp)
     if kind == "i" and y.shape[0] > 0:
         # two consecutive integers (the usual binary case): min and max say it all
-        lo, hi = int(xp.min(y)), int(xp.max(y))  # host reads: the classes are data
+        if bounds is None:
+            bounds = _ops(xp).minmax(y)  # host reads: the classes are data
+        lo, hi = (int(v) for v in bounds)
         if hi - lo == 1:
             cdt = _ns.count_dtype(xp, device)
             codes = y if (lo == 0 and y.dtype == cdt) else xp.astype(y - lo, cdt)
@@ -135,7 +141,7 @@ def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None
         if validate:
             assert_all_finite(yt, xp=xp, input_name="y_true")
             assert_all_finite(p, xp=xp, input_name="y_prob")
-            y_type, is_str = _label_info(yt, xp)
+            y_type, is_str, _ = _label_info(yt, xp)
             if y_type != "binary":
                 raise ValueError(
                     f"The type of the target inferred from y_true is {y_type} but should be "
@@ -149,17 +155,18 @@ def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None
 
     if p.ndim > 2:
         raise ValueError(f"Found array with dim {p.ndim}. None expected <= 2.")
+    bounds = None
     if validate:
         assert_all_finite(p, xp=xp, input_name="y_proba")
         _check_range(p, xp, "lower")
         if yt.ndim != 1:
             raise ValueError("Multioutput target data is not supported with label "
                              "binarization")
-        y_type, _ = _label_info(yt, xp)
+        y_type, _, bounds = _label_info(yt, xp)
         if labels is None and y_type not in ("binary", "multiclass"):
             raise ValueError(f"Unknown label type: {y_type}")
     if labels is None:
-        classes, codes = discover_codes(yt, xp, device)
+        classes, codes = discover_codes(yt, xp, device, bounds)
         if len(classes) == 1:
             raise ValueError(
                 f"y_true contains only one label ({_ns.host_values(classes)[0]}). Please "
@@ -220,28 +227,45 @@ def _binary_pos_label(yt, pos_label, is_str, xp):
 
 def true_proba(prob):
     """The probability given to each sample's true class (input dtype, unclipped)."""
-    xp, p = prob.xp, prob.proba
+    return _true_proba_rows(prob.codes, prob.proba, prob.xp)
+
+
+def _true_proba_rows(codes, p, xp):
     if p.ndim == 1:
         # |[code == 0] - p| is exactly p (code 1) or 1 - p (code 0), without the
         # branchy select of a random mask
-        return xp.abs(xp.astype(prob.codes == 0, p.dtype) - p)
-    return xp.take_along_axis(p, prob.codes[:, None], axis=1)[:, 0]
+        return xp.abs(xp.astype(codes == 0, p.dtype) - p)
+    return xp.take_along_axis(p, codes[:, None], axis=1)[:, 0]
 
 
-def neg_log_true_proba(prob, q=None):
-    """``-log(clip(q, eps, 1 - eps))`` per sample, in the accumulation dtype."""
+def _clipped_log(q, prob, bounds):
+    """``log(clip(q, eps, 1 - eps))`` in the accumulation dtype; ``bounds`` are the
+    limits as 0-d arrays (``maximum``/``minimum`` with arrays cost less per block
+    than ``clip``, and trace under ``torch.compile``)."""
     xp = prob.xp
-    if q is None:
-        q = true_proba(prob)
-    q = xp.clip(xp.astype(q, prob.acc_dtype, copy=False), prob.eps, 1 - prob.eps)
-    return -xp.log(q)
+    q = xp.astype(q, prob.acc_dtype, copy=False)
+    return xp.log(xp.minimum(xp.maximum(q, bounds[0]), bounds[1]))
 
 
-def weighted_sum(values, prob):
+def sum_neg_log_true_proba(prob):
+    """``sum_i w_i * -log(clip(p_i,y_i))`` in one fused pass (no N-sized temporaries
+    on CPUs: ``ops(xp).fused_sums`` works on cache-sized row blocks)."""
     xp = prob.xp
+    bounds = tuple(xp.asarray(v, dtype=prob.acc_dtype, device=prob.device)
+                   for v in (prob.eps, 1 - prob.eps))
+
+    def rows(codes, p):
+        return (_clipped_log(_true_proba_rows(codes, p, xp), prob, bounds),)
+
+    (s,) = _ops(xp).fused_sums(rows, [prob.codes, prob.proba], weights=prob.weights)
+    return -s
+
+
+def total_weight(prob):
+    """``sum_i w_i`` (the sample count without weights)."""
     if prob.weights is None:
-        return xp.sum(values)
-    return xp.sum(values * prob.weights)
+        return prob.n_samples
+    return prob.xp.sum(prob.weights)
 
 
 def weighted_mean(values, prob):

@@ -226,21 +226,21 @@ def _setwise_values(sub, group, average, zero_division, validate):
 def _proba_metrics(y_true, y_score, names, *, labels, sample_weight, validate):
     prob = _proba.proba_problem(y_true, y_score, sample_weight, labels=labels,
                                 validate=validate)
-    q = _proba.true_proba(prob)
     out = {}
-    neg_log = None
+    neg_log_sum = None
     if {"log_loss", "d2_log_loss_score"} & set(names):
-        neg_log = _proba.neg_log_true_proba(prob, q)
-    sq = _proba.squared_error(prob, q) if {"brier_score_loss", "d2_brier_score"} & set(
+        neg_log_sum = _proba.sum_neg_log_true_proba(prob)  # one fused pass for both
+    sq = _proba.squared_error(prob) if {"brier_score_loss", "d2_brier_score"} & set(
         names) else None
     class_w = _proba.class_weights(prob) if {"d2_log_loss_score", "d2_brier_score"} & set(
         names) else None
     if "log_loss" in names:
-        out["log_loss"] = _prob.log_loss_from_problem(prob, normalize=True, neg_log=neg_log)
+        out["log_loss"] = _prob.log_loss_from_problem(prob, normalize=True,
+                                                     neg_log_sum=neg_log_sum)
     if "brier_score_loss" in names:
         out["brier_score_loss"] = _prob.brier_from_problem(prob, scale_by_half="auto", sq=sq)
     if "d2_log_loss_score" in names:
-        out["d2_log_loss_score"] = _prob.d2_log_loss_from_problem(prob, neg_log=neg_log,
+        out["d2_log_loss_score"] = _prob.d2_log_loss_from_problem(prob, neg_log_sum=neg_log_sum,
                                                                   class_w=class_w)
     if "d2_brier_score" in names:
         out["d2_brier_score"] = _prob.d2_brier_from_problem(prob, sq=sq, class_w=class_w)

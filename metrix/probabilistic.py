@@ -44,12 +44,15 @@ def _renamed_y_pred(y_proba, y_pred):
     return y_pred
 
 
-def log_loss_from_problem(prob, *, normalize, neg_log=None):
-    """Mean (or sum) of ``-log(clip(p_true))`` over samples."""
-    if neg_log is None:
-        neg_log = _proba.neg_log_true_proba(prob)
-    agg = _proba.weighted_mean if normalize else _proba.weighted_sum
-    return prob.xp.astype(agg(neg_log, prob), prob.float_dtype)
+def log_loss_from_problem(prob, *, normalize, neg_log_sum=None):
+    """Mean (or sum) of ``-log(clip(p_true))`` over samples.
+
+    ``neg_log_sum``: the weighted sum when already computed (``evaluate``).
+    """
+    total = _proba.sum_neg_log_true_proba(prob) if neg_log_sum is None else neg_log_sum
+    if normalize:
+        total = total / _proba.total_weight(prob)
+    return prob.xp.astype(total, prob.float_dtype)
 
 
 def log_loss(y_true, y_proba=None, *, normalize=True, sample_weight=None, labels=None,
@@ -174,14 +177,12 @@ def _d2_undefined(y_true, y_proba, sample_weight):
     return None
 
 
-def d2_log_loss_from_problem(prob, *, neg_log=None, class_w=None):
+def d2_log_loss_from_problem(prob, *, neg_log_sum=None, class_w=None):
     """``1 - log_loss(model) / log_loss(class-prior model)`` (sums, weighted)."""
     xp = prob.xp
-    if neg_log is None:
-        neg_log = _proba.neg_log_true_proba(prob)
     if class_w is None:
         class_w = _proba.class_weights(prob)
-    num = _proba.weighted_sum(neg_log, prob)
+    num = _proba.sum_neg_log_true_proba(prob) if neg_log_sum is None else neg_log_sum
     prior = class_w / xp.sum(class_w)
     eps = float(xp.finfo(prob.acc_dtype).eps)
     den = -xp.sum(class_w * xp.log(xp.clip(prior, eps, 1 - eps)))
