@@ -20,6 +20,7 @@ import math
 import numbers
 
 from . import _namespace as _ns
+from .backends import ops
 
 __all__ = ["weighted_quantile"]
 
@@ -114,8 +115,6 @@ def _unit_index(n: int, p: float):
 
 def _unit_quantiles(X, probs, average, overwrite, *, xp):
     """Unweighted: the order statistics at positions fixed by n and q (one sort)."""
-    from .backends import ops
-
     n = int(X.shape[0])
     idx = [_unit_index(n, p) for p in probs]
     ranks = sorted({r for i, j, above in idx for r in ((i,) if above or not average

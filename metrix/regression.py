@@ -91,30 +91,25 @@ def _doc(name, summary, formula, extra="", sw=True, mo=True):
 
 # -- kernels: sums along axis 0 of (n, k) arrays ----------------------------
 
-def _wdot(a, b, w, xp):
-    """``sum_i w_i a_ik b_ik`` per output (``b=None``: ``sum_i w_i a_ik``), shape (k,).
+def _wsum(a, w, xp):
+    """``sum_i w_i a_ik`` per output, shape (k,).
 
-    One output: flat vectors and one dot product (BLAS, no temporary for the
-    product); many outputs: ``w @ (a * b)`` (one gemv).
+    One output: a flat sum or dot product (BLAS); many outputs: ``w @ a``
+    (one gemv).
     """
     if a.shape[1] == 1:
         va = a[:, 0]
-        if b is None:
-            s = xp.sum(va) if w is None else xp.matmul(w, va)
-        else:
-            vb = b[:, 0]
-            s = xp.matmul(va if w is None else w * va, vb)
+        s = xp.sum(va) if w is None else xp.matmul(w, va)
         return xp.reshape(xp.asarray(s), (1,))
-    ab = a if b is None else a * b
-    return xp.sum(ab, axis=0) if w is None else xp.matmul(w, ab)
+    return xp.sum(a, axis=0) if w is None else xp.matmul(w, a)
 
 
 def _total_weight(t):
     return t.n_samples if t.sample_weight is None else t.xp.sum(t.sample_weight)
 
 
-def _wmean(a, t, b=None):
-    return _wdot(a, b, t.sample_weight, t.xp) / _total_weight(t)
+def _wmean(a, t):
+    return _wsum(a, t.sample_weight, t.xp) / _total_weight(t)
 
 
 def _means(t, fn, *arrays):
