@@ -77,6 +77,45 @@ def binary_ap_values(pos, score, *, acc, xp):
     return safe_divide(total, n_pos, zero_value=0.0, xp=xp), n_pos, n - n_pos
 
 
+def _split_totals(q, r, *, acc, xp):
+    dev = device_of(q)
+    return (xp.asarray(q.shape[0], dtype=acc, device=dev),
+            xp.asarray(r.shape[0], dtype=acc, device=dev))
+
+
+def binary_auc_split(q, r, *, acc, xp):
+    """Unweighted exact ROC AUC from the sorted positive ``q`` and negative ``r``
+    scores (:meth:`split_sort`); also ``(P, M)``.
+
+    .. math:: \\mathrm{AUC} = \\frac{\\sum_{v \\in q} (\\#\\{r < v\\}
+              + \\#\\{r \\le v\\})/2}{P M}
+
+    (the Mann-Whitney U statistic, ties counted half).  The counts are summed
+    as integers, so the result is exact up to the final division.
+    """
+    n_pos, n_neg = _split_totals(q, r, acc=acc, xp=xp)
+    pairs = xp.sum(xp.searchsorted(r, q, side="left")) + xp.sum(
+        xp.searchsorted(r, q, side="right"))
+    auc = safe_divide(xp.astype(pairs, acc) * 0.5, n_pos * n_neg, zero_value=float("nan"),
+                      xp=xp)
+    return auc, n_pos, n_neg
+
+
+def binary_ap_split(q, r, *, acc, xp):
+    """Unweighted step-wise average precision from the sorted positive ``q`` and
+    negative ``r`` scores; also ``(P, M)``.
+
+    Each positive of score ``v`` has precision ``#{q >= v} / (#{q >= v} + #{r >= v})``
+    (its whole tie group is above the threshold ``v``); AP is their mean.
+    """
+    n_pos, n_neg = _split_totals(q, r, acc=acc, xp=xp)
+    p, m = q.shape[0], r.shape[0]
+    pos_ge = p - xp.searchsorted(q, q, side="left")
+    neg_ge = m - xp.searchsorted(r, q, side="left")
+    prec = xp.astype(pos_ge, acc) / xp.astype(pos_ge + neg_ge, acc)
+    return safe_divide(xp.sum(prec), n_pos, zero_value=0.0, xp=xp), n_pos, n_neg
+
+
 def _count_below(flat, col, stride, n, v, *, strict, xp):
     """For each query, how many of ``flat[col + stride * k]``, ``k < n``, are
     ``< v`` (``<= v`` if not strict): one sorted row (or column) of a matrix.

@@ -39,6 +39,9 @@ class Inputs:
         else:
             self.y = _ns.asarray(y_true, xp=xp, device=device)
         check_consistent_length(self.y, score, sample_weight)
+        if score.ndim and score.shape[0] == 0:
+            raise ValueError(f"Found array with 0 sample(s) (shape={tuple(score.shape)}) "
+                             "while a minimum of 1 is required.")
         self.weight = None
         if sample_weight is not None:
             w = _ns.asarray(sample_weight, xp=xp, device=device)

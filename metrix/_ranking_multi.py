@@ -17,7 +17,8 @@ import warnings
 from . import _namespace as _ns
 from ._arith import safe_divide
 from ._curves import average_precision_from_groups, roc_auc_from_groups, tie_groups
-from ._rank_values import binary_ap_values, binary_auc_values, ovr_auc_values
+from ._rank_values import (binary_ap_split, binary_ap_values, binary_auc_split,
+                           binary_auc_values, ovr_auc_values)
 from .exceptions import UndefinedMetricWarning
 
 #: Whether sorting values is much cheaper than an argsort plus gathers.  True
@@ -48,11 +49,18 @@ def row_scores(metric, score, *, pos=None, codes=None, weight=None, acc, xp, ops
     ``validate=True`` path) scikit-learn's warnings for rows without a
     positive or negative are raised (a host read of per-row totals).
     """
-    plain = (weight is None and (max_fpr is None or max_fpr == 1)
-             and prefers_value_sort(ops))
-    if plain and score.shape[0] == 1 and pos is not None:
-        fn = binary_auc_values if metric == "roc_auc" else binary_ap_values
-        value, tot_p, tot_n = fn(xp.reshape(pos, (-1,)), score[0, :], acc=acc, xp=xp)
+    unweighted = weight is None and (max_fpr is None or max_fpr == 1)
+    plain = unweighted and prefers_value_sort(ops)
+    single = score.shape[0] == 1 and pos is not None
+    split = ops.split_sort(score[0, :], xp.reshape(pos, (-1,))) if unweighted and single \
+        else None
+    if split is not None or (plain and single):
+        if split is not None:
+            fn = binary_auc_split if metric == "roc_auc" else binary_ap_split
+            value, tot_p, tot_n = fn(*split, acc=acc, xp=xp)
+        else:
+            fn = binary_auc_values if metric == "roc_auc" else binary_ap_values
+            value, tot_p, tot_n = fn(xp.reshape(pos, (-1,)), score[0, :], acc=acc, xp=xp)
         values = xp.reshape(value, (1,))
         tot_p, tot_n = xp.reshape(tot_p, (1,)), xp.reshape(tot_n, (1,))
     elif plain and codes is not None and metric == "roc_auc":

@@ -59,17 +59,49 @@ def test_validate_false_same_value():
         _close(fn(*args, validate=False, **kw), fn(*args, **kw), rtol=1e-12)
 
 
-def test_value_sort_path_matches_tie_groups(monkeypatch):
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_split_value_and_tie_group_paths_agree(monkeypatch, lib):
+    # three exact paths: compacted split sorts (eager CPU), value sorts with
+    # binary searches (the traceable default), tie groups (weights; torch)
     from metrix.backends import ops
 
     y, s = rng.integers(0, 2, 3000), np.round(rng.random(3000), 2)
-    fast = (metrix.roc_auc_score(y, s), metrix.average_precision_score(y, s))
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        y, s = torch.from_numpy(y), torch.from_numpy(s)
     adapter = ops(metrix._namespace.get_namespace_and_device(s)[0])
+    ref = (skm.roc_auc_score(np.asarray(y), np.asarray(s)),
+           skm.average_precision_score(np.asarray(y), np.asarray(s)))
+
+    def both():
+        return (float(metrix.roc_auc_score(y, s)), float(metrix.average_precision_score(y, s)))
+
+    assert adapter.split_sort(s, y == 1) is not None
+    split = both()
+    monkeypatch.setattr(adapter, "split_sort", lambda score, pos: None)
+    monkeypatch.setattr(adapter, "value_sort_is_cheap", True)
+    values = both()
     monkeypatch.setattr(adapter, "value_sort_is_cheap", False)
-    slow = (metrix.roc_auc_score(y, s), metrix.average_precision_score(y, s),
-            metrix.roc_auc_score(YC, SC, multi_class="ovr", average=None))
-    _close(fast, slow[:2], rtol=1e-12)
-    _close(slow[2], skm.roc_auc_score(YC, SC, multi_class="ovr", average=None), rtol=1e-12)
+    groups = both()
+    for got in (split, values, groups):
+        _close(got, ref, rtol=1e-12)
+    _close(metrix.roc_auc_score(YC, SC, multi_class="ovr", average=None),
+           skm.roc_auc_score(YC, SC, multi_class="ovr", average=None), rtol=1e-12)
+
+
+@pytest.mark.parametrize("n_pos, n_neg", [(0, 5), (5, 0), (1, 1), (0, 0)])
+def test_split_path_degenerate(n_pos, n_neg):
+    y = np.array([1] * n_pos + [0] * n_neg)
+    s = np.linspace(0, 1, n_pos + n_neg)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for fn, ref in ((metrix.roc_auc_score, skm.roc_auc_score),
+                        (metrix.average_precision_score, skm.average_precision_score)):
+            if y.shape[0] == 0:  # scikit-learn's AP raises an IndexError here
+                with pytest.raises(ValueError, match="Found array with 0 sample"):
+                    fn(y, s)
+                continue
+            _close(fn(y, s), ref(y, s), rtol=1e-12)
 
 
 def test_ovr_value_path_matches_tie_groups():

@@ -92,6 +92,16 @@ class GenericOps:
         sl[axis] = slice(0, k)
         return a[tuple(sl)]
 
+    def split_sort(self, score, pos, /):
+        """The scores of the positives and of the negatives, each sorted ascending.
+
+        Two compacted arrays (sizes ``P`` and ``N - P``): two value sorts that
+        together cost about one sort of ``N``, with no argsort and no gather.
+        Returns None where compaction needs a host read (accelerators) or has
+        a data-dependent shape under tracing: the generic case.
+        """
+        return None
+
     def argsort_desc(self, x, /, *, axis=-1):
         """Stable descending argsort."""
         return self.xp.argsort(x, axis=axis, descending=True, stable=True)

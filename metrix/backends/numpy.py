@@ -37,6 +37,9 @@ class Ops(GenericOps):
         xt.sort(axis=1)
         return [xt[:, r] for r in ranks]
 
+    def split_sort(self, score, pos, /):
+        return split_sort_numpy(np.asarray(score), np.asarray(pos))
+
     def bincount(self, x, /, *, length, weights=None):
         x = np.asarray(x)
         if weights is None:
@@ -88,3 +91,13 @@ class Ops(GenericOps):
     def unique_inverse(self, x, /):
         values, inverse = np.unique(np.asarray(x), return_inverse=True)
         return values, inverse.reshape(-1)
+
+
+def split_sort_numpy(score, pos):
+    """NumPy's :meth:`GenericOps.split_sort` (in-place sorts of the two compactions)."""
+    if pos.dtype != np.bool_:
+        pos = pos != 0
+    q, r = score[pos], score[~pos]
+    q.sort()
+    r.sort()
+    return q, r
