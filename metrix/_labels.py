@@ -172,3 +172,25 @@ def resolve(space: LabelSpace, present):
         return space.classes, None
     idx = _ns.host_values(present).nonzero()[0]
     return _restore_kind(idx + space.offset, space.value_kind), idx
+
+
+def distinct_values(y, *, xp):
+    """Sorted distinct values of a numeric array, as a host NumPy array (reads the data).
+
+    Integers and booleans: ``min``/``max`` and one presence ``bincount`` over
+    the range (no sort) when the range is at most ``RANGE_LIMIT`` or twice the
+    size; floats and wider ranges: ``unique`` (a sort).
+    """
+    from .backends import ops
+
+    y = xp.reshape(y, (-1,))
+    adapter = ops(xp)
+    kind = _kind(y, xp)
+    if kind in "ib" and y.shape[0]:
+        codes = _as_int_codes(y, xp, _ns.device_of(y))
+        lo, hi = (int(v) for v in adapter.minmax(codes))
+        if hi - lo < max(RANGE_LIMIT, 2 * y.shape[0]):
+            counts = adapter.bincount(codes - lo, length=hi - lo + 1)
+            return _restore_kind(_ns.host_values(counts).nonzero()[0] + lo, kind)
+    values, _ = adapter.unique_counts(y)
+    return _restore_kind(_ns.host_values(values), kind)

@@ -83,7 +83,12 @@ def _split_totals(q, r, *, acc, xp):
             xp.asarray(r.shape[0], dtype=acc, device=dev))
 
 
-def binary_auc_split(q, r, *, acc, xp):
+def negatives_below(q, r, *, xp):
+    """``#{r < v}`` for every ``v`` in ``q`` (shared by AUC and AP of one split)."""
+    return xp.searchsorted(r, q, side="left")
+
+
+def binary_auc_split(q, r, *, acc, xp, neg_lt=None):
     """Unweighted exact ROC AUC from the sorted positive ``q`` and negative ``r``
     scores (:meth:`split_sort`); also ``(P, M)``.
 
@@ -94,14 +99,15 @@ def binary_auc_split(q, r, *, acc, xp):
     as integers, so the result is exact up to the final division.
     """
     n_pos, n_neg = _split_totals(q, r, acc=acc, xp=xp)
-    pairs = xp.sum(xp.searchsorted(r, q, side="left")) + xp.sum(
-        xp.searchsorted(r, q, side="right"))
+    if neg_lt is None:
+        neg_lt = negatives_below(q, r, xp=xp)
+    pairs = xp.sum(neg_lt) + xp.sum(xp.searchsorted(r, q, side="right"))
     auc = safe_divide(xp.astype(pairs, acc) * 0.5, n_pos * n_neg, zero_value=float("nan"),
                       xp=xp)
     return auc, n_pos, n_neg
 
 
-def binary_ap_split(q, r, *, acc, xp):
+def binary_ap_split(q, r, *, acc, xp, ops, neg_lt=None):
     """Unweighted step-wise average precision from the sorted positive ``q`` and
     negative ``r`` scores; also ``(P, M)``.
 
@@ -110,10 +116,16 @@ def binary_ap_split(q, r, *, acc, xp):
     """
     n_pos, n_neg = _split_totals(q, r, acc=acc, xp=xp)
     p, m = q.shape[0], r.shape[0]
-    pos_ge = p - xp.searchsorted(q, q, side="left")
-    neg_ge = m - xp.searchsorted(r, q, side="left")
-    prec = xp.astype(pos_ge, acc) / xp.astype(pos_ge + neg_ge, acc)
-    return safe_divide(xp.sum(prec), n_pos, zero_value=0.0, xp=xp), n_pos, n_neg
+    pos_lt = xp.searchsorted(q, q, side="left")
+    if neg_lt is None:
+        neg_lt = negatives_below(q, r, xp=xp)
+
+    def precision(pos_lt, neg_lt):
+        pos_ge = xp.astype(p - pos_lt, acc)
+        return (pos_ge / (pos_ge + xp.astype(m - neg_lt, acc)),)
+
+    (total,) = ops.fused_sums(precision, [pos_lt, neg_lt])  # cache-sized blocks on CPUs
+    return safe_divide(total, n_pos, zero_value=0.0, xp=xp), n_pos, n_neg
 
 
 def _count_below(flat, col, stride, n, v, *, strict, xp):

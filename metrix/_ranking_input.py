@@ -12,6 +12,7 @@ from __future__ import annotations
 import numbers
 
 from . import _namespace as _ns
+from ._labels import distinct_values
 from ._validation import assert_all_finite, check_consistent_length, type_of_target
 from .backends import ops
 
@@ -105,11 +106,8 @@ def unique_values(inp: Inputs) -> list:
     """Distinct values of ``y_true`` (sorted, host list; reads the data)."""
     if inp.host_y:
         return _ns.host_unique(inp.y).tolist()
-    y = inp.y
-    if inp.xp.isdtype(y.dtype, "bool"):
-        y = inp.xp.astype(y, _ns.count_dtype(inp.xp, inp.device))
-    vals, _ = inp.ops.unique_counts(inp.xp.reshape(y, (-1,)))
-    return host_values(vals, inp.xp)
+    values = distinct_values(inp.y, xp=inp.xp).tolist()
+    return [int(v) if isinstance(v, float) and v == int(v) else v for v in values]
 
 
 def equals(inp: Inputs, value):

@@ -18,7 +18,7 @@ from . import _namespace as _ns
 from ._arith import safe_divide
 from ._curves import average_precision_from_groups, roc_auc_from_groups, tie_groups
 from ._rank_values import (binary_ap_split, binary_ap_values, binary_auc_split,
-                           binary_auc_values, ovr_auc_values)
+                           binary_auc_values, negatives_below, ovr_auc_values)
 from .exceptions import UndefinedMetricWarning
 
 #: Whether sorting values is much cheaper than an argsort plus gathers.  True
@@ -43,40 +43,54 @@ def row_scores(metric, score, *, pos=None, codes=None, weight=None, acc, xp, ops
     """``metric`` ("roc_auc" or "average_precision") of every row of ``score``.
 
     ``score`` is ``(B, n)``; see :func:`metrix._curves.tie_groups` for
-    ``pos``/``codes``/``weight``.  Unweighted single rows and unweighted
-    one-vs-rest AUC take the value-sort path (:mod:`metrix._rank_values`),
-    everything else the tie-group statistic.  With ``warn`` (the
-    ``validate=True`` path) scikit-learn's warnings for rows without a
-    positive or negative are raised (a host read of per-row totals).
+    ``pos``/``codes``/``weight``.  Unweighted single rows take the compacted
+    split sorts where the adapter has them (eager CPU), else the value-sort
+    path (:mod:`metrix._rank_values`), as does unweighted one-vs-rest AUC;
+    everything else the tie-group statistic.  ``metric`` may be a tuple of
+    both names: the statistic is then computed once and a tuple returned.
+    With ``warn`` (the ``validate=True`` path) scikit-learn's warnings for
+    rows without a positive or negative are raised (a host read of per-row
+    totals).
     """
+    names = (metric,) if isinstance(metric, str) else tuple(metric)
     unweighted = weight is None and (max_fpr is None or max_fpr == 1)
     plain = unweighted and prefers_value_sort(ops)
     single = score.shape[0] == 1 and pos is not None
     split = ops.split_sort(score[0, :], xp.reshape(pos, (-1,))) if unweighted and single \
         else None
     if split is not None or (plain and single):
+        values = []
         if split is not None:
-            fn = binary_auc_split if metric == "roc_auc" else binary_ap_split
-            value, tot_p, tot_n = fn(*split, acc=acc, xp=xp)
-        else:
-            fn = binary_auc_values if metric == "roc_auc" else binary_ap_values
-            value, tot_p, tot_n = fn(xp.reshape(pos, (-1,)), score[0, :], acc=acc, xp=xp)
-        values = xp.reshape(value, (1,))
+            neg_lt = negatives_below(*split, xp=xp)  # read by both metrics
+        for name in names:
+            if split is not None:
+                if name == "roc_auc":
+                    value, tot_p, tot_n = binary_auc_split(*split, acc=acc, xp=xp,
+                                                           neg_lt=neg_lt)
+                else:
+                    value, tot_p, tot_n = binary_ap_split(*split, acc=acc, xp=xp, ops=ops,
+                                                          neg_lt=neg_lt)
+            else:
+                fn = binary_auc_values if name == "roc_auc" else binary_ap_values
+                value, tot_p, tot_n = fn(xp.reshape(pos, (-1,)), score[0, :], acc=acc,
+                                         xp=xp)
+            values.append(xp.reshape(value, (1,)))
         tot_p, tot_n = xp.reshape(tot_p, (1,)), xp.reshape(tot_n, (1,))
-    elif plain and codes is not None and metric == "roc_auc":
-        values, tot_p, tot_n = ovr_auc_values(codes, xp.permute_dims(score, (1, 0)), acc=acc,
-                                              xp=xp, ops=ops)
+    elif plain and codes is not None and names == ("roc_auc",):
+        value, tot_p, tot_n = ovr_auc_values(codes, xp.permute_dims(score, (1, 0)), acc=acc,
+                                             xp=xp, ops=ops)
+        values = [value]
     else:
         g = tie_groups(score, pos=pos, codes=codes, weight=weight, acc=acc, xp=xp, ops=ops)
-        if metric == "roc_auc":
-            values = roc_auc_from_groups(g.pos, g.neg, xp=xp, max_fpr=max_fpr)
-        else:
-            values = average_precision_from_groups(g.pos, g.neg, xp=xp)
+        values = [roc_auc_from_groups(g.pos, g.neg, xp=xp, max_fpr=max_fpr)
+                  if name == "roc_auc" else average_precision_from_groups(g.pos, g.neg, xp=xp)
+                  for name in names]
         tot_p = xp.sum(g.pos, axis=-1)
         tot_n = xp.sum(g.neg, axis=-1)
     if warn:
-        _warn_rows(metric, tot_p, tot_n, score, pos=pos, codes=codes, weight=weight, xp=xp)
-    return values
+        for name in names:
+            _warn_rows(name, tot_p, tot_n, score, pos=pos, codes=codes, weight=weight, xp=xp)
+    return values[0] if isinstance(metric, str) else tuple(values)
 
 
 def _warn_rows(metric, tot_p, tot_n, score, *, pos, codes, weight, xp):

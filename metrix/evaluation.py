@@ -32,8 +32,10 @@ _PLAIN = ("accuracy", "balanced_accuracy", "adjusted_balanced_accuracy", "matthe
           "zero_one_loss")
 _SETWISE = tuple(f"{m}{s}" for m in ("precision", "recall", "f1", "jaccard") for s in _AVERAGES)
 PROBA_METRICS = ("log_loss", "brier_score_loss", "d2_log_loss_score", "d2_brier_score")
+#: binary ranking metrics of a 1-D ``y_score``: one sort for both
+RANKING_METRICS = ("roc_auc", "average_precision")
 #: every name ``evaluate`` understands
-EVALUATE_METRICS = _PLAIN + _SETWISE + PROBA_METRICS
+EVALUATE_METRICS = _PLAIN + _SETWISE + PROBA_METRICS + RANKING_METRICS
 
 
 def _split(name):
@@ -67,7 +69,9 @@ def evaluate(y_true, y_pred=None, y_score=None, *, metrics=None, labels=None,
         ``precision`` / ``recall`` / ``f1`` / ``jaccard`` with an optional
         ``_micro``, ``_macro``, ``_weighted`` or ``_samples`` suffix (none
         means ``average="binary"``), ``log_loss``, ``brier_score_loss``,
-        ``d2_log_loss_score``, ``d2_brier_score``.  Default: accuracy,
+        ``d2_log_loss_score``, ``d2_brier_score``, and for a binary 1-D
+        ``y_score`` ``roc_auc`` and ``average_precision`` (one sort for both;
+        AP's positive class is ``pos_label``).  Default: accuracy,
         balanced accuracy, macro precision / recall / F1, MCC and kappa, plus
         log loss and Brier score when ``y_score`` is given.
     labels : array-like, default=None
@@ -100,8 +104,9 @@ def evaluate(y_true, y_pred=None, y_score=None, *, metrics=None, labels=None,
     if unknown:
         raise ValueError(f"Unknown metric names {unknown}; choose from {EVALUATE_METRICS}.")
     check_zero_division(zero_division)
-    label_names = [m for m in metrics if m not in PROBA_METRICS]
+    label_names = [m for m in metrics if m not in PROBA_METRICS + RANKING_METRICS]
     proba_names = [m for m in metrics if m in PROBA_METRICS]
+    ranking_names = [m for m in metrics if m in RANKING_METRICS]
     values = {}
     if label_names:
         if y_pred is None:
@@ -114,6 +119,13 @@ def evaluate(y_true, y_pred=None, y_score=None, *, metrics=None, labels=None,
             raise ValueError(f"{proba_names} need y_score.")
         values.update(_proba_metrics(y_true, y_score, proba_names, labels=labels,
                                      sample_weight=sample_weight, validate=validate))
+    if ranking_names:
+        if y_score is None:
+            raise ValueError(f"{ranking_names} need y_score.")
+        from .ranking import binary_auc_ap
+
+        values.update(binary_auc_ap(y_true, y_score, ranking_names, pos_label=pos_label,
+                                    sample_weight=sample_weight, validate=validate))
     return {m: values[m] for m in metrics}
 
 

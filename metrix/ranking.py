@@ -217,6 +217,48 @@ def roc_auc_score(y_true, y_score, *, average="macro", sample_weight=None, max_f
                                   ops=inp.ops, max_fpr=max_fpr, warn=validate))
 
 
+def binary_auc_ap(y_true, y_score, names=("roc_auc", "average_precision"), *, pos_label=1,
+                  sample_weight=None, validate=True):
+    """``roc_auc_score`` and ``average_precision_score`` of one binary problem.
+
+    One sort for both when their positive classes coincide (the greater label
+    is ``pos_label``; known with ``validate=True``), else one each.  Returns
+    ``{name: value}`` for the requested ``names``, each equal to the public
+    function's value with these arguments.
+    """
+    names = tuple(names)
+    inp = Inputs(y_true, y_score, sample_weight, validate=validate)
+    if validate:
+        y_type = target_type(inp)
+        if y_type != "binary":
+            raise ValueError(f"roc_auc / average_precision of a {y_type} y_true need the "
+                             "public functions (evaluate takes binary targets only).")
+    s = _score_1d(inp)
+    if inp.y.ndim == 2:
+        _flat_y(inp)
+    present = unique_values(inp) if validate else None
+    if "average_precision" in names and present is not None and len(present) == 2 \
+            and pos_label not in present:
+        raise ValueError(f"pos_label={pos_label} is not a valid label. It should be one of "
+                         f"{present}")
+    masks = {}
+    if "roc_auc" in names:
+        masks["roc_auc"] = positive_of_max(inp)
+    if "average_precision" in names:
+        masks["average_precision"] = equals(inp, pos_label)
+    xp = inp.xp
+    row = xp.reshape(s, (1, -1))
+    kw = dict(weight=inp.weight, acc=inp.acc, xp=xp, ops=inp.ops, warn=validate)
+    if len(masks) == 2 and present is not None and len(present) == 2 \
+            and present[-1] == pos_label:
+        values = row_scores(tuple(masks), row, pos=xp.reshape(masks["roc_auc"], (1, -1)), **kw)
+        out = dict(zip(masks, values))
+    else:
+        out = {m: row_scores(m, row, pos=xp.reshape(p, (1, -1)), **kw)
+               for m, p in masks.items()}
+    return {m: inp.out(out[m][0]) for m in names}
+
+
 def _flat_y(inp):
     inp.y = inp.xp.reshape(inp.y, (-1,)) if not inp.host_y else inp.y.reshape(-1)
     return inp

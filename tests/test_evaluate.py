@@ -41,6 +41,8 @@ def _reference(name, yt, yp, ys, w):
         "brier_score_loss": lambda: skm.brier_score_loss(yt, ys, **kw),
         "d2_log_loss_score": lambda: skm.d2_log_loss_score(yt, ys, **kw),
         "d2_brier_score": lambda: skm.d2_brier_score(yt, ys, **kw),
+        "roc_auc": lambda: skm.roc_auc_score(yt, ys, **kw),
+        "average_precision": lambda: skm.average_precision_score(yt, ys, **kw),
     }
     if name in plain:
         return plain[name]()
@@ -50,9 +52,10 @@ def _reference(name, yt, yp, ys, w):
 
 
 MULTICLASS = [n for n in metrix.EVALUATE_METRICS
-              if not n.endswith("_samples") and n not in ("precision", "recall", "f1", "jaccard")]
+              if not n.endswith("_samples") and n not in ("precision", "recall", "f1", "jaccard")
+              and n not in metrix.evaluation.RANKING_METRICS]
 BINARY = ["f1", "precision", "recall", "jaccard", "accuracy", "matthews_corrcoef",
-          "log_loss", "brier_score_loss", "d2_brier_score"]
+          "log_loss", "brier_score_loss", "d2_brier_score", "roc_auc", "average_precision"]
 MULTILABEL = ["f1_samples", "jaccard_samples", "precision_micro", "recall_weighted",
               "hamming_loss", "zero_one_loss", "accuracy"]
 
@@ -102,6 +105,30 @@ def test_one_bincount_for_the_label_metrics(monkeypatch):
     monkeypatch.setattr(adapter, "bincount", counting)
     metrix.evaluate(YT, YP)                 # seven label metrics
     assert len(calls) == 1
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_one_sort_for_auc_and_ap(monkeypatch, lib):
+    yt, ys = BT, np.round(P1, 2)  # ties
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        yt, ys = torch.asarray(yt), torch.asarray(ys)
+    xp = metrix._namespace.get_namespace_and_device(ys)[0]
+    adapter = ops(xp)
+    calls = []
+    original = adapter.split_sort
+    monkeypatch.setattr(adapter, "split_sort", lambda *a: calls.append(1) or original(*a))
+    got = metrix.evaluate(yt, y_score=ys, metrics=["average_precision", "roc_auc"])
+    assert list(got) == ["average_precision", "roc_auc"] and len(calls) == 1
+    assert float(got["roc_auc"]) == float(metrix.roc_auc_score(yt, ys))
+    assert float(got["average_precision"]) == float(metrix.average_precision_score(yt, ys))
+    # AP's positive class is pos_label; AUC's the greater label: two sorts then
+    got = metrix.evaluate(yt, y_score=ys, metrics=["roc_auc", "average_precision"],
+                          pos_label=0)
+    np.testing.assert_allclose(float(got["average_precision"]), skm.average_precision_score(
+        np.asarray(yt), np.asarray(ys), pos_label=0), rtol=1e-12)
+    with pytest.raises(ValueError, match="binary"):
+        metrix.evaluate(YT, y_score=PM, metrics=["roc_auc"])
 
 
 def test_errors():

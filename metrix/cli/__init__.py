@@ -181,7 +181,8 @@ def evaluate_arrays(args, y_true, y_pred, y_score, sw, *, source, fmt, t_start, 
     specs = default_metrics(task, data, has_pred=data.y_pred is not None,
                             has_score=data.y_score is not None)
     t0 = time.perf_counter()
-    results = [_evaluate(metrix, spec, data) for spec in specs]
+    shared = _evaluate_shared(metrix, specs, data)
+    results = [shared.get(spec.key) or _evaluate(metrix, spec, data) for spec in specs]
     t_metrics = time.perf_counter() - t0
     t0 = time.perf_counter()
     if args.bootstrap:
@@ -269,6 +270,37 @@ def _call(fn, spec, data):
     return args, kw
 
 
+def _evaluate_shared(metrix, specs, data):
+    """Rows of the specs ``metrix.evaluate`` knows, from one call per input kind
+    (one confusion matrix for the label metrics, one sort for AUC and AP).
+
+    A call that warns or fails yields nothing: its metrics are then computed
+    one by one, so every row keeps its own warnings and errors.
+    """
+    names = getattr(metrix, "EVALUATE_METRICS", ())
+    rows = {}
+    for inputs in ("pred", "score"):
+        group = [s for s in specs if s.inputs == inputs and s.shared in names
+                 and hasattr(metrix, s.name)]
+        if len(group) < 2 or getattr(data, "y_" + inputs) is None:
+            continue
+        second = {"y_pred": data.y_pred} if inputs == "pred" else {"y_score": data.y_score}
+        kw = {"pos_label": data.pos_label} if data.pos_label is not None else {}
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                values = metrix.evaluate(data.y_true, metrics=[s.shared for s in group],
+                                         sample_weight=data.sample_weight, **second, **kw)
+        except Exception:
+            continue
+        if caught:
+            continue
+        for spec in group:
+            rows[spec.key] = {"metric": spec.key, "function": spec.name, "status": "ok",
+                              "value": host(values[spec.shared])}
+    return rows
+
+
 def _evaluate(metrix, spec, data):
     row = {"metric": spec.key, "function": spec.name, "status": "ok"}
     fn = getattr(metrix, spec.name, None)
@@ -319,16 +351,22 @@ def _intervals(metrix, specs, results, data, args):
 
 
 def _class_report(metrix, task, data, display, doc):
-    fn = getattr(metrix, "precision_recall_fscore_support", None)
-    if fn is None:
-        return None
-    kw = {"zero_division": 0}
-    if data.sample_weight is not None:
-        kw["sample_weight"] = data.sample_weight
-    labels = data.classes if task != "multilabel" else None
-    if labels is not None:
-        kw["labels"] = labels
-    p, r, f, s = (host(v) for v in fn(data.y_true, data.y_pred, average=None, **kw))
+    kw = {"sample_weight": data.sample_weight} if data.sample_weight is not None else {}
+    cm = None
+    if task != "multilabel" and hasattr(metrix, "confusion_matrix"):
+        # one confusion matrix gives the per-class rows, the averages and the matrix
+        cm = np.asarray(host(metrix.confusion_matrix(data.y_true, data.y_pred,
+                                                     labels=data.classes, **kw)))
+        p, r, f, s = _prf_of_confusion(cm)
+        fn = None
+    else:
+        fn = getattr(metrix, "precision_recall_fscore_support", None)
+        if fn is None:
+            return None
+        kw["zero_division"] = 0
+        if task != "multilabel":
+            kw["labels"] = data.classes
+        p, r, f, s = (host(v) for v in fn(data.y_true, data.y_pred, average=None, **kw))
     rows = [(str(c), p[i], r[i], f[i], s[i]) for i, c in enumerate(display)]
     rows.append(("", None, None, None, None))
     total = float(sum(s))
@@ -337,21 +375,47 @@ def _class_report(metrix, task, data, display, doc):
     per_class = {str(c): {"precision": p[i], "recall": r[i], "f1": f[i], "support": s[i]}
                  for i, c in enumerate(display)}
     for avg in avgs:
-        pa, ra, fa, _ = (host(v) for v in fn(data.y_true, data.y_pred, average=avg, **kw))
+        if fn is None:
+            pa, ra, fa = _average_of_rows((p, r, f), s, avg)
+        else:
+            pa, ra, fa, _ = (host(v) for v in fn(data.y_true, data.y_pred, average=avg, **kw))
         rows.append((f"{avg} avg", pa, ra, fa, total))
         per_class[f"{avg} avg"] = {"precision": pa, "recall": ra, "f1": fa, "support": total}
     doc["classification_report"] = per_class
     acc = None
     if task != "multilabel":
         acc = doc["metrics"].get("accuracy", {}).get("value")
-        cm_fn = getattr(metrix, "confusion_matrix", None)
-        if cm_fn is not None:
-            cm_kw = {"labels": data.classes}
-            if data.sample_weight is not None:
-                cm_kw["sample_weight"] = data.sample_weight
-            doc["confusion_matrix"] = host(cm_fn(data.y_true, data.y_pred, **cm_kw))
+        if cm is not None:
+            doc["confusion_matrix"] = cm.tolist()
             doc["classes"] = display
     return classification_table(rows, accuracy=acc, n=None if acc is None else int(total))
+
+
+def _prf_of_confusion(cm):
+    """Per-class precision, recall, F1 (zero_division=0) and support of a confusion
+    matrix (host arithmetic on C x C numbers, scikit-learn's formulas)."""
+    tp = np.diag(cm).astype(np.float64)
+    pred, true = cm.sum(axis=0), cm.sum(axis=1)
+
+    def ratio(a, b):
+        b = np.asarray(b, dtype=np.float64)
+        return np.divide(a, b, out=np.zeros_like(tp), where=b != 0)
+
+    f = ratio(2 * tp, pred + true)
+    return ratio(tp, pred).tolist(), ratio(tp, true).tolist(), f.tolist(), true.tolist()
+
+
+def _average_of_rows(values, support, average):
+    """The macro or support-weighted mean of per-class rows (as scikit-learn)."""
+    out = []
+    w = np.asarray(support, dtype=np.float64)
+    for v in values:
+        v = np.asarray(v, dtype=np.float64)
+        if average == "macro":
+            out.append(float(v.mean()) if v.size else 0.0)
+        else:
+            out.append(float((v * w).sum() / w.sum()) if w.sum() > 0 else 0.0)
+    return out
 
 
 def _write_plots(metrix, task, data, display, results, directory):

@@ -22,6 +22,7 @@ class Spec(NamedTuple):
     inputs: str         # "pred" (y_true, y_pred) or "score" (y_true, y_score)
     kwargs: dict
     interval: bool = True  # a scalar: bootstrap it
+    shared: str | None = None  # its name in ``metrix.evaluate`` (one shared pass)
 
 
 class Data(NamedTuple):
@@ -35,12 +36,12 @@ class Data(NamedTuple):
 
 def host_classes(a: np.ndarray) -> list:
     """Sorted distinct values; integers by min/max and a presence bincount (no sort)."""
-    if a.dtype.kind in "iub" and a.size:
-        lo, hi = int(a.min()), int(a.max())
-        if hi - lo < (1 << 20):
-            present = np.flatnonzero(np.bincount((a.astype(np.int64) - lo).ravel(),
-                                                 minlength=hi - lo + 1))
-            return (present + lo).tolist() if a.dtype.kind != "b" else (present > 0).tolist()
+    if a.dtype.kind in "iubf":
+        import array_api_compat.numpy as xp
+
+        from .._labels import distinct_values
+
+        return distinct_values(xp.asarray(a), xp=xp).tolist()
     return np.unique(a).tolist()
 
 
@@ -72,9 +73,8 @@ def detect_task(y_true: np.ndarray, y_pred, y_score) -> str:
 
 
 def _prf(avg):
-    return [Spec(f"precision_{avg}", "precision_score", "pred", {"average": avg}),
-            Spec(f"recall_{avg}", "recall_score", "pred", {"average": avg}),
-            Spec(f"f1_{avg}", "f1_score", "pred", {"average": avg})]
+    return [Spec(f"{m}_{avg}", f"{m}_score", "pred", {"average": avg}, shared=f"{m}_{avg}")
+            for m in ("precision", "recall", "f1")]
 
 
 def default_metrics(task: str, data: Data, *, has_pred: bool, has_score: bool) -> list:
@@ -83,25 +83,30 @@ def default_metrics(task: str, data: Data, *, has_pred: bool, has_score: bool) -
     if task == "binary":
         pos = {"pos_label": data.pos_label}
         if has_pred:
-            specs += [Spec("accuracy", "accuracy_score", "pred", {}),
-                      Spec("balanced_accuracy", "balanced_accuracy_score", "pred", {}),
-                      Spec("precision", "precision_score", "pred", dict(pos)),
-                      Spec("recall", "recall_score", "pred", dict(pos)),
-                      Spec("f1", "f1_score", "pred", dict(pos)),
-                      Spec("mcc", "matthews_corrcoef", "pred", {})]
+            specs += [Spec("accuracy", "accuracy_score", "pred", {}, shared="accuracy"),
+                      Spec("balanced_accuracy", "balanced_accuracy_score", "pred", {},
+                           shared="balanced_accuracy"),
+                      Spec("precision", "precision_score", "pred", dict(pos),
+                           shared="precision"),
+                      Spec("recall", "recall_score", "pred", dict(pos), shared="recall"),
+                      Spec("f1", "f1_score", "pred", dict(pos), shared="f1"),
+                      Spec("mcc", "matthews_corrcoef", "pred", {}, shared="matthews_corrcoef")]
         if has_score:
-            specs += [Spec("roc_auc", "roc_auc_score", "score", {}),
-                      Spec("average_precision", "average_precision_score", "score", dict(pos)),
+            specs += [Spec("roc_auc", "roc_auc_score", "score", {}, shared="roc_auc"),
+                      Spec("average_precision", "average_precision_score", "score", dict(pos),
+                           shared="average_precision"),
                       Spec("log_loss", "log_loss", "score", {"labels": data.classes}),
                       Spec("brier", "brier_score_loss", "score", dict(pos))]
     elif task == "multiclass":
         labels = {"labels": data.classes}
         if has_pred:
-            specs += [Spec("accuracy", "accuracy_score", "pred", {}),
-                      Spec("balanced_accuracy", "balanced_accuracy_score", "pred", {})]
+            specs += [Spec("accuracy", "accuracy_score", "pred", {}, shared="accuracy"),
+                      Spec("balanced_accuracy", "balanced_accuracy_score", "pred", {},
+                           shared="balanced_accuracy")]
             specs += _prf("macro") + _prf("weighted")
-            specs += [Spec("mcc", "matthews_corrcoef", "pred", {}),
-                      Spec("cohen_kappa", "cohen_kappa_score", "pred", {})]
+            specs += [Spec("mcc", "matthews_corrcoef", "pred", {}, shared="matthews_corrcoef"),
+                      Spec("cohen_kappa", "cohen_kappa_score", "pred", {},
+                           shared="cohen_kappa")]
         if has_score:
             specs += [Spec("roc_auc_ovr", "roc_auc_score", "score",
                            {"multi_class": "ovr", **labels}),
