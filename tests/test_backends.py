@@ -502,3 +502,59 @@ def test_jax_bincount_and_topk_under_jit():
                                    rtol=1e-12)
         assert cw2.shape == (9, 3)
         np.testing.assert_array_equal(np.asarray(ti), [1, 2])
+
+
+# --- chunked CPU kernels ------------------------------------------------------
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+@pytest.mark.parametrize("size", [3, 16, 17, 60])  # 16: 256 cells, the torch uint8 limit
+def test_pair_bincount_chunked_equals_one_bincount(lib, size):
+    # longer than the chunk (NumPy 2^17, torch 2^18) with a ragged last chunk
+    n = (1 << 18) * 2 + 12345
+    rng = np.random.default_rng(size)
+    a, b = rng.integers(0, size, n), rng.integers(0, size, n)
+    a[-1], b[-1] = size - 1, size - 1  # the last cell, in the ragged tail
+    want = np.bincount(a * size + b, minlength=size * size)
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        import array_api_compat.torch as txp
+
+        got = ops(txp).pair_bincount(torch.from_numpy(a), torch.from_numpy(b), size=size)
+        assert got.dtype == torch.int64
+        got = got.numpy()
+    else:
+        import array_api_compat.numpy as nxp
+
+        got = ops(nxp).pair_bincount(a, b, size=size)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_numpy_minmax_chunked():
+    import array_api_compat.numpy as nxp
+
+    x = np.random.default_rng(1).integers(-50, 50, (1 << 17) * 5 + 7)
+    x[-1] = 99
+    x[3] = -77
+    assert tuple(int(v) for v in ops(nxp).minmax(x)) == (-77, 99)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_split_sort(lib):
+    rng = np.random.default_rng(2)
+    s, y = np.round(rng.random(1000), 2), rng.integers(0, 2, 1000)
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        import array_api_compat.torch as xp
+
+        ts = torch.from_numpy(s).requires_grad_(True)  # scores straight from a model
+        q, r = ops(xp).split_sort(ts, torch.from_numpy(y))
+        assert isinstance(q, torch.Tensor) and q.dtype == torch.float64
+        q, r = q.numpy(), r.numpy()
+        assert ops(xp).split_sort(ts.to(torch.bfloat16), torch.from_numpy(y)) is None
+    else:
+        import array_api_compat.numpy as xp
+
+        q, r = ops(xp).split_sort(s, y)
+    np.testing.assert_array_equal(q, np.sort(s[y == 1]))
+    np.testing.assert_array_equal(r, np.sort(s[y == 0]))
+    assert GenericOps(xp).split_sort(s, y) is None

@@ -6,8 +6,9 @@ import numpy as np
 
 from ._generic import GenericOps
 
-#: elements per chunk of the fused kernels: the chunk stays in the L2 cache
-_CHUNK = 1 << 15
+#: elements per chunk of the fused count and of ``minmax``: a chunk's codes
+#: (1 MiB) stay in L2/L3 while few enough Python-level calls remain
+_CHUNK = 1 << 17
 #: elements per block of ``fused_sums``: its few temporaries stay in L2 and
 #: stay under glibc's mmap threshold (128 KiB), so they are reused, not faulted
 _FUSED_BLOCK = 1 << 14

@@ -26,8 +26,10 @@ def _compiling() -> bool:
 _NUMPY_SORTS = (torch.float64, torch.float32, torch.float16, torch.int64, torch.int32,
                 torch.int16, torch.int8, torch.uint8)
 
-#: elements per chunk of the fused CPU count
+#: rows per block of ``fused_sums`` on CPU
 _CHUNK = 1 << 16
+#: elements per chunk of the fused CPU pair count (fewer, larger torch calls)
+_COUNT_CHUNK = 1 << 18
 
 
 class Ops(GenericOps):
@@ -77,13 +79,16 @@ class Ops(GenericOps):
             return super().pair_bincount(a, b, size=size, weights=weights)
         cells = size * size
         n = a.shape[0]
-        if a.device.type == "cpu" and cells * 8 <= _CHUNK and n > _CHUNK:
+        if a.device.type == "cpu" and cells * 8 <= _COUNT_CHUNK and n > _COUNT_CHUNK:
             # CPU: codes in cache-sized chunks into one reused buffer; a fresh
-            # N-sized int64 temporary costs more (page faults) than the count
+            # N-sized int64 temporary costs more (page faults) than the count.
+            # Up to 256 cells the codes are uint8: torch's bincount of bytes is
+            # ~1.3x faster than of int64 (and the buffer 8x smaller)
             out = torch.zeros(cells, dtype=torch.int64)
-            buf = torch.empty(_CHUNK, dtype=torch.int64)
-            for s in range(0, n, _CHUNK):
-                e = min(s + _CHUNK, n)
+            code_dtype = torch.uint8 if cells <= 256 else torch.int64
+            buf = torch.empty(_COUNT_CHUNK, dtype=code_dtype)
+            for s in range(0, n, _COUNT_CHUNK):
+                e = min(s + _COUNT_CHUNK, n)
                 c = buf[: e - s]
                 torch.add(b[s:e], a[s:e], alpha=size, out=c)
                 out += torch.bincount(c, minlength=cells)
