@@ -558,3 +558,22 @@ def test_split_sort(lib):
     np.testing.assert_array_equal(q, np.sort(s[y == 1]))
     np.testing.assert_array_equal(r, np.sort(s[y == 0]))
     assert GenericOps(xp).split_sort(s, y) is None
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_binned_codes_torch_eager_equals_generic(dtype):
+    torch = pytest.importorskip("torch")
+    import array_api_compat.numpy as nxp
+    import array_api_compat.torch as txp
+
+    t = 1000
+    s = np.concatenate([np.arange(t) / (t - 1), np.nextafter(np.arange(t) / (t - 1), -1),
+                        [-1e-4, -0.002, -5.0, 1.0005, 7.0, 0.0, 1.0]]).astype(dtype)
+    y = np.random.default_rng(3).integers(0, 2, s.shape[0])
+    want = GenericOps(nxp).binned_codes(s, y, n_thresholds=t)
+    assert want.min() == 0 and want.max() == 2 * t + 1  # bin 0 and bin T, both targets
+    got = ops(txp).binned_codes(torch.from_numpy(s), torch.from_numpy(y), n_thresholds=t)
+    np.testing.assert_array_equal(got.numpy(), want)
+    np.testing.assert_array_equal(
+        ops(txp).binned_codes(torch.from_numpy(s), None, n_thresholds=t).numpy(),
+        GenericOps(nxp).binned_codes(s, None, n_thresholds=t))

@@ -311,7 +311,7 @@ def test_ranking_binned_multiclass_micro_and_state_dtype():
     onehot = (y[:, None] == np.arange(3)).astype(int)
     close(m.compute(), skm.roc_auc_score(onehot.ravel(), _quantise(s, 50).ravel()))
     assert m.state["hist"].dtype == np.int64
-    assert m.state["hist"].shape == (3, 51, 2)
+    assert m.state["hist"].shape == (3, 2, 51)
 
 
 def test_binned_explicit_thresholds_use_searchsorted():

@@ -62,6 +62,21 @@ class GenericOps:
         """``(min(x), max(x))`` as 0-d arrays."""
         return self.xp.min(x), self.xp.max(x)
 
+    def binned_codes(self, score, target, /, *, n_thresholds):
+        """``k + (T + 1) target``: the bin ``k`` of each score among the thresholds
+        ``linspace(0, 1, T)`` (``k = clip(floor(score (T - 1)) + 1, 0, T)``, the
+        number of thresholds ``<= score``, compared in the scaled space) and its
+        0/1 target: the codes of one histogram ``bincount`` of length ``2 (T + 1)``
+        (negatives, then positives).  With ``target=None``: the bins ``k`` alone.
+        """
+        xp = self.xp
+        cdt = count_dtype(xp, device_of(score))
+        t = n_thresholds
+        k = xp.astype(xp.clip(score * float(t - 1) + 1.0, 0.0, float(t)), cdt)
+        if target is None:
+            return k
+        return k + (t + 1) * (target if target.dtype == cdt else xp.astype(target, cdt))
+
     def scatter_add(self, index, values, /, *, length):
         """Per-segment sums: ``out[j] = sum(values[index == j])`` (1-D or 2-D values)."""
         return self.bincount(index, length=length, weights=values)

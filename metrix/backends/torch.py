@@ -74,6 +74,17 @@ class Ops(GenericOps):
             return torch.bincount(x, minlength=length)[:length]
         return torch.bincount(x, weights, minlength=length)[:length].to(weights.dtype)
 
+    def binned_codes(self, score, target, /, *, n_thresholds):
+        # eager: the same arithmetic on one temporary, in place (each kernel
+        # launch matters at training-loop batch sizes)
+        if _compiling() or (target is not None and (target.dtype.is_floating_point
+                                                     or target.dtype == torch.bool)):
+            return super().binned_codes(score, target, n_thresholds=n_thresholds)
+        t = float(n_thresholds)
+        v = torch.mul(score, t - 1.0)
+        k = v.add_(1.0).clamp_(0.0, t).to(torch.int64)
+        return k if target is None else k.add_(target, alpha=n_thresholds + 1)
+
     def pair_bincount(self, a, b, /, *, size, weights=None):
         if weights is not None or _compiling():
             return super().pair_bincount(a, b, size=size, weights=weights)

@@ -4,8 +4,8 @@
 gives ``t_j = j / (T - 1)``, for probabilities, binned arithmetically; or pass
 the thresholds, binned by ``searchsorted``).  A
 score falls in bin ``k`` = the number of thresholds ``<= score`` (``0..T``);
-the state is one histogram of positive and negative counts per bin and per
-row (class or label), ``(B, T + 1, 2)``: int64 counts, or float sums of
+the state is one histogram of negative and positive counts per bin and per
+row (class or label), ``(B, 2, T + 1)``: int64 counts, or float sums of
 weights with ``weighted=True``.  One ``searchsorted`` and one ``bincount``
 per batch; O(B T) memory whatever the number of samples.  The result is the
 exact AUC / AP of the scores rounded down to their bin (every bin is one
@@ -119,7 +119,7 @@ class RankingStream(StreamMetric):
                                 {"score": (score_tail, acc), "target": (target_tail, cdt)})
         else:
             dt = acc if self.weighted else cdt
-            state = {"hist": xp.zeros((self.rows, self.n_thresholds + 1, 2), dtype=dt,
+            state = {"hist": xp.zeros((self.rows, 2, self.n_thresholds + 1), dtype=dt,
                                       device=device)}
         state["meta_dtype"] = dtype_probe(xp, device, fdt)
         return state
@@ -181,29 +181,32 @@ class RankingStream(StreamMetric):
         if s.dtype not in float_dtypes(xp):
             s = xp.astype(s, _ns.max_float_dtype(xp, device))
         if isinstance(t, int):
-            v = xp.clip(s * float(t - 1) + 1.0, 0.0, float(t))
-            return xp.astype(v, cdt)
+            return self._ops(xp).binned_codes(s, None, n_thresholds=t)
         acc = _ns.max_float_dtype(xp, device)
         thr = xp.asarray(list(t), dtype=acc, device=device)
         return xp.astype(xp.searchsorted(thr, xp.astype(s, acc), side="right"), cdt)
 
     def _histogram(self, state, y, s, w, xp, device, o):
-        """Counts per (row, bin, positive): one ``bincount`` of ``2 * (row (T+1) + k) + pos``."""
+        """Counts per (row, positive, bin): one ``bincount`` of ``(2 row + pos) (T+1) + k``."""
         hist = state["hist"]
         t = self.n_thresholds
         cdt = count_dtype(xp, device)
-        k = self._bins(s, xp, device)  # (n,) or (n, B)
-        if self.task == "binary":
+        if self.task == "binary" and isinstance(self.thresholds, int):
             # binary targets are 0/1 (checked with validate=True): y is the column
-            yi = y if y.dtype == cdt else xp.astype(y, cdt)
-            codes = 2 * k + yi
+            if s.dtype not in float_dtypes(xp):
+                s = xp.astype(s, _ns.max_float_dtype(xp, device))
+            codes = o.binned_codes(s, y, n_thresholds=t)  # one fused op
+        elif self.task == "binary":
+            codes = self._bins(s, xp, device) + (t + 1) * (y if y.dtype == cdt else
+                                                           xp.astype(y, cdt))
         else:
+            k = self._bins(s, xp, device)  # (n, B)
             rows = xp.reshape(xp.arange(self.rows, dtype=cdt, device=device), (1, -1))
             if self.task == "multiclass":
                 pos = xp.reshape(xp.astype(y, cdt), (-1, 1)) == rows
             else:
                 pos = y != 0
-            codes = xp.reshape(2 * (rows * (t + 1) + k) + xp.astype(pos, cdt), (-1,))
+            codes = xp.reshape((2 * rows + xp.astype(pos, cdt)) * (t + 1) + k, (-1,))
         weights = None
         if w is not None:
             w = xp.astype(xp.reshape(w, (-1,)), hist.dtype)
@@ -230,8 +233,8 @@ class RankingStream(StreamMetric):
 
     def _groups(self, hist, xp):
         acc = _ns.max_float_dtype(xp, _ns.device_of(hist))
-        h = xp.flip(xp.astype(hist, acc), axis=1)  # bins in decreasing score order
-        return h[..., 1], h[..., 0]  # (positives, negatives)
+        h = xp.flip(xp.astype(hist, acc), axis=-1)  # bins in decreasing score order
+        return h[:, 1, :], h[:, 0, :]  # (positives, negatives)
 
     def _rows_value(self, pos, neg, xp):
         if self.metric == "roc_auc":
