@@ -8,6 +8,7 @@ formula to the returned counts or matrix.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 from . import _labels
@@ -71,14 +72,19 @@ def label_problem(y_true, y_pred, *, labels=None, sample_weight=None, validate=T
     if samplewise:
         raise ValueError(
             "Samplewise metrics are not available outside of multilabel classification.")
-    space = _labels.encode(yt, yp, labels=labels, xp=xp, device=device,
-                           bounds=targets.bounds)
     weights = w
-    dense = _stats.use_dense(space.size, n) or (
+    space = cm_full = None
+    if labels is None and weights is None and targets.bounds is None:
+        space, cm_full = _discover_and_count(yt, yp, n, xp, o)
+    if space is None:
+        space = _labels.encode(yt, yp, labels=labels, xp=xp, device=device,
+                               bounds=targets.bounds)
+    dense = cm_full is not None or _stats.use_dense(space.size, n) or (
         want_cm and space.size * space.size <= _stats.DENSE_CELLS_LIMIT)
     if dense:
-        cm_full = _stats.confusion_counts(space.y_true, space.y_pred, size=space.size,
-                                          weights=weights, xp=xp, ops=o)
+        if cm_full is None:
+            cm_full = _stats.confusion_counts(space.y_true, space.y_pred, size=space.size,
+                                              weights=weights, xp=xp, ops=o)
         full = _stats.counts_from_confusion(cm_full, xp=xp)
     else:
         cm_full = None
@@ -106,6 +112,18 @@ def label_problem(y_true, y_pred, *, labels=None, sample_weight=None, validate=T
     if not validate or not space.declared:
         y_type = "binary" if len(classes) <= 2 else "multiclass"
     return LabelProblem(xp, device, y_type, classes, counts, cm, weights, fdt, acc, n, yt, yp)
+
+
+def _discover_and_count(yt, yp, n, xp, o):
+    """Non-negative integer labels: their range and confusion counts in one pass
+    (``ops.pair_bincount_discover``); ``(None, None)`` where it does not apply."""
+    dense_side = math.isqrt(min(_stats.DENSE_CELLS_LIMIT, max(1 << 16, n)))
+    found = o.pair_bincount_discover(yt, yp, max_size=dense_side)
+    if found is None:
+        return None, None
+    flat, size = found
+    space = _labels.LabelSpace(yt, yp, size, None, 0, False, "i")
+    return space, xp.reshape(flat, (size, size))
 
 
 def _sparse_confusion(space, select, classes, weights, xp, device, o):

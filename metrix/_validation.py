@@ -223,6 +223,12 @@ def _target_info(y, *, xp, input_name, validate=True, exact_binary=True) -> _Inf
     return _Info("multiclass", None, bounds)
 
 
+def _integer_labels(y, xp) -> bool:
+    """Non-empty 1-D (or one-column) signed / unsigned integer labels."""
+    one_d = y.ndim == 1 or (y.ndim == 2 and y.shape[1] == 1)
+    return one_d and y.shape[0] > 0 and _dtype_kind(y, xp) in "iu"
+
+
 def _scalar(a):
     """A 0-d integral-valued array as a Python int (a host read)."""
     return int(float(a))
@@ -258,7 +264,13 @@ def check_targets(y_true, y_pred, *, xp, validate=True, exact_binary=True) -> Ta
     reported as "multiclass" (see ``_target_info``).
     """
     check_consistent_length(y_true, y_pred)
-    if validate:
+    if validate and not exact_binary and _integer_labels(y_true, xp) and _integer_labels(
+            y_pred, xp):
+        # integer labels are always valid binary/multiclass targets, and the
+        # types only differ where exact_binary would tell them apart: no read
+        # here, the label encoding finds the range in its counting pass
+        ti = pi = _Info("multiclass", None)
+    elif validate:
         ti = _target_info(y_true, xp=xp, input_name="y_true", exact_binary=exact_binary)
         pi = _target_info(y_pred, xp=xp, input_name="y_pred", exact_binary=exact_binary)
     else:

@@ -577,3 +577,52 @@ def test_binned_codes_torch_eager_equals_generic(dtype):
     np.testing.assert_array_equal(
         ops(txp).binned_codes(torch.from_numpy(s), None, n_thresholds=t).numpy(),
         GenericOps(nxp).binned_codes(s, None, n_thresholds=t))
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_pair_bincount_discover_grows_and_refuses(lib):
+    n = (1 << 18) * 3 + 777
+    rng = np.random.default_rng(4)
+    a, b = rng.integers(0, 3, n), rng.integers(0, 3, n)
+    a[(1 << 18) + 5] = 7      # the range grows in a later chunk (a, then b)
+    b[-1] = 20                # past the uint8 code limit of torch (size 21)
+    size = 21
+    want = np.bincount(a * size + b, minlength=size * size)
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        import array_api_compat.torch as xp
+
+        conv = torch.from_numpy
+    else:
+        import array_api_compat.numpy as xp
+
+        conv = np.asarray
+    o = ops(xp)
+    flat, got_size = o.pair_bincount_discover(conv(a), conv(b), max_size=100)
+    assert got_size == size
+    np.testing.assert_array_equal(np.asarray(flat), want)
+    neg = a.copy()
+    neg[-3] = -1
+    assert o.pair_bincount_discover(conv(neg), conv(b), max_size=100) is None
+    assert o.pair_bincount_discover(conv(a), conv(b), max_size=20) is None
+    assert GenericOps(xp).pair_bincount_discover(conv(a), conv(b), max_size=100) is None
+
+
+def test_labels_growing_across_chunks_match_sklearn():
+    from sklearn.metrics import confusion_matrix as sk_cm, f1_score as sk_f1
+
+    import metrix
+
+    n = (1 << 18) * 2 + 99
+    rng = np.random.default_rng(5)
+    yt, yp = rng.integers(1, 4, n), rng.integers(1, 4, n)
+    yp[-1], yt[1 << 18] = 9, 6   # classes first seen late; 0 and 5, 7, 8 never
+    for lib in ("numpy", "torch"):
+        a, b = yt, yp
+        if lib == "torch":
+            torch = pytest.importorskip("torch")
+            a, b = torch.from_numpy(yt), torch.from_numpy(yp)
+        np.testing.assert_allclose(float(metrix.f1_score(a, b, average="macro")),
+                                   sk_f1(yt, yp, average="macro"), rtol=1e-12)
+        np.testing.assert_array_equal(np.asarray(metrix.confusion_matrix(a, b)),
+                                      sk_cm(yt, yp))

@@ -58,6 +58,16 @@ class GenericOps:
         """``bincount(a * size + b)`` of length ``size * size`` (confusion counts)."""
         return self.bincount(a * size + b, length=size * size, weights=weights)
 
+    def pair_bincount_discover(self, a, b, /, *, max_size):
+        """``(pair_bincount(a, b, size), size)`` with ``size = max(a, b) + 1`` found
+        in the same pass over the labels (no separate min/max reads).
+
+        For non-negative integer labels with ``size <= max_size``; returns None
+        otherwise (a negative value, a wider range, or no fused kernel here:
+        the caller then reads the bounds first).  Generic: None.
+        """
+        return None
+
     def minmax(self, x, /):
         """``(min(x), max(x))`` as 0-d arrays."""
         return self.xp.min(x), self.xp.max(x)

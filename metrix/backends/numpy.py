@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._generic import GenericOps
@@ -63,15 +65,19 @@ class Ops(GenericOps):
         n = a.shape[0]
         if weights is not None or cells * 8 > _CHUNK or n <= _CHUNK:
             return super().pair_bincount(a, b, size=size, weights=weights)
-        out = np.zeros(cells, dtype=np.int64)
-        buf = np.empty(_CHUNK, dtype=np.intp)
-        for s in range(0, n, _CHUNK):
-            e = min(s + _CHUNK, n)
-            c = buf[: e - s]
-            np.multiply(a[s:e], size, out=c, casting="unsafe")
-            np.add(c, b[s:e], out=c, casting="unsafe")
-            out += np.bincount(c, minlength=cells)
-        return out
+        return count_chunks(a, b, n, size, np.zeros(cells, dtype=np.int64),
+                            _np_chunk_count(n), _CHUNK)
+
+    def pair_bincount_discover(self, a, b, /, *, max_size):
+        a, b = np.asarray(a), np.asarray(b)
+        n = a.shape[0]
+        if a.ndim != 1 or n <= _CHUNK or a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
+            return None
+        # the chunked count pays ``size**2`` per chunk: small label sets only
+        max_size = min(max_size, math.isqrt(_CHUNK // 8))
+        return discover_and_count(a, b, n, max_size, bounds=lambda x: (x.min(), x.max()),
+                                   zeros=lambda shape: np.zeros(shape, dtype=np.int64),
+                                   count=_np_chunk_count(n))
 
     def minmax(self, x, /):
         # one read of x (chunked) instead of two full passes
@@ -102,3 +108,47 @@ def split_sort_numpy(score, pos):
     q.sort()
     r.sort()
     return q, r
+
+
+def _np_chunk_count(n):
+    """The per-chunk pair count of the CPU loops: codes into one reused buffer."""
+    buf = np.empty(min(_CHUNK, n), dtype=np.intp)
+
+    def count(x, y, size, out):
+        c = buf[: x.shape[0]]
+        np.multiply(x, size, out=c, casting="unsafe")
+        np.add(c, y, out=c, casting="unsafe")
+        out += np.bincount(c, minlength=size * size)
+    return count
+
+
+def count_chunks(a, b, n, size, out, count, chunk):
+    """``count`` over the aligned chunks of ``a`` and ``b``; returns ``out``."""
+    for s in range(0, n, chunk):
+        count(a[s:s + chunk], b[s:s + chunk], size, out)
+    return out
+
+
+def discover_and_count(a, b, n, max_size, *, bounds, zeros, count, chunk=_CHUNK):
+    """The chunked loop of ``pair_bincount_discover`` (shared by the CPU adapters).
+
+    Each chunk's min and max are read while it is in the cache; a chunk with a
+    larger label grows the count matrix (the old counts keep their cells),
+    a negative label or a range over ``max_size`` stops the loop (None).
+    """
+    size, out = 0, None
+    for s in range(0, n, chunk):
+        x, y = a[s:s + chunk], b[s:s + chunk]
+        (lo_x, hi_x), (lo_y, hi_y) = bounds(x), bounds(y)
+        if min(int(lo_x), int(lo_y)) < 0:
+            return None
+        need = max(int(hi_x), int(hi_y)) + 1
+        if need > size:
+            if need > max_size:
+                return None
+            grown = zeros((need, need))
+            if out is not None:
+                grown[:size, :size] = out.reshape(size, size)
+            out, size = grown.reshape(-1), need
+        count(x, y, size, out)
+    return out, size

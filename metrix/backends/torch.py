@@ -10,9 +10,12 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from ._generic import GenericOps
+from .numpy import discover_and_count, count_chunks
 
 
 def _compiling() -> bool:
@@ -92,19 +95,21 @@ class Ops(GenericOps):
         n = a.shape[0]
         if a.device.type == "cpu" and cells * 8 <= _COUNT_CHUNK and n > _COUNT_CHUNK:
             # CPU: codes in cache-sized chunks into one reused buffer; a fresh
-            # N-sized int64 temporary costs more (page faults) than the count.
-            # Up to 256 cells the codes are uint8: torch's bincount of bytes is
-            # ~1.3x faster than of int64 (and the buffer 8x smaller)
-            out = torch.zeros(cells, dtype=torch.int64)
-            code_dtype = torch.uint8 if cells <= 256 else torch.int64
-            buf = torch.empty(_COUNT_CHUNK, dtype=code_dtype)
-            for s in range(0, n, _COUNT_CHUNK):
-                e = min(s + _COUNT_CHUNK, n)
-                c = buf[: e - s]
-                torch.add(b[s:e], a[s:e], alpha=size, out=c)
-                out += torch.bincount(c, minlength=cells)
-            return out
+            # N-sized int64 temporary costs more (page faults) than the count
+            return count_chunks(a, b, n, size, torch.zeros(cells, dtype=torch.int64),
+                                _chunk_count(n), _COUNT_CHUNK)
         return self.bincount(torch.add(b, a, alpha=size), length=cells)
+
+    def pair_bincount_discover(self, a, b, /, *, max_size):
+        n = a.shape[0]
+        if (_compiling() or a.device.type != "cpu" or a.ndim != 1 or n <= _COUNT_CHUNK
+                or a.dtype.is_floating_point or b.dtype.is_floating_point
+                or torch.bool in (a.dtype, b.dtype)):
+            return None
+        return discover_and_count(
+            a, b, n, min(max_size, math.isqrt(_COUNT_CHUNK // 8)), bounds=torch.aminmax,
+            zeros=lambda shape: torch.zeros(shape, dtype=torch.int64), count=_chunk_count(n),
+            chunk=_COUNT_CHUNK)
 
     def minmax(self, x, /):
         if x.dtype == torch.bool:
@@ -117,3 +122,19 @@ class Ops(GenericOps):
     def unique_inverse(self, x, /):
         values, inverse = torch.unique(x, sorted=True, return_inverse=True)
         return values, inverse.reshape(-1)
+
+
+def _chunk_count(n):
+    """The per-chunk pair count of the CPU loops: codes into one reused buffer.
+
+    Up to 256 cells the codes are uint8 (a view of the same buffer): torch's
+    bincount of bytes is ~1.3x faster than of int64.
+    """
+    buf = torch.empty(min(_COUNT_CHUNK, n), dtype=torch.int64)
+
+    def count(x, y, size, out):
+        m = x.shape[0]
+        code = buf[:m] if size > 16 else buf.view(torch.uint8)[:m]
+        torch.add(y, x, alpha=size, out=code)
+        out += torch.bincount(code, minlength=size * size)
+    return count
