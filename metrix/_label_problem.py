@@ -76,6 +76,8 @@ def label_problem(y_true, y_pred, *, labels=None, sample_weight=None, validate=T
     space = cm_full = None
     if labels is None and weights is None and targets.bounds is None:
         space, cm_full = _discover_and_count(yt, yp, n, xp, o)
+    elif labels is not None and weights is None:
+        space, cm_full = _declared_count(yt, yp, labels, xp, o)
     if space is None:
         space = _labels.encode(yt, yp, labels=labels, xp=xp, device=device,
                                bounds=targets.bounds)
@@ -124,6 +126,23 @@ def _discover_and_count(yt, yp, n, xp, o):
     flat, size = found
     space = _labels.LabelSpace(yt, yp, size, None, 0, False, "i")
     return space, xp.reshape(flat, (size, size))
+
+
+def _declared_count(yt, yp, labels, xp, o):
+    """Declared integer labels ``0..C-1``: codes and confusion counts in one
+    chunked pass (``ops.pair_bincount_declared``); ``(None, None)`` elsewhere.
+
+    The space then carries no code arrays (the counts are all that is read)."""
+    labels = _ns.host_list(labels)
+    if _labels._kind(yt, xp) != "i" or _labels._kind(yp, xp) != "i" or not (
+            _ns.host_arange_equal(labels)):
+        return None, None
+    c = len(labels)
+    flat = o.pair_bincount_declared(yt, yp, n=c)
+    if flat is None:
+        return None, None
+    space = _labels.LabelSpace(None, None, c + 1, labels, 0, True, "i")
+    return space, xp.reshape(flat, (c + 1, c + 1))
 
 
 def _sparse_confusion(space, select, classes, weights, xp, device, o):

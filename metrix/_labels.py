@@ -28,8 +28,8 @@ FEW_LABELS = 4
 
 
 class LabelSpace(NamedTuple):
-    y_true: object          # int codes on the device, in [0, size)
-    y_pred: object
+    y_true: object          # int codes on the device, in [0, size); None when the
+    y_pred: object          # codes were only made inside a fused count
     size: int               # number of code bins
     classes: object         # host array of class values, or None until resolve()
     offset: int             # value = code + offset, for discovered integer ranges
@@ -91,11 +91,10 @@ def _encode_declared(y_true, y_pred, *, labels, xp, device, kind) -> LabelSpace:
     cdt = _ns.count_dtype(xp, device)
     if kind in "ib" and _ns.host_arange_equal(labels):
         # labels are 0..C-1: the values are the codes; others go to bin C
-        other = xp.asarray(n, dtype=cdt, device=device)  # 0-d: no N-sized fill
+        from .backends import ops
 
         def code(y):
-            y = _as_int_codes(y, xp, device)
-            return xp.where((y >= 0) & (y < n), y, other)
+            return ops(xp).codes_or_other(_as_int_codes(y, xp, device), n)
     elif n <= FEW_LABELS:
         # a handful of labels (average="binary" counts one): n compares beat a
         # searchsorted + two gathers

@@ -626,3 +626,28 @@ def test_labels_growing_across_chunks_match_sklearn():
                                    sk_f1(yt, yp, average="macro"), rtol=1e-12)
         np.testing.assert_array_equal(np.asarray(metrix.confusion_matrix(a, b)),
                                       sk_cm(yt, yp))
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int8"])
+def test_declared_labels_fused_count_matches_sklearn(lib, dtype):
+    # long inputs (the chunked path) with values outside the declared 0..C-1
+    from sklearn.metrics import confusion_matrix as sk_cm, f1_score as sk_f1
+
+    import metrix
+
+    n = (1 << 17) * 2 + 31
+    rng = np.random.default_rng(6)
+    yt, yp = rng.integers(-2, 6, n).astype(dtype), rng.integers(-1, 7, n).astype(dtype)
+    labels = [0, 1, 2, 3]
+    a, b = yt, yp
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        a, b = torch.from_numpy(yt), torch.from_numpy(yp)
+    for validate in (True, False):
+        got = metrix.f1_score(a, b, labels=labels, average=None, validate=validate)
+        np.testing.assert_allclose(np.asarray(got), sk_f1(yt, yp, labels=labels, average=None),
+                                   rtol=1e-12)
+        np.testing.assert_array_equal(
+            np.asarray(metrix.confusion_matrix(a, b, labels=labels, validate=validate)),
+            sk_cm(yt, yp, labels=labels))

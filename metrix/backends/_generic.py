@@ -58,6 +58,19 @@ class GenericOps:
         """``bincount(a * size + b)`` of length ``size * size`` (confusion counts)."""
         return self.bincount(a * size + b, length=size * size, weights=weights)
 
+    def codes_or_other(self, y, n, /):
+        """Integer labels as codes: ``y`` where ``0 <= y < n``, else ``n`` (the
+        "other" bin of declared labels ``0..n-1``)."""
+        xp = self.xp
+        other = xp.asarray(n, dtype=y.dtype, device=device_of(y))  # 0-d: no N-sized fill
+        return xp.where((y >= 0) & (y < n), y, other)
+
+    def pair_bincount_declared(self, a, b, /, *, n):
+        """``pair_bincount(codes_or_other(a, n), codes_or_other(b, n), size=n + 1)``
+        with the codes made chunk by chunk (never N-sized), or None where there
+        is no fused kernel (generic: None; the caller encodes first)."""
+        return None
+
     def pair_bincount_discover(self, a, b, /, *, max_size):
         """``(pair_bincount(a, b, size), size)`` with ``size = max(a, b) + 1`` found
         in the same pass over the labels (no separate min/max reads).

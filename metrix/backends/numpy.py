@@ -68,6 +68,22 @@ class Ops(GenericOps):
         return count_chunks(a, b, n, size, np.zeros(cells, dtype=np.int64),
                             _np_chunk_count(n), _CHUNK)
 
+    def codes_or_other(self, y, n, /):
+        return codes_or_other_numpy(np.asarray(y), n)
+
+    def pair_bincount_declared(self, a, b, /, *, n):
+        a, b = np.asarray(a), np.asarray(b)
+        size = n + 1
+        if (a.ndim != 1 or a.shape[0] <= _CHUNK or size * size * 8 > _CHUNK
+                or a.dtype.kind not in "iu" or b.dtype.kind not in "iu"):
+            return None
+        count = _np_chunk_count(a.shape[0])
+
+        def declared(x, y, size, out):
+            count(codes_or_other_numpy(x, n), codes_or_other_numpy(y, n), size, out)
+        return count_chunks(a, b, a.shape[0], size, np.zeros(size * size, dtype=np.int64),
+                            declared, _CHUNK)
+
     def pair_bincount_discover(self, a, b, /, *, max_size):
         a, b = np.asarray(a), np.asarray(b)
         n = a.shape[0]
@@ -152,3 +168,13 @@ def discover_and_count(a, b, n, max_size, *, bounds, zeros, count, chunk=_CHUNK)
             out, size = grown.reshape(-1), need
         count(x, y, size, out)
     return out, size
+
+
+def codes_or_other_numpy(y, n):
+    """:meth:`GenericOps.codes_or_other` in one pass: viewed as unsigned, negative
+    labels are huge, so ``minimum(y, n)`` sends them and those ``>= n`` to ``n``."""
+    if y.dtype.kind == "i":
+        u = y.view(y.dtype.str.replace("i", "u"))
+        return np.minimum(u, u.dtype.type(n)).view(y.dtype)
+    return np.minimum(y, y.dtype.type(n)) if y.dtype.kind == "u" else np.where(
+        (y >= 0) & (y < n), y, n)

@@ -100,6 +100,25 @@ class Ops(GenericOps):
                                 _chunk_count(n), _COUNT_CHUNK)
         return self.bincount(torch.add(b, a, alpha=size), length=cells)
 
+    def codes_or_other(self, y, n, /):
+        # CPU eager: NumPy's one-pass unsigned minimum on a zero-copy view
+        if _compiling() or y.device.type != "cpu" or y.dtype not in _NUMPY_SORTS:
+            return super().codes_or_other(y, n)
+        from .numpy import codes_or_other_numpy
+
+        return torch.from_numpy(codes_or_other_numpy(y.numpy(), n))
+
+    def pair_bincount_declared(self, a, b, /, *, n):
+        # CPU eager: NumPy's fused kernel on zero-copy views
+        if (_compiling() or a.device.type != "cpu" or a.dtype not in _NUMPY_SORTS
+                or b.dtype not in _NUMPY_SORTS or a.dtype.is_floating_point
+                or b.dtype.is_floating_point):
+            return None
+        from .numpy import Ops as NumpyOps
+
+        flat = NumpyOps.pair_bincount_declared(self, a.numpy(), b.numpy(), n=n)
+        return None if flat is None else torch.from_numpy(flat)
+
     def pair_bincount_discover(self, a, b, /, *, max_size):
         n = a.shape[0]
         if (_compiling() or a.device.type != "cpu" or a.ndim != 1 or n <= _COUNT_CHUNK
