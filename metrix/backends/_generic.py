@@ -65,6 +65,16 @@ class GenericOps:
         other = xp.asarray(n, dtype=y.dtype, device=device_of(y))  # 0-d: no N-sized fill
         return xp.where((y >= 0) & (y < n), y, other)
 
+    def edge_cells(self, a, b, /, *, n, clip=True):
+        """Cells of an ``(n + 2) x (n + 2)`` confusion matrix whose first and last
+        rows / columns are "other" bins: ``(a' + 1) (n + 2) + b' + 1`` with
+        ``a' = clip(a, -1, n)`` (below 0 and at or above ``n`` go to the edges).
+        ``clip=False``: the caller guarantees ``0 <= a, b < n``."""
+        xp = self.xp
+        if clip:
+            a, b = xp.clip(a, -1, n), xp.clip(b, -1, n)
+        return a * (n + 2) + b + (n + 3)
+
     def pair_bincount_declared(self, a, b, /, *, n):
         """``pair_bincount(codes_or_other(a, n), codes_or_other(b, n), size=n + 1)``
         with the codes made chunk by chunk (never N-sized), or None where there

@@ -73,9 +73,10 @@ class Ops(GenericOps):
             out = torch.zeros((length,) + tuple(weights.shape[1:]), dtype=weights.dtype,
                               device=x.device)
             return out.index_add(0, x.to(torch.int64), weights)
-        if weights is None:
-            return torch.bincount(x, minlength=length)[:length]
-        return torch.bincount(x, weights, minlength=length)[:length].to(weights.dtype)
+        out = torch.bincount(x, weights, minlength=length)
+        if out.shape[0] != length:  # a value past the end (the caller's bug): cut
+            out = out[:length]
+        return out if weights is None else out.to(weights.dtype)
 
     def binned_codes(self, score, target, /, *, n_thresholds):
         # eager: the same arithmetic on one temporary, in place (each kernel
@@ -107,6 +108,14 @@ class Ops(GenericOps):
         from .numpy import codes_or_other_numpy
 
         return torch.from_numpy(codes_or_other_numpy(y.numpy(), n))
+
+    def edge_cells(self, a, b, /, *, n, clip=True):
+        # eager: in place on one fresh temporary (allocations cost at batch sizes)
+        if _compiling():
+            return super().edge_cells(a, b, n=n, clip=clip)
+        if clip:
+            return torch.clamp(b, -1, n).add_(torch.clamp(a, -1, n), alpha=n + 2).add_(n + 3)
+        return torch.add(b, a, alpha=n + 2).add_(n + 3)
 
     def pair_bincount_declared(self, a, b, /, *, n):
         # CPU eager: NumPy's fused kernel on zero-copy views

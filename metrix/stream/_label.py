@@ -1,11 +1,11 @@
 """Streaming label metrics: one (C+2) x (C+2) confusion matrix per stream.
 
 The state is ``{"cm": counts}``: a (C+2) x (C+2) confusion matrix, kept flat
-(``(C+2)**2`` cells, row-major), from one ``pair_bincount`` per batch (the
-kernel of :func:`metrix._stats.confusion_counts`).  Class ``i``
+(``(C+2)**2`` cells, row-major), from one ``bincount`` of the cells
+(``ops.edge_cells``) per batch.  Class ``i``
 has row/column ``i + 1``; rows/columns 0 and ``C + 1`` are "other" bins for
 values below 0 and at or above ``C`` (e.g. an ``ignore_index`` of -100).
-Integer labels are encoded by one ``clip`` per array; other dtypes through
+Integer labels are encoded by one clip per array; other dtypes through
 :func:`metrix._labels.encode` with the declared labels.
 It is int64 (exact counts) unless the metric is created with
 ``weighted=True``, where it is a sum of sample weights in the widest float of
@@ -105,24 +105,22 @@ class LabelStream(StreamMetric):
         array_namespace(cm)  # fill the cache eagerly (not inside a compiled step)
         return {"cm": cm}
 
-    def _codes(self, yt, yp, xp, device):
-        """``(a, b)`` with ``a * (C + 2) + b`` the cell of each sample.
+    def _cells(self, yt, yp, xp, device):
+        """The cell ``a * (C + 2) + b`` of each sample (``ops.edge_cells``).
 
         Cell ``(i + 1, j + 1)`` holds true class ``i``, predicted ``j``; row /
         column 0 and ``C + 1`` are the "other" bins.  Integer labels cost one
-        clip per array and one add (``a = clip(y_true, -1, C)`` and ``b =
-        clip(y_pred, -1, C) + C + 3``, so ``a * (C + 2) + b`` lands in
-        ``[0, (C + 2)^2)``); other dtypes go through :func:`metrix._labels.encode`.
+        clip per array and the combination; other dtypes go through
+        :func:`metrix._labels.encode` (class codes ``0..C-1``, ``C`` for others).
         """
         c = self.num_classes
         ints = int_dtypes(xp)
         if yt.dtype in ints and yp.dtype in ints:
-            if self.assume_valid:  # the caller guarantees 0 <= labels < C: no clip
-                return yt, yp + (c + 3)
-            return xp.clip(yt, -1, c), xp.clip(yp, -1, c) + (c + 3)
+            # assume_valid: the caller guarantees 0 <= labels < C (no clip)
+            return _ops(xp).edge_cells(yt, yp, n=c, clip=not self.assume_valid)
         device = _ns.device_of(yt) if device is None else device
         space = encode(yt, yp, labels=self._labels, xp=xp, device=device)
-        return space.y_true, space.y_pred + (c + 3)
+        return _ops(xp).edge_cells(space.y_true, space.y_pred, n=c, clip=False)
 
     def update(self, state, y_true, y_pred, sample_weight=None):
         """The state after one batch (pure; no host read unless ``validate``).
@@ -150,15 +148,16 @@ class LabelStream(StreamMetric):
             raise ValueError("Found input variables with inconsistent numbers of samples: "
                              f"[{yt.shape[0]}, {yp.shape[0]}]")
         c = self.num_classes
-        a, b = self._codes(yt, yp, xp, device)
+        cells = self._cells(yt, yp, xp, device)
         if self.validate:  # host read: validate=True only
-            if bool(xp.any((a < 0) | (a >= c)) | xp.any((b < c + 3) | (b >= 2 * c + 3))):
+            row, col = cells // (c + 2), cells % (c + 2)
+            if bool(xp.any((row < 1) | (row > c)) | xp.any((col < 1) | (col > c))):
                 raise ValueError(f"Labels must be integers in [0, {c}) (num_classes={c}).")
         w = None
         if sample_weight is not None:
             w = xp.reshape(xp.astype(_ns.asarray(sample_weight, xp=xp,
                                                  device=_ns.device_of(cm)), cm.dtype), (-1,))
-        batch = _ops(xp).pair_bincount(a, b, size=c + 2, weights=w)
+        batch = _ops(xp).bincount(cells, length=(c + 2) ** 2, weights=w)
         if batch.dtype != cm.dtype:
             batch = xp.astype(batch, cm.dtype)
         return {**state, "cm": cm + batch}
