@@ -651,3 +651,18 @@ def test_declared_labels_fused_count_matches_sklearn(lib, dtype):
         np.testing.assert_array_equal(
             np.asarray(metrix.confusion_matrix(a, b, labels=labels, validate=validate)),
             sk_cm(yt, yp, labels=labels))
+
+
+@pytest.mark.parametrize("clip", [True, False])
+def test_edge_cells_torch_eager_equals_generic(clip):
+    torch = pytest.importorskip("torch")
+    import array_api_compat.numpy as nxp
+    import array_api_compat.torch as txp
+
+    rng = np.random.default_rng(8)
+    lo, hi = (-3, 8) if clip else (0, 5)
+    a, b = rng.integers(lo, hi, 500), rng.integers(lo, hi, 500)
+    want = GenericOps(nxp).edge_cells(a, b, n=5, clip=clip)
+    assert want.min() >= 0 and want.max() < 49
+    got = ops(txp).edge_cells(torch.from_numpy(a), torch.from_numpy(b), n=5, clip=clip)
+    np.testing.assert_array_equal(got.numpy(), want)
