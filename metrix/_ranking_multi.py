@@ -21,11 +21,10 @@ from ._rank_values import (binary_ap_split, binary_ap_values, binary_auc_split,
                            binary_auc_values, negatives_below, ovr_auc_values)
 from .exceptions import UndefinedMetricWarning
 
-#: Whether sorting values is much cheaper than an argsort plus gathers.  True
-#: for NumPy (SIMD sort), CuPy and JAX; torch's ``sort`` costs as much as its
-#: ``argsort``, so the tie-group path is faster there.  Meant to become an
-#: adapter attribute (``Ops.value_sort_is_cheap`` in ``backends/``); until
-#: then it is read from the adapter's ``name``.
+# Whether sorting values (and binary searches) beats one argsort plus gathers:
+# the adapter's ``value_sort_is_cheap`` (True for NumPy, CuPy and JAX; torch's
+# ``sort`` costs as much as its ``argsort``, so its traced/GPU calls take the
+# tie-group path).  Eager CPU calls first try ``ops.split_sort``.
 
 
 def prefers_value_sort(ops) -> bool:

@@ -3,9 +3,13 @@
 ``ops(xp)`` returns an adapter object for the namespace ``xp``.  The adapter
 offers the few operations the array API standard lacks (``bincount``,
 ``scatter_add``, ``topk``, ``unique_counts``, ``weighted_quantile``,
-``order_statistics``) and the fused reductions (``fused_sums``, ``fused_max``,
-``sum_is_finite``: blocked on CPUs, one call elsewhere) plus ``asarray_on``.  ``_generic.GenericOps`` implements each with the standard
-alone; ``numpy.py``, ``torch.py``, ``jax.py`` and ``cupy.py`` override only
+``order_statistics``), the fused reductions (``fused_sums``, ``fused_max``,
+``sum_is_finite``: blocked on CPUs, one call elsewhere), the fused label
+kernels (``pair_bincount``, ``pair_bincount_discover``, ``pair_bincount_declared``,
+``codes_or_other``, ``edge_cells``, ``binned_codes``), ``split_sort`` (eager
+binary AUC / AP) and ``asarray_on``.  ``_generic.GenericOps`` implements each
+with the standard alone (the CPU-only fused kernels return None there, and
+callers take the standard path); ``numpy.py``, ``torch.py``, ``jax.py`` and ``cupy.py`` override only
 what their library does better.  Native imports stay inside those modules, so
 ``import metrix`` imports no optional array library.
 """
