@@ -666,3 +666,27 @@ def test_edge_cells_torch_eager_equals_generic(clip):
     assert want.min() >= 0 and want.max() < 49
     got = ops(txp).edge_cells(torch.from_numpy(a), torch.from_numpy(b), n=5, clip=clip)
     np.testing.assert_array_equal(got.numpy(), want)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32"])
+def test_narrow_label_dtypes_with_many_classes(lib, dtype):
+    # 100 classes: codes a * size + b overflow 8/16-bit arithmetic; the fused
+    # kernels must widen or step aside
+    from sklearn.metrics import confusion_matrix as sk_cm
+
+    import metrix
+
+    n = (1 << 18) + 3
+    rng = np.random.default_rng(9)
+    yt, yp = (rng.integers(0, 100, n).astype(dtype) for _ in range(2))
+    a, b = yt, yp
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        a, b = torch.from_numpy(yt), torch.from_numpy(yp)
+    labels = list(range(100))
+    np.testing.assert_array_equal(np.asarray(metrix.confusion_matrix(a, b)), sk_cm(yt, yp))
+    for validate in (True, False):
+        np.testing.assert_array_equal(
+            np.asarray(metrix.confusion_matrix(a, b, labels=labels, validate=validate)),
+            sk_cm(yt, yp, labels=labels))

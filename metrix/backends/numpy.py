@@ -72,22 +72,12 @@ class Ops(GenericOps):
         return codes_or_other_numpy(np.asarray(y), n)
 
     def pair_bincount_declared(self, a, b, /, *, n):
-        a, b = np.asarray(a), np.asarray(b)
-        size = n + 1
-        if (a.ndim != 1 or a.shape[0] <= _CHUNK or size * size * 8 > _CHUNK
-                or a.dtype.kind not in "iu" or b.dtype.kind not in "iu"):
-            return None
-        count = _np_chunk_count(a.shape[0])
-
-        def declared(x, y, size, out):
-            count(codes_or_other_numpy(x, n), codes_or_other_numpy(y, n), size, out)
-        return count_chunks(a, b, a.shape[0], size, np.zeros(size * size, dtype=np.int64),
-                            declared, _CHUNK)
+        return pair_bincount_declared_numpy(np.asarray(a), np.asarray(b), n)
 
     def pair_bincount_discover(self, a, b, /, *, max_size):
         a, b = np.asarray(a), np.asarray(b)
         n = a.shape[0]
-        if a.ndim != 1 or n <= _CHUNK or a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
+        if a.ndim != 1 or n <= _CHUNK or not _wide_ints(a, b):
             return None
         # the chunked count pays ``size**2`` per chunk: small label sets only
         max_size = min(max_size, math.isqrt(_CHUNK // 8))
@@ -132,8 +122,8 @@ def _np_chunk_count(n):
 
     def count(x, y, size, out):
         c = buf[: x.shape[0]]
-        np.multiply(x, size, out=c, casting="unsafe")
-        np.add(c, y, out=c, casting="unsafe")
+        np.multiply(x, size, out=c, dtype=np.intp, casting="unsafe")
+        np.add(c, y, out=c, dtype=np.intp, casting="unsafe")
         out += np.bincount(c, minlength=size * size)
     return count
 
@@ -170,11 +160,32 @@ def discover_and_count(a, b, n, max_size, *, bounds, zeros, count, chunk=_CHUNK)
     return out, size
 
 
+def pair_bincount_declared_numpy(a, b, n):
+    """NumPy's :meth:`GenericOps.pair_bincount_declared` (None off its fast path)."""
+    size = n + 1
+    if a.ndim != 1 or a.shape[0] <= _CHUNK or size * size * 8 > _CHUNK or not (
+            _wide_ints(a, b)):
+        return None
+    count = _np_chunk_count(a.shape[0])
+
+    def declared(x, y, size, out):
+        count(codes_or_other_numpy(x, n), codes_or_other_numpy(y, n), size, out)
+    return count_chunks(a, b, a.shape[0], size, np.zeros(size * size, dtype=np.int64),
+                        declared, _CHUNK)
+
+
+def _wide_ints(*arrays) -> bool:
+    """32- or 64-bit integer labels: their chunk codes cannot overflow (narrower
+    ones take the encoded path, which widens them first)."""
+    return all(a.dtype.kind in "iu" and a.dtype.itemsize >= 4 for a in arrays)
+
+
 def codes_or_other_numpy(y, n):
     """:meth:`GenericOps.codes_or_other` in one pass: viewed as unsigned, negative
     labels are huge, so ``minimum(y, n)`` sends them and those ``>= n`` to ``n``."""
-    if y.dtype.kind == "i":
+    if y.dtype.kind == "i" and n <= np.iinfo(y.dtype).max:
         u = y.view(y.dtype.str.replace("i", "u"))
         return np.minimum(u, u.dtype.type(n)).view(y.dtype)
-    return np.minimum(y, y.dtype.type(n)) if y.dtype.kind == "u" else np.where(
-        (y >= 0) & (y < n), y, n)
+    if y.dtype.kind == "u" and n <= np.iinfo(y.dtype).max:
+        return np.minimum(y, y.dtype.type(n))
+    return np.where((y >= 0) & (y < n), y, n)

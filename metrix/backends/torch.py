@@ -123,16 +123,16 @@ class Ops(GenericOps):
                 or b.dtype not in _NUMPY_SORTS or a.dtype.is_floating_point
                 or b.dtype.is_floating_point):
             return None
-        from .numpy import Ops as NumpyOps
+        from .numpy import pair_bincount_declared_numpy
 
-        flat = NumpyOps.pair_bincount_declared(self, a.numpy(), b.numpy(), n=n)
+        flat = pair_bincount_declared_numpy(a.numpy(), b.numpy(), n)
         return None if flat is None else torch.from_numpy(flat)
 
     def pair_bincount_discover(self, a, b, /, *, max_size):
         n = a.shape[0]
+        wide = (torch.int64, torch.int32)  # narrower codes could overflow in the add
         if (_compiling() or a.device.type != "cpu" or a.ndim != 1 or n <= _COUNT_CHUNK
-                or a.dtype.is_floating_point or b.dtype.is_floating_point
-                or torch.bool in (a.dtype, b.dtype)):
+                or a.dtype not in wide or b.dtype not in wide):
             return None
         return discover_and_count(
             a, b, n, min(max_size, math.isqrt(_COUNT_CHUNK // 8)), bounds=torch.aminmax,
