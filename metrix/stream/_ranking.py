@@ -29,8 +29,10 @@ import numbers
 from .. import _namespace as _ns
 from .._curves import average_precision_from_groups, roc_auc_from_groups
 from .._ranking_multi import average_binary, row_scores, weighted_mean
+from ..backends import ops as _ops
 from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
-from ._functional import StreamMetric, count_dtype, dtype_probe, float_dtypes, result_dtype
+from ._functional import (StreamMetric, array_namespace, count_dtype, dtype_probe,
+                          float_dtypes, result_dtype)
 
 #: default number of thresholds of the binned mode
 DEFAULT_THRESHOLDS = 1000
@@ -132,6 +134,22 @@ class RankingStream(StreamMetric):
 
     def update(self, state, y_true, y_score, sample_weight=None):
         """Add one batch (pure; static shapes)."""
+        hist = state.get("hist")
+        if (hist is not None and sample_weight is None and not self.validate
+                and self.task == "binary"
+                and type(y_true) is type(hist) and type(y_score) is type(hist)
+                and y_score.ndim == 1 and y_true.ndim == 1
+                and isinstance(self.thresholds, int)):
+            # the training-loop case: one binned-codes kernel, one bincount
+            xp = array_namespace(hist)
+            if y_score.dtype in float_dtypes(xp):
+                o = _ops(xp)
+                t = self.thresholds
+                counts = o.bincount(o.binned_codes(y_score, y_true, n_thresholds=t),
+                                    length=2 * (t + 1))
+                if counts.dtype != hist.dtype:
+                    counts = xp.astype(counts, hist.dtype)
+                return {**state, "hist": hist + xp.reshape(counts, hist.shape)}
         self._check_weight(sample_weight)
         primary = state["hist"] if "hist" in state else state["buf_weight"]
         xp, device, o, y, s, w = self._inputs(state, y_true, y_score, sample_weight,
