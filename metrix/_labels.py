@@ -187,6 +187,8 @@ def distinct_values(y, *, xp):
     kind = _kind(y, xp)
     if kind in "ib" and y.shape[0]:
         codes = _as_int_codes(y, xp, _ns.device_of(y))
+        # host reads: callers are validate=True checks, exact (data-shaped, eager)
+        # curves and the CLI (the user edge)
         lo, hi = (int(v) for v in adapter.minmax(codes))
         if hi - lo < max(RANGE_LIMIT, 2 * y.shape[0]):
             counts = adapter.bincount(codes - lo, length=hi - lo + 1)

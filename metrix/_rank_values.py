@@ -43,33 +43,35 @@ def _sorted_positives(pos, score, *, xp):
     return xp.sort(xp.where(pos, score, inf), stable=False)
 
 
-def binary_auc_values(pos, score, *, acc, xp):
-    """Unweighted exact ROC AUC of a 1-D problem; also ``(P, M)``."""
+def value_sorts(pos, score, *, acc, xp):
+    """``(a, q, P, valid)``: the sorted scores, the sorted positive scores (the
+    rest pushed to ``+inf``), the number of positives and the mask of the first
+    ``P`` positions of ``q`` -- what AUC and AP of one row both read."""
     n = score.shape[0]
-    dev = device_of(score)
     pos = _as_bool(pos, xp)
-    a = xp.sort(score, stable=False)
-    q = _sorted_positives(pos, score, xp=xp)
     n_pos = xp.sum(xp.astype(pos, acc))
-    valid = xp.astype(xp.arange(n, device=dev), acc) < n_pos
+    valid = xp.astype(xp.arange(n, device=device_of(score)), acc) < n_pos
+    return xp.sort(score, stable=False), _sorted_positives(pos, score, xp=xp), n_pos, valid
+
+
+def binary_auc_values(sorts, *, acc, xp):
+    """Unweighted exact ROC AUC of a 1-D problem from its :func:`value_sorts`;
+    also ``(P, M)``."""
+    a, q, n_pos, valid = sorts
     below = xp.astype(xp.searchsorted(a, q, side="left")
                       + xp.searchsorted(a, q, side="right"), acc) * 0.5
     total = xp.sum(xp.where(valid, below, xp.zeros_like(below)))
-    n_neg = n - n_pos
+    n_neg = a.shape[0] - n_pos
     auc = safe_divide(total - 0.5 * n_pos * n_pos, n_pos * n_neg, zero_value=float("nan"),
                       xp=xp)
     return auc, n_pos, n_neg
 
 
-def binary_ap_values(pos, score, *, acc, xp):
-    """Unweighted step-wise average precision of a 1-D problem; also ``(P, M)``."""
-    n = score.shape[0]
-    dev = device_of(score)
-    pos = _as_bool(pos, xp)
-    a = xp.sort(score, stable=False)
-    q = _sorted_positives(pos, score, xp=xp)
-    n_pos = xp.sum(xp.astype(pos, acc))
-    valid = xp.astype(xp.arange(n, device=dev), acc) < n_pos
+def binary_ap_values(sorts, *, acc, xp):
+    """Unweighted step-wise average precision of a 1-D problem from its
+    :func:`value_sorts`; also ``(P, M)``."""
+    a, q, n_pos, valid = sorts
+    n = a.shape[0]
     pos_ge = n_pos - xp.astype(xp.searchsorted(q, q, side="left"), acc)
     all_ge = n - xp.astype(xp.searchsorted(a, q, side="left"), acc)
     prec = safe_divide(pos_ge, all_ge, zero_value=0.0, xp=xp)

@@ -18,7 +18,8 @@ from . import _namespace as _ns
 from ._arith import safe_divide
 from ._curves import average_precision_from_groups, roc_auc_from_groups, tie_groups
 from ._rank_values import (binary_ap_split, binary_ap_values, binary_auc_split,
-                           binary_auc_values, negatives_below, ovr_auc_values)
+                           binary_auc_values, negatives_below, ovr_auc_values,
+                           value_sorts)
 from .exceptions import UndefinedMetricWarning
 
 # Whether sorting values (and binary searches) beats one argsort plus gathers:
@@ -61,6 +62,8 @@ def row_scores(metric, score, *, pos=None, codes=None, weight=None, acc, xp, ops
         values = []
         if split is not None:
             neg_lt = negatives_below(*split, xp=xp)  # read by both metrics
+        else:
+            sorts = value_sorts(xp.reshape(pos, (-1,)), score[0, :], acc=acc, xp=xp)
         for name in names:
             if split is not None:
                 if name == "roc_auc":
@@ -71,8 +74,7 @@ def row_scores(metric, score, *, pos=None, codes=None, weight=None, acc, xp, ops
                                                           neg_lt=neg_lt)
             else:
                 fn = binary_auc_values if name == "roc_auc" else binary_ap_values
-                value, tot_p, tot_n = fn(xp.reshape(pos, (-1,)), score[0, :], acc=acc,
-                                         xp=xp)
+                value, tot_p, tot_n = fn(sorts, acc=acc, xp=xp)
             values.append(xp.reshape(value, (1,)))
         tot_p, tot_n = xp.reshape(tot_p, (1,)), xp.reshape(tot_n, (1,))
     elif plain and codes is not None and names == ("roc_auc",):

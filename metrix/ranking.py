@@ -237,10 +237,8 @@ def binary_auc_ap(y_true, y_score, names=("roc_auc", "average_precision"), *, po
     if inp.y.ndim == 2:
         _flat_y(inp)
     present = unique_values(inp) if validate else None
-    if "average_precision" in names and present is not None and len(present) == 2 \
-            and pos_label not in present:
-        raise ValueError(f"pos_label={pos_label} is not a valid label. It should be one of "
-                         f"{present}")
+    if "average_precision" in names and present is not None:
+        _check_ap_pos_label(present, pos_label)
     masks = {}
     if "roc_auc" in names:
         masks["roc_auc"] = positive_of_max(inp)
@@ -257,6 +255,13 @@ def binary_auc_ap(y_true, y_score, names=("roc_auc", "average_precision"), *, po
         out = {m: row_scores(m, row, pos=xp.reshape(p, (1, -1)), **kw)
                for m, p in masks.items()}
     return {m: inp.out(out[m][0]) for m in names}
+
+
+def _check_ap_pos_label(present, pos_label):
+    """scikit-learn's check of a binary AP's ``pos_label`` against the labels present."""
+    if len(present) == 2 and pos_label not in present:
+        raise ValueError(f"pos_label={pos_label} is not a valid label. It should be one of "
+                         f"{present}")
 
 
 def _flat_y(inp):
@@ -333,10 +338,7 @@ def average_precision_score(y_true, y_score, *, average="macro", pos_label=1,
         if inp.y.ndim == 2:
             _flat_y(inp)
         if validate:
-            present = unique_values(inp)
-            if len(present) == 2 and pos_label not in present:
-                raise ValueError(f"pos_label={pos_label} is not a valid label. It should be "
-                                 f"one of {present}")
+            _check_ap_pos_label(unique_values(inp), pos_label)
         return inp.out(_binary_row(inp, "average_precision", equals(inp, pos_label),
                                    validate))
     if y_type == "multilabel-indicator":

@@ -25,8 +25,8 @@ def _compiling() -> bool:
         return False
 
 
-#: score dtypes whose CPU sort is NumPy's (zero-copy views)
-_NUMPY_SORTS = (torch.float64, torch.float32, torch.float16, torch.int64, torch.int32,
+#: dtypes handed to NumPy kernels on zero-copy CPU views (sorts, label codes)
+_NUMPY_VIEWS = (torch.float64, torch.float32, torch.float16, torch.int64, torch.int32,
                 torch.int16, torch.int8, torch.uint8)
 
 #: rows per block of ``fused_sums`` on CPU
@@ -55,7 +55,7 @@ class Ops(GenericOps):
 
     def split_sort(self, score, pos, /):
         # CPU eager: NumPy's sort on zero-copy views (~3x torch.sort on CPU)
-        if _compiling() or score.device.type != "cpu" or score.dtype not in _NUMPY_SORTS:
+        if _compiling() or score.device.type != "cpu" or score.dtype not in _NUMPY_VIEWS:
             return None
         from .numpy import split_sort_numpy
 
@@ -103,7 +103,7 @@ class Ops(GenericOps):
 
     def codes_or_other(self, y, n, /):
         # CPU eager: NumPy's one-pass unsigned minimum on a zero-copy view
-        if _compiling() or y.device.type != "cpu" or y.dtype not in _NUMPY_SORTS:
+        if _compiling() or y.device.type != "cpu" or y.dtype not in _NUMPY_VIEWS:
             return super().codes_or_other(y, n)
         from .numpy import codes_or_other_numpy
 
@@ -119,8 +119,8 @@ class Ops(GenericOps):
 
     def pair_bincount_declared(self, a, b, /, *, n):
         # CPU eager: NumPy's fused kernel on zero-copy views
-        if (_compiling() or a.device.type != "cpu" or a.dtype not in _NUMPY_SORTS
-                or b.dtype not in _NUMPY_SORTS or a.dtype.is_floating_point
+        if (_compiling() or a.device.type != "cpu" or a.dtype not in _NUMPY_VIEWS
+                or b.dtype not in _NUMPY_VIEWS or a.dtype.is_floating_point
                 or b.dtype.is_floating_point):
             return None
         from .numpy import pair_bincount_declared_numpy

@@ -144,12 +144,8 @@ class RankingStream(StreamMetric):
             xp = array_namespace(hist)
             if y_score.dtype in float_dtypes(xp):
                 o = _ops(xp)
-                t = self.thresholds
-                counts = o.bincount(o.binned_codes(y_score, y_true, n_thresholds=t),
-                                    length=2 * (t + 1))
-                if counts.dtype != hist.dtype:
-                    counts = xp.astype(counts, hist.dtype)
-                return {**state, "hist": hist + xp.reshape(counts, hist.shape)}
+                codes = o.binned_codes(y_score, y_true, n_thresholds=self.thresholds)
+                return {**state, "hist": hist + self._counts_of(hist, codes, None, xp, o)}
         self._check_weight(sample_weight)
         primary = state["hist"] if "hist" in state else state["buf_weight"]
         xp, device, o, y, s, w = self._inputs(state, y_true, y_score, sample_weight,
@@ -232,7 +228,12 @@ class RankingStream(StreamMetric):
                 w = xp.reshape(xp.reshape(w, (-1, 1)) * xp.ones((1, self.rows), dtype=w.dtype,
                                                                  device=device), (-1,))
             weights = w
-        counts = o.bincount(codes, length=2 * self.rows * (t + 1), weights=weights)
+        return self._counts_of(hist, codes, weights, xp, o)
+
+    def _counts_of(self, hist, codes, weights, xp, o):
+        """The histogram increment of one batch's codes: one ``bincount``."""
+        counts = o.bincount(codes, length=2 * self.rows * (self.n_thresholds + 1),
+                            weights=weights)
         if counts.dtype != hist.dtype:
             counts = xp.astype(counts, hist.dtype)
         return xp.reshape(counts, hist.shape)
