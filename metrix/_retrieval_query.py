@@ -9,7 +9,13 @@ Inputs come in one of two forms:
   per (query, item) pair).  The pairs are ranked within their query by one
   lexicographic sort on (query, -score) -- two stable argsorts -- and the
   rank of each pair is its position minus its query's offset (cumulative
-  counts).  Every per-query sum is one ``ops(xp).scatter_add``.
+  counts).  Every per-query sum is one ``ops(xp).scatter_add``.  When
+  ``max_items`` is known the pairs are laid out as a padded matrix and
+  ranked per row instead.  On host data with a cut-off ``k``,
+  ``ops(xp).segment_top_candidates`` first keeps each query's top-k
+  candidates (one histogram pass; the kept set is closed upwards, so their
+  ranks are exact) and only those are ranked; per-query totals come from
+  the nonzero pairs.
 
 Ties: among equal scores the item that comes first (lower column in dense
 form, earlier position in the flat arrays in ragged form) ranks higher.
@@ -111,7 +117,19 @@ def _rank(y_true, y_score, query_ids, n_queries, k, *, max_items=None, validate,
     return _Ranked(xp=xp, device=device, out_dtype=out_dtype, maxf=maxf, k=k, **args)
 
 
-def _dense(y_true, y_score, k, *, xp, o, maxf, cdt, ideal, n_items_per_query=None):
+def _discount(rank, xp):
+    """DCG discount of 0-based ranks: ``1 / log2(rank + 2)``."""
+    return 1.0 / xp.log2(rank + 2.0)
+
+
+def _dcg(r, xp):
+    """Per-query DCG@k of a ranking (a ``_dense``/``_ranked_pairs`` dict)."""
+    terms = xp.where(r["in_k"], r["gain"] * _discount(r["rank"], xp), xp.zeros_like(r["rank"]))
+    return r["segsum"](terms)
+
+
+def _dense(y_true, y_score, k, *, xp, o, maxf, cdt, ideal, n_items_per_query=None,
+           ideal_score=None):
     if y_score.ndim == 1:
         y_true, y_score = (xp.reshape(a, (1, -1)) for a in (y_true, y_score))
     if y_score.ndim != 2:
@@ -136,8 +154,13 @@ def _dense(y_true, y_score, k, *, xp, o, maxf, cdt, ideal, n_items_per_query=Non
                  if n_items_per_query is None else n_items_per_query),
         segsum=lambda v: xp.sum(v, axis=1))
     if ideal:
-        out["ideal_gain"] = o.topk(gain_all, kk, axis=-1)[0]
-        out["ideal_rank"] = rank
+        # the ideal DCG: the gains ranked by themselves (``ideal_score`` ranks
+        # padding slots last; they are masked by the query's item count)
+        best = o.topk(gain_all if ideal_score is None else ideal_score, kk, axis=-1)[0]
+        if ideal_score is not None:
+            best = xp.where(rank < xp.reshape(out["n_items"], (-1, 1)), best,
+                            xp.zeros_like(best))
+        out["idcg"] = xp.sum(best * _discount(rank, xp), axis=1)
     return out
 
 
@@ -159,10 +182,12 @@ def _padded(y_true, y_score, q, counts, offsets, n_queries, width, k, *, xp, o, 
     src = xp.take(order, xp.reshape(pos, (-1,)))
     score = _as(xp.reshape(xp.take(y_score, src), (n_queries, width)), maxf, xp)
     gain = _as(xp.reshape(xp.take(y_true, src), (n_queries, width)), maxf, xp)
-    score = xp.where(real, score, xp.asarray(-math.inf, dtype=maxf, device=device))
+    neg_inf = xp.asarray(-math.inf, dtype=maxf, device=device)
+    score = xp.where(real, score, neg_inf)
     gain = xp.where(real, gain, xp.asarray(0.0, dtype=maxf, device=device))
     return _dense(gain, score, k, xp=xp, o=o, maxf=maxf, cdt=cdt, ideal=ideal,
-                  n_items_per_query=xp.astype(counts, maxf))
+                  n_items_per_query=xp.astype(counts, maxf),
+                  ideal_score=xp.where(real, gain, neg_inf) if ideal else None)
 
 
 def _ragged(y_true, y_score, query_ids, n_queries, k, *, xp, o, device, maxf, cdt,
@@ -189,7 +214,6 @@ def _ragged(y_true, y_score, query_ids, n_queries, k, *, xp, o, device, maxf, cd
                              "n_queries is given.")
     q = _as(q, cdt, xp)
     counts = o.bincount(q, length=n_queries)
-    offsets = xp.cumulative_sum(counts) - counts
     if max_items is None and encoded:
         max_items = int(xp.max(counts))  # host read, as the encoding already was
     if max_items is not None:
@@ -199,9 +223,47 @@ def _ragged(y_true, y_score, query_ids, n_queries, k, *, xp, o, device, maxf, cd
         if validate and int(xp.max(counts)) > max_items:
             raise ValueError(f"A query has {int(xp.max(counts))} items, more than "
                              f"max_items={max_items}.")
-        if n_queries * max_items <= _PAD_FACTOR * n + _PAD_SLACK:
-            return _padded(y_true, y_score, q, counts, offsets, n_queries, max_items, k,
-                           xp=xp, o=o, device=device, maxf=maxf, cdt=cdt, ideal=ideal)
+    kw = dict(xp=xp, o=o, device=device, maxf=maxf, cdt=cdt)
+    cand = None if k is None else o.segment_top_candidates(y_score, q, n_segments=n_queries,
+                                                           k=k)
+    if cand is None:
+        return _ranked_pairs(y_true, y_score, q, counts, n_queries, max_items, k,
+                             ideal=ideal, **kw)
+    # host data (the op says so): rank only each query's top-k candidates; the
+    # per-query totals count the nonzero pairs alone (boolean masks, host sizes)
+    out = _ranked_subset(y_true, y_score, q, cand, n_queries, k, **kw)
+    n_rel = xp.astype(o.bincount(q[y_true > 0], length=n_queries), maxf)
+    out.update(n_rel=n_rel, n_items=xp.astype(counts, maxf), gain_sum=n_rel)
+    if ideal:
+        nonzero = y_true != 0
+        out["gain_sum"] = o.scatter_add(q[nonzero], _as(y_true[nonzero], maxf, xp),
+                                        length=n_queries)
+        best = o.segment_top_candidates(y_true, q, n_segments=n_queries, k=k,
+                                        skip_zeros=True)
+        r = (_ranked_pairs(y_true, y_true, q, counts, n_queries, max_items, k,
+                           ideal=False, **kw) if best is None
+             else _ranked_subset(y_true, y_true, q, best, n_queries, k, **kw))
+        out["idcg"] = _dcg(r, xp)
+    return out
+
+
+def _ranked_subset(y_true, y_score, q, idx, n_queries, k, *, xp, o, **kw):
+    """The ranking of the pairs at ``idx`` (host data: their widest query is read)."""
+    sub_q = xp.take(q, idx)
+    counts = o.bincount(sub_q, length=n_queries)
+    return _ranked_pairs(xp.take(y_true, idx), xp.take(y_score, idx), sub_q, counts,
+                         n_queries, int(xp.max(counts)), k, ideal=False, xp=xp, o=o, **kw)
+
+
+def _ranked_pairs(y_true, y_score, q, counts, n_queries, width, k, *, xp, o, device, maxf,
+                  cdt, ideal):
+    """Rank encoded ragged pairs: the padded layout when ``width`` is known and the
+    padding stays small, else the lexsort."""
+    n = int(q.shape[0])
+    offsets = xp.cumulative_sum(counts) - counts
+    if width is not None and n_queries * width <= _PAD_FACTOR * n + _PAD_SLACK:
+        return _padded(y_true, y_score, q, counts, offsets, n_queries, width, k,
+                       xp=xp, o=o, device=device, maxf=maxf, cdt=cdt, ideal=ideal)
     # rank pairs by (query, -score, position): two stable argsorts
     by_score = xp.argsort(y_score, descending=True, stable=True)
     q1 = xp.take(q, by_score)
@@ -227,11 +289,11 @@ def _ragged(y_true, y_score, query_ids, n_queries, k, *, xp, o, device, maxf, cd
         n_rel=segsum(hit), gain_sum=segsum(gain), n_items=xp.astype(counts, maxf),
         segsum=segsum)
     if ideal:
+        # the gains ranked by themselves share the segments and their offsets
         by_gain = xp.argsort(gain_all, descending=True, stable=True)
-        q2 = xp.take(q, by_gain)
-        by_query2 = xp.argsort(q2, stable=True)
-        out["ideal_gain"] = xp.take(xp.take(gain_all, by_gain), by_query2)
-        out["ideal_rank"] = rank  # same segments, same offsets
+        by_query2 = xp.argsort(xp.take(q, by_gain), stable=True)
+        best = xp.take(xp.take(gain_all, by_gain), by_query2)
+        out["idcg"] = _dcg(dict(out, gain=best), xp)
     return out
 
 
@@ -396,7 +458,8 @@ def ndcg_at_k(y_true, y_score, *, k=None, query_ids=None, n_queries=None, max_it
     :math:`DCG@k = \\sum_{r=1}^{k} g_r / \\log_2(r + 1)` with gains
     :math:`g = y_{true}` in ranked order; nDCG divides by the DCG of the ideal
     order (0 when the ideal DCG is 0).  A query is "empty" when its gains sum
-    to 0.  Ties in ``y_score`` are broken by position (TorchMetrics averages
+    to 0.  Negative gains are accepted (scikit-learn's ``ndcg_score``, and
+    ``metrix.ndcg_score``, reject them).  Ties in ``y_score`` are broken by position (TorchMetrics averages
     over tied scores instead; the two agree on distinct scores).
     """
     _check_common(k, empty_target_action)
@@ -404,10 +467,6 @@ def ndcg_at_k(y_true, y_score, *, k=None, query_ids=None, n_queries=None, max_it
                validate=validate, graded=True,
                ideal=True)
     xp = rk.xp
-    zero = xp.zeros_like(rk.rank)
-    disc = 1.0 / xp.log2(rk.rank + 2.0)
-    dcg = rk.segsum(xp.where(rk.in_k, rk.gain * disc, zero))
-    ideal_in_k = rk.in_k  # ideal ranks share the segments, so the same mask
-    idcg = rk.segsum(xp.where(ideal_in_k, rk.ideal_gain * disc, zero))
-    values = safe_divide(dcg, idcg, zero_value=0.0, xp=xp)
+    dcg = _dcg(rk.__dict__, xp)
+    values = safe_divide(dcg, rk.idcg, zero_value=0.0, xp=xp)
     return _reduce(values, rk, rk.gain_sum == 0, empty_target_action)

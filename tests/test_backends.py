@@ -690,3 +690,111 @@ def test_narrow_label_dtypes_with_many_classes(lib, dtype):
         np.testing.assert_array_equal(
             np.asarray(metrix.confusion_matrix(a, b, labels=labels, validate=validate)),
             sk_cm(yt, yp, labels=labels))
+
+
+def _libs_ops(lib):
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        import array_api_compat.torch as txp
+
+        return ops(txp), torch.from_numpy, lambda a: a.numpy()
+    import array_api_compat.numpy as nxp
+
+    return ops(nxp), np.asarray, np.asarray
+
+
+def _check_candidates(values, seg, k, kept, skip_zeros):
+    """``kept`` holds each segment's top k (ties by position) and is closed upwards."""
+    assert np.all(np.diff(kept) > 0)
+    mask = np.zeros(values.shape[0], dtype=bool)
+    mask[kept] = True
+    drop = skip_zeros and values.min() >= 0
+    for s in np.unique(seg):
+        idx = np.flatnonzero(seg == s)
+        v = values[idx]
+        if drop:
+            assert not mask[idx[v == 0]].any()
+            idx, v = idx[v != 0], v[v != 0]
+        order = idx[np.lexsort((idx, -v.astype(np.float64)))]
+        assert mask[order[:k]].all()
+        if mask[idx].any():
+            lowest = values[idx[mask[idx]]].min()
+            assert mask[idx[values[idx] >= lowest]].all()
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+@pytest.mark.parametrize("kind", ["float", "ties", "int", "float32", "zeros", "neg_zeros"])
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_segment_top_candidates(lib, kind, k):
+    o, conv, back = _libs_ops(lib)
+    rng = np.random.default_rng(k)
+    n_seg = 500
+    seg = rng.integers(0, n_seg, 60_000)
+    seg[:5] = n_seg - 1  # one query much larger than k, others near 4k items
+    values = {"float": lambda: rng.random(seg.shape[0]),
+              "ties": lambda: rng.integers(0, 6, seg.shape[0]).astype(float),
+              "int": lambda: rng.integers(-9, 1000, seg.shape[0]),
+              "float32": lambda: rng.normal(size=seg.shape[0]).astype(np.float32),
+              "zeros": lambda: rng.integers(0, 4, seg.shape[0]) * (rng.random(seg.shape[0]) < .1),
+              "neg_zeros": lambda: rng.integers(-1, 4, seg.shape[0]) * (rng.random(seg.shape[0]) < .2),
+              }[kind]()
+    for skip in (False, True):
+        kept = o.segment_top_candidates(conv(values), conv(seg), n_segments=n_seg, k=k,
+                                        skip_zeros=skip)
+        # mostly tied values can make half the pairs candidates: the fallback
+        may_fall_back = ((kind == "ties" and k == 10) or kind == "neg_zeros"
+                         or (kind == "zeros" and not skip))
+        if may_fall_back and kept is None:
+            continue
+        assert kept is not None, (kind, skip)
+        kept = back(kept)
+        assert kept.shape[0] < values.shape[0] // 2 + 1
+        _check_candidates(values, seg, k, kept, skip)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_segment_top_candidates_falls_back(lib):
+    o, conv, _ = _libs_ops(lib)
+    seg = np.repeat(np.arange(1000), 100)
+    x = np.random.default_rng(0).random(seg.shape[0])
+
+    def cand(v, s=seg, n_segments=1000, k=10):
+        return o.segment_top_candidates(conv(v), conv(s), n_segments=n_segments, k=k)
+
+    assert cand(x) is not None
+    assert cand(np.full_like(x, 0.5)) is None  # all equal: nothing to drop
+    bad = x.copy()
+    bad[7] = np.nan
+    assert cand(bad) is None
+    bad[7] = np.inf
+    assert cand(bad) is None
+    assert cand(x, k=40) is None  # segments of 100 items: few more than k
+    assert cand(x[:1000], s=seg[:1000]) is None  # small input: a sort is cheap
+    assert GenericOps(np).segment_top_candidates(x, seg, n_segments=1000, k=10) is None
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint8", "uint64"])
+def test_unique_inverse_dense_integers(lib, dtype):
+    o, conv, back = _libs_ops(lib)
+    if lib == "torch" and dtype == "uint64":
+        pytest.skip("torch has no uint64 view")
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(3)
+    x = rng.integers(max(info.min, -1000), min(info.max, 10**6), 300_000).astype(dtype)
+    x[0], x[1] = (info.min, info.max) if info.bits == 8 else (x[0], x[1])
+    values, inverse = o.unique_inverse(conv(x))
+    ev, ei = np.unique(x, return_inverse=True)
+    assert back(values).dtype == ev.dtype
+    np.testing.assert_array_equal(back(values), ev)
+    np.testing.assert_array_equal(back(inverse), ei)
+
+
+def test_unique_inverse_dense_only_on_narrow_ranges():
+    from metrix.backends.numpy import unique_inverse_dense
+
+    x = np.random.default_rng(0).integers(0, 1000, 300_000)
+    assert unique_inverse_dense(x) is not None
+    assert unique_inverse_dense(x * 10**6) is None  # range far above N: the sort
+    assert unique_inverse_dense(x[:1000]) is None
+    assert unique_inverse_dense(x.astype(float)) is None

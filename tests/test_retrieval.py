@@ -132,7 +132,7 @@ def ref_query(scores, rels, metric, k, action="neg", adaptive_k=False):
         def dcg(g):
             return sum(x / math.log2(r + 2) for r, x in enumerate(g[:kk]))
         ideal = dcg(sorted(rels, reverse=True))
-        return dcg(ranked) / ideal if ideal > 0 else 0.0
+        return dcg(ranked) / ideal if ideal != 0 else 0.0  # negative gains allowed
     raise AssertionError(metric)
 
 
@@ -530,6 +530,73 @@ def test_ragged_missing_ids_are_not_queries():
     a = metrix.mrr(yt, ys, query_ids=q, n_queries=5)
     b = metrix.mrr(yt, ys, query_ids=q)
     assert a == pytest.approx((1 + 0.5 + 1) / 3) and b == pytest.approx(a)
+
+
+@pytest.fixture
+def candidate_calls(monkeypatch):
+    """The top-k candidate filter on small inputs too; counts its non-None answers."""
+    from metrix.backends import _segment_top
+
+    calls = []
+    real = _segment_top.segment_top_candidates_numpy
+
+    def spy(*args):
+        out = real(*args)
+        calls.append(out is not None)
+        return out
+    monkeypatch.setattr(_segment_top, "_MIN_PAIRS", 0)
+    monkeypatch.setattr(_segment_top, "segment_top_candidates_numpy", spy)
+    return calls
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+@pytest.mark.parametrize("seed", range(6))
+def test_query_metrics_candidate_path_vs_bruteforce(candidate_calls, lib, seed):
+    # each query's top-k candidates are ranked instead of all its items: ties,
+    # queries with fewer than k items, graded and negative gains, ints, float32
+    conv = np.asarray
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        conv = torch.from_numpy
+    rng = np.random.default_rng(seed)
+    nq = 40
+    sizes = rng.integers(1, 120, nq)
+    sizes[:3] = [1, 2, 4]
+    ids = rng.choice(np.arange(-500, 500), nq, replace=False)
+    q = np.repeat(ids, sizes)
+    q = q[rng.permutation(q.shape[0])]
+    n = q.shape[0]
+    scores = [rng.random(n), rng.integers(0, 8, n).astype(float),
+              rng.normal(size=n).astype(np.float32), rng.integers(-50, 50, n)][seed % 4]
+    rels = (rng.random(n) < 0.1).astype(np.int64)
+    gains = rng.integers(-1 if seed % 2 else 0, 4, n) * (rng.random(n) < 0.3)
+    uniq, enc = np.unique(q, return_inverse=True)
+    groups = {}
+    for name, fn in QUERY_FUNCS.items():
+        tgt = gains if name == "ndcg" else rels
+        grp = [(list(scores[q == i]), list(tgt[q == i])) for i in uniq]
+        for k in (1, 3, 5):
+            exp = ref_mean(grp, name, k)
+            for ids_, extra in ((q, {}), (enc, {"n_queries": nq}),
+                                (enc, {"n_queries": nq + 1, "max_items": int(sizes.max()),
+                                       "validate": False})):
+                del candidate_calls[:]
+                got = fn(conv(tgt), conv(scores), k=k, query_ids=conv(ids_), **extra)
+                tol = 1e-6 if scores.dtype == np.float32 else 1e-12  # float32 result
+                np.testing.assert_allclose(float(got), exp, rtol=tol, atol=tol,
+                                           err_msg=f"{name} k={k} {extra}")
+                groups[(name, k)] = any(candidate_calls)
+    assert all(groups.values()), [key for key, v in groups.items() if not v]
+
+
+def test_ndcg_padded_ideal_keeps_negative_gains():
+    # padding slots (gain 0) must not outrank a real negative gain in the ideal order
+    yt, ys = np.array([2.0, -1.0]), np.array([0.1, 0.9])
+    exp = ref_mean([(list(ys), list(yt))], "ndcg", 2)
+    for extra in ({"n_queries": 1, "max_items": 3}, {"n_queries": 1}, {}):
+        got = metrix.ndcg_at_k(yt, ys, k=2, query_ids=np.zeros(2, dtype=int), **extra)
+        np.testing.assert_allclose(got, exp, rtol=1e-12, err_msg=str(extra))
+    np.testing.assert_allclose(metrix.ndcg_at_k(yt[None], ys[None], k=2), exp, rtol=1e-12)
 
 
 # -- jit / compile ---------------------------------------------------------------

@@ -150,6 +150,20 @@ class GenericOps:
         """
         return None
 
+    def segment_top_candidates(self, values, seg, /, *, n_segments, k, skip_zeros=False):
+        """Positions (ascending) of a subset of the pairs that holds each
+        segment's ``k`` largest values and everything ranked above them.
+
+        ``seg`` holds each pair's segment in ``[0, n_segments)``.  The subset
+        is closed upwards within a segment (a kept pair's larger values are
+        kept), so ranks computed on it are the ranks among all pairs.  With
+        ``skip_zeros``, zero values may be left out when no value is
+        negative.  Returns None where it cannot save work, and always on
+        accelerators and under tracing (its size is data-dependent), so a
+        caller that gets an array may read shapes on the host.  Generic: None.
+        """
+        return None
+
     def argsort_desc(self, x, /, *, axis=-1):
         """Stable descending argsort."""
         return self.xp.argsort(x, axis=axis, descending=True, stable=True)

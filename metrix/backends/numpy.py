@@ -43,6 +43,12 @@ class Ops(GenericOps):
     def split_sort(self, score, pos, /):
         return split_sort_numpy(np.asarray(score), np.asarray(pos))
 
+    def segment_top_candidates(self, values, seg, /, *, n_segments, k, skip_zeros=False):
+        from ._segment_top import segment_top_candidates_numpy
+
+        return segment_top_candidates_numpy(np.asarray(values), np.asarray(seg), n_segments,
+                                            k, skip_zeros)
+
     def bincount(self, x, /, *, length, weights=None):
         x = np.asarray(x)
         if weights is None:
@@ -102,8 +108,34 @@ class Ops(GenericOps):
         return np.unique(np.asarray(x), return_counts=True)
 
     def unique_inverse(self, x, /):
-        values, inverse = np.unique(np.asarray(x), return_inverse=True)
+        x = np.asarray(x)
+        dense = unique_inverse_dense(x)
+        if dense is not None:
+            return dense
+        values, inverse = np.unique(x, return_inverse=True)
         return values, inverse.reshape(-1)
+
+
+def unique_inverse_dense(x):
+    """``unique_inverse`` of 1-D integers in a narrow range, without a sort.
+
+    A presence ``bincount`` over ``[min, max]``; its running count minus one
+    is each present value's position (the lookup table).  None when the range
+    exceeds ``2 N + 2**20`` (the table would cost more than the sort saves),
+    for small inputs, and for non-integers.
+    """
+    n = x.shape[0] if x.ndim == 1 else 0
+    if x.ndim != 1 or x.dtype.kind not in "iu" or n <= _CHUNK:
+        return None
+    lo, hi = (int(v) for v in Ops(np).minmax(x))
+    span = hi - lo + 1
+    if span > 2 * n + (1 << 20) or hi > 1 << 62:
+        return None
+    offset = np.subtract(x, lo, dtype=np.intp, casting="unsafe")
+    present = np.bincount(offset, minlength=span) > 0
+    table = np.cumsum(present) - 1
+    values = (np.flatnonzero(present) + lo).astype(x.dtype)
+    return values, table[offset]
 
 
 def split_sort_numpy(score, pos):

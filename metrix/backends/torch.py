@@ -62,6 +62,17 @@ class Ops(GenericOps):
         q, r = split_sort_numpy(score.detach().numpy(), pos.detach().numpy())
         return torch.from_numpy(q), torch.from_numpy(r)
 
+    def segment_top_candidates(self, values, seg, /, *, n_segments, k, skip_zeros=False):
+        # CPU eager: NumPy's histogram kernel on zero-copy views
+        if (_compiling() or values.device.type != "cpu" or seg.device.type != "cpu"
+                or values.dtype not in _NUMPY_VIEWS or seg.dtype not in _NUMPY_VIEWS):
+            return None
+        from ._segment_top import segment_top_candidates_numpy
+
+        idx = segment_top_candidates_numpy(values.detach().numpy(), seg.detach().numpy(),
+                                           n_segments, k, skip_zeros)
+        return None if idx is None else torch.from_numpy(idx)
+
     def bincount(self, x, /, *, length, weights=None):
         if x.device.type != "cpu" and torch.are_deterministic_algorithms_enabled():
             return self._sorted_bincount(x, length=length, weights=weights)
@@ -148,6 +159,14 @@ class Ops(GenericOps):
         return torch.unique(x, sorted=True, return_counts=True)
 
     def unique_inverse(self, x, /):
+        if (not _compiling() and x.device.type == "cpu" and x.dtype in _NUMPY_VIEWS
+                and not x.dtype.is_floating_point):
+            # CPU eager: NumPy's sort-free encoding of narrow integer ranges
+            from .numpy import unique_inverse_dense
+
+            dense = unique_inverse_dense(x.detach().numpy())
+            if dense is not None:
+                return tuple(torch.from_numpy(a) for a in dense)
         values, inverse = torch.unique(x, sorted=True, return_inverse=True)
         return values, inverse.reshape(-1)
 
