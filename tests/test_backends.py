@@ -536,6 +536,9 @@ def test_numpy_minmax_chunked():
     x[-1] = 99
     x[3] = -77
     assert tuple(int(v) for v in ops(nxp).minmax(x)) == (-77, 99)
+    f = x.astype(float)
+    f[-3] = np.nan  # in the last chunk: the chunk bounds still propagate it
+    assert all(np.isnan(v) for v in ops(nxp).minmax(f))
 
 
 @pytest.mark.parametrize("lib", ["numpy", "torch"])

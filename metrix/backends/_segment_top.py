@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .numpy import minmax_numpy
+
 #: elements per chunk of the code pass (its float and int temporaries stay in L2)
 _CHUNK = 1 << 16
 #: below this many pairs a sort is cheap enough
@@ -52,7 +54,7 @@ def segment_top_candidates_numpy(values, seg, n_segments, k, skip_zeros=False):
             or values.dtype.kind not in "iuf" or seg.dtype.kind not in "iu"
             or n < 4 * k * n_segments):
         return None
-    lo, hi = _bounds(values)
+    lo, hi = minmax_numpy(values)
     if not (np.isfinite(lo) and np.isfinite(hi)) or hi <= lo:
         return None
     drop = bool(skip_zeros and lo >= 0)
@@ -90,14 +92,3 @@ def segment_top_candidates_numpy(values, seg, n_segments, k, skip_zeros=False):
                          out=keep[a:a + _CHUNK])
     return np.flatnonzero(keep)
 
-
-def _bounds(values):
-    """Min and max in one chunked read (NaN propagates into both)."""
-    n = values.shape[0]
-    los, his = [], []
-    step = _CHUNK * 4
-    for a in range(0, n, step):
-        c = values[a:a + step]
-        los.append(c.min())
-        his.append(c.max())
-    return np.min(los), np.max(his)

@@ -92,17 +92,7 @@ class Ops(GenericOps):
                                    count=_np_chunk_count(n))
 
     def minmax(self, x, /):
-        # one read of x (chunked) instead of two full passes
-        x = np.asarray(x)
-        n = x.shape[0] if x.ndim else 1
-        if x.ndim != 1 or n <= 4 * _CHUNK:
-            return x.min(), x.max()
-        los, his = [], []
-        for s in range(0, n, _CHUNK):
-            c = x[s:s + _CHUNK]
-            los.append(c.min())
-            his.append(c.max())
-        return min(los), max(his)
+        return minmax_numpy(np.asarray(x))
 
     def unique_counts(self, x, /):
         return np.unique(np.asarray(x), return_counts=True)
@@ -127,7 +117,7 @@ def unique_inverse_dense(x):
     n = x.shape[0] if x.ndim == 1 else 0
     if x.ndim != 1 or x.dtype.kind not in "iu" or n <= _CHUNK:
         return None
-    lo, hi = (int(v) for v in Ops(np).minmax(x))
+    lo, hi = (int(v) for v in minmax_numpy(x))
     span = hi - lo + 1
     if span > 2 * n + (1 << 20) or hi > 1 << 62:
         return None
@@ -136,6 +126,20 @@ def unique_inverse_dense(x):
     table = np.cumsum(present) - 1
     values = (np.flatnonzero(present) + lo).astype(x.dtype)
     return values, table[offset]
+
+
+def minmax_numpy(x):
+    """``(min(x), max(x))`` in one chunked read of ``x`` instead of two full passes
+    (a NaN propagates into both)."""
+    n = x.shape[0] if x.ndim else 1
+    if x.ndim != 1 or n <= 4 * _CHUNK:
+        return x.min(), x.max()
+    los, his = [], []
+    for s in range(0, n, _CHUNK):
+        c = x[s:s + _CHUNK]
+        los.append(c.min())
+        his.append(c.max())
+    return np.min(los), np.max(his)
 
 
 def split_sort_numpy(score, pos):
