@@ -121,8 +121,13 @@ def unique_inverse_dense(x):
     span = hi - lo + 1
     if span > 2 * n + (1 << 20) or hi > 1 << 62:
         return None
-    offset = np.subtract(x, lo, dtype=np.intp, casting="unsafe")
+    if lo == 0 and x.dtype == np.intp:
+        offset = x  # already 0-based: no subtraction pass
+    else:
+        offset = np.subtract(x, lo, dtype=np.intp, casting="unsafe")
     present = np.bincount(offset, minlength=span) > 0
+    if present.all():  # every id in [lo, hi] occurs: the offsets are the positions
+        return np.arange(lo, hi + 1).astype(x.dtype), offset
     table = np.cumsum(present) - 1
     values = (np.flatnonzero(present) + lo).astype(x.dtype)
     return values, table[offset]

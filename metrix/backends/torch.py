@@ -69,8 +69,11 @@ class Ops(GenericOps):
             return None
         from ._segment_top import segment_top_candidates_numpy
 
+        def count(codes, minlength):
+            return torch.bincount(torch.from_numpy(codes), minlength=minlength).numpy()
+
         idx = segment_top_candidates_numpy(values.detach().numpy(), seg.detach().numpy(),
-                                           n_segments, k, skip_zeros)
+                                           n_segments, k, skip_zeros, count=count)
         return None if idx is None else torch.from_numpy(idx)
 
     def bincount(self, x, /, *, length, weights=None):
