@@ -540,8 +540,8 @@ def candidate_calls(monkeypatch):
     calls = []
     real = _segment_top.segment_top_candidates_numpy
 
-    def spy(*args):
-        out = real(*args)
+    def spy(*args, **kwargs):
+        out = real(*args, **kwargs)
         calls.append(out is not None)
         return out
     monkeypatch.setattr(_segment_top, "_MIN_PAIRS", 0)
