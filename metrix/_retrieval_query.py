@@ -349,7 +349,9 @@ _PARAMS = """
         raise ``ValueError``.
     validate : bool, default=True
         Check values (finite scores, binary relevance, id range).  ``False``
-        reads nothing on the host (except ``empty_target_action="error"``).
+        reads nothing from an accelerator or a traced array (except
+        ``empty_target_action="error"``); CPU arrays may still take the
+        host-side top-k candidate filter, where a read costs no sync.
 
     Returns
     -------
