@@ -87,7 +87,7 @@ class Ops(GenericOps):
             return None
         # the chunked count pays ``size**2`` per chunk: small label sets only
         max_size = min(max_size, math.isqrt(_CHUNK // 8))
-        return discover_and_count(a, b, n, max_size, bounds=lambda x: (x.min(), x.max()),
+        return discover_and_count(a, b, n, max_size, bounds=_nonnegative_bounds,
                                    zeros=lambda shape: np.zeros(shape, dtype=np.int64),
                                    count=_np_chunk_count(n))
 
@@ -155,6 +155,16 @@ def split_sort_numpy(score, pos):
     q.sort()
     r.sort()
     return q, r
+
+
+def _nonnegative_bounds(x):
+    """``(lo, hi)`` of integers for the discovering count, in one reduction: viewed
+    as unsigned, negatives are the largest values, so ``hi`` is the true max when
+    it fits the signed type and ``lo`` is 0; otherwise ``lo`` is -1 (negative)."""
+    if x.dtype.kind == "u":
+        return 0, int(x.max())
+    hi = int(x.view(x.dtype.str.replace("i", "u")).max())
+    return (0, hi) if hi < 1 << (8 * x.dtype.itemsize - 1) else (-1, 0)
 
 
 def _np_chunk_count(n):
