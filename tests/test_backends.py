@@ -607,6 +607,13 @@ def test_pair_bincount_discover_grows_and_refuses(lib):
     neg = a.copy()
     neg[-3] = -1
     assert o.pair_bincount_discover(conv(neg), conv(b), max_size=100) is None
+    neg[-3] = np.iinfo(np.int64).min  # wraps to 0 in a code a * size + b
+    assert o.pair_bincount_discover(conv(neg), conv(b), max_size=100) is None
+    a32, b32 = a.astype(np.int32), b.astype(np.int32)
+    np.testing.assert_array_equal(
+        np.asarray(o.pair_bincount_discover(conv(a32), conv(b32), max_size=100)[0]), want)
+    b32[5] = -7
+    assert o.pair_bincount_discover(conv(a32), conv(b32), max_size=100) is None
     assert o.pair_bincount_discover(conv(a), conv(b), max_size=20) is None
     assert GenericOps(xp).pair_bincount_discover(conv(a), conv(b), max_size=100) is None
 
