@@ -733,7 +733,8 @@ def _check_candidates(values, seg, k, kept, skip_zeros):
 
 
 @pytest.mark.parametrize("lib", ["numpy", "torch"])
-@pytest.mark.parametrize("kind", ["float", "ties", "int", "float32", "zeros", "neg_zeros"])
+@pytest.mark.parametrize("kind", ["float", "ties", "int", "wide_int", "float32", "zeros",
+                                  "neg_zeros"])
 @pytest.mark.parametrize("k", [1, 3, 10])
 def test_segment_top_candidates(lib, kind, k):
     o, conv, back = _libs_ops(lib)
@@ -744,6 +745,7 @@ def test_segment_top_candidates(lib, kind, k):
     values = {"float": lambda: rng.random(seg.shape[0]),
               "ties": lambda: rng.integers(0, 6, seg.shape[0]).astype(float),
               "int": lambda: rng.integers(-9, 1000, seg.shape[0]),
+              "wide_int": lambda: rng.integers(-2 ** 62, 2 ** 62, seg.shape[0]) * 2,
               "float32": lambda: rng.normal(size=seg.shape[0]).astype(np.float32),
               "zeros": lambda: rng.integers(0, 4, seg.shape[0]) * (rng.random(seg.shape[0]) < .1),
               "neg_zeros": lambda: rng.integers(-1, 4, seg.shape[0]) * (rng.random(seg.shape[0]) < .2),

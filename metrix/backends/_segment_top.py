@@ -64,16 +64,16 @@ def segment_top_candidates_numpy(values, seg, n_segments, k, skip_zeros=False, *
     base = 1 if drop else 0  # bin 0 holds the zeros alone when they are dropped
     n_bins = int(min(_MAX_BINS, max(4, 1 << int(np.ceil(np.log2(
         _BIN_FACTOR * n / (k * n_segments)))))))
-    if drop:
-        lo = 0.0
+    lo = 0.0 if drop else float(lo)
     span = n_bins - base
-    scale = span / (float(hi) - float(lo))
+    scale = span / (float(hi) - lo)
     codes = np.empty(n, dtype=np.intp)
     tmp = np.empty(min(n, _CHUNK), dtype=np.float64)
     base_buf = np.empty(min(n, _CHUNK), dtype=np.intp)
     for a in range(0, n, _CHUNK):
         x, c, t = values[a:a + _CHUNK], codes[a:a + _CHUNK], tmp[:min(_CHUNK, n - a)]
-        np.subtract(x, lo, out=t, casting="unsafe")
+        # in float64 (a monotone conversion): an integer difference could overflow
+        np.subtract(x, lo, out=t, dtype=np.float64, casting="unsafe")
         np.multiply(t, scale, out=t)
         np.minimum(t, span - 1, out=t)  # hi itself lands in the top bin
         np.copyto(c, t, casting="unsafe")  # t >= 0: truncation is the floor
