@@ -461,8 +461,9 @@ def ndcg_at_k(y_true, y_score, *, k=None, query_ids=None, n_queries=None, max_it
     :math:`g = y_{true}` in ranked order; nDCG divides by the DCG of the ideal
     order (0 when the ideal DCG is 0).  A query is "empty" when its gains sum
     to 0.  Negative gains are accepted (scikit-learn's ``ndcg_score``, and
-    ``metrix.ndcg_score``, reject them).  Ties in ``y_score`` are broken by position (TorchMetrics averages
-    over tied scores instead; the two agree on distinct scores).
+    ``metrix.ndcg_score``, reject them).  Ties in ``y_score`` are broken by
+    position (TorchMetrics averages over tied scores instead; the two agree
+    on distinct scores).
     """
     _check_common(k, empty_target_action)
     rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items=max_items,

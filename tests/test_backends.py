@@ -748,7 +748,8 @@ def test_segment_top_candidates(lib, kind, k):
               "wide_int": lambda: rng.integers(-2 ** 62, 2 ** 62, seg.shape[0]) * 2,
               "float32": lambda: rng.normal(size=seg.shape[0]).astype(np.float32),
               "zeros": lambda: rng.integers(0, 4, seg.shape[0]) * (rng.random(seg.shape[0]) < .1),
-              "neg_zeros": lambda: rng.integers(-1, 4, seg.shape[0]) * (rng.random(seg.shape[0]) < .2),
+              "neg_zeros": lambda: (rng.integers(-1, 4, seg.shape[0])
+                                    * (rng.random(seg.shape[0]) < .2)),
               }[kind]()
     for skip in (False, True):
         kept = o.segment_top_candidates(conv(values), conv(seg), n_segments=n_seg, k=k,

@@ -71,13 +71,13 @@ def segment_top_candidates_numpy(values, seg, n_segments, k, skip_zeros=False, *
     tmp = np.empty(min(n, _CHUNK), dtype=np.float64)
     base_buf = np.empty(min(n, _CHUNK), dtype=np.intp)
     for a in range(0, n, _CHUNK):
-        x, c, t = values[a:a + _CHUNK], codes[a:a + _CHUNK], tmp[:min(_CHUNK, n - a)]
+        x, c = values[a:a + _CHUNK], codes[a:a + _CHUNK]
+        t, b = tmp[:c.shape[0]], base_buf[:c.shape[0]]
         # in float64 (a monotone conversion): an integer difference could overflow
         np.subtract(x, lo, out=t, dtype=np.float64, casting="unsafe")
         np.multiply(t, scale, out=t)
         np.minimum(t, span - 1, out=t)  # hi itself lands in the top bin
         np.copyto(c, t, casting="unsafe")  # t >= 0: truncation is the floor
-        b = base_buf[:c.shape[0]]
         np.multiply(seg[a:a + _CHUNK], n_bins, out=b, casting="unsafe")
         c += b
         if drop:
@@ -97,4 +97,3 @@ def segment_top_candidates_numpy(values, seg, n_segments, k, skip_zeros=False, *
         np.greater_equal(codes[a:a + _CHUNK], thr[seg[a:a + _CHUNK]],
                          out=keep[a:a + _CHUNK])
     return np.flatnonzero(keep)
-
