@@ -43,6 +43,23 @@ def best_time(fn, *, repeat: int = 3, warmup: int = 1) -> float:
     return best
 
 
+def best_times(fns: dict, *, repeat: int = 3, warmup: int = 1) -> dict:
+    """:func:`best_time` of each of ``fns`` (``{name: fn}``), their repeats
+    interleaved (one call of each per round), so that a slow spell of a noisy
+    machine falls on all of them instead of on one: the ratios are fairer."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            sync(fn())
+    best = dict.fromkeys(fns, float("inf"))
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            gc.collect()
+            t0 = time.perf_counter()
+            sync(fn())
+            best[name] = min(best[name], time.perf_counter() - t0)
+    return best
+
+
 def peak_memory(fn) -> int:
     """Peak extra bytes allocated through Python/NumPy while ``fn`` runs."""
     gc.collect()

@@ -582,6 +582,42 @@ def test_binned_codes_torch_eager_equals_generic(dtype):
         GenericOps(nxp).binned_codes(s, None, n_thresholds=t))
 
 
+@pytest.mark.parametrize("t", [2, 7, 1000, 1024])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_binned_histogram_fast_paths_equal_generic(lib, dtype, t):
+    # the NumPy kernel (power-of-two layout, int32 bins) against the generic
+    # bincount of binned_codes, on edges, just below them and out of range
+    import array_api_compat.numpy as nxp
+
+    grid = np.arange(t) / (t - 1)
+    s = np.concatenate([grid, np.nextafter(grid, -1), np.nextafter(grid, 2),
+                        [-1e-4, -0.002, -5.0, 1.0005, 7.0, 1e30, -1e30]]).astype(dtype)
+    rng = np.random.default_rng(t)
+    order = rng.permutation(2 * s.shape[0])
+    s, y = np.concatenate([s, s])[order], np.repeat([0, 1], s.shape[0])[order]
+    hist = rng.integers(0, 5, (1, 2, t + 1))
+    want = GenericOps(nxp).binned_histogram(hist, s, y, n_thresholds=t)
+    assert want.sum() == hist.sum() + s.shape[0]
+    assert (want - hist)[0, :, [0, -1]].all()  # bin 0 and bin T filled, both targets
+    if lib == "numpy":
+        got = ops(nxp).binned_histogram(hist, s, y.astype(np.int32), n_thresholds=t)
+        np.testing.assert_array_equal(got, want)
+        return
+    torch = pytest.importorskip("torch")
+    import array_api_compat.torch as txp
+
+    ts = torch.from_numpy(s).requires_grad_()
+    got = ops(txp).binned_histogram(torch.from_numpy(hist), ts, torch.from_numpy(y),
+                                    n_thresholds=t)
+    assert got.dtype == torch.int64 and not got.requires_grad
+    np.testing.assert_array_equal(got.numpy(), want)
+    # bool targets and float16 scores take the generic torch path: same counts
+    got = ops(txp).binned_histogram(torch.from_numpy(hist), torch.from_numpy(s),
+                                    torch.from_numpy(y.astype(bool)), n_thresholds=t)
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
 @pytest.mark.parametrize("lib", ["numpy", "torch"])
 def test_pair_bincount_discover_grows_and_refuses(lib):
     n = (1 << 18) * 3 + 777

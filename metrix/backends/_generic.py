@@ -100,7 +100,7 @@ class GenericOps:
         ``linspace(0, 1, T)`` (``k = clip(floor(score (T - 1)) + 1, 0, T)``, the
         number of thresholds ``<= score``, compared in the scaled space) and its
         0/1 target: the codes of one histogram ``bincount`` of length ``2 (T + 1)``
-        (negatives, then positives).  With ``target=None``: the bins ``k`` alone.
+        (negatives, then positives), ``T >= 2``.  With ``target=None``: the bins alone.
         """
         xp = self.xp
         cdt = count_dtype(xp, device_of(score))
@@ -109,6 +109,15 @@ class GenericOps:
         if target is None:
             return k
         return k + (t + 1) * (target if target.dtype == cdt else xp.astype(target, cdt))
+
+    def binned_histogram(self, hist, score, target, /, *, n_thresholds):
+        """``hist`` plus one batch's counts per (0/1 target, bin) (a new array;
+        ``hist`` has shape ``(..., 2, T + 1)``, row 0 negatives, row 1 positives):
+        the ``bincount`` of :meth:`binned_codes`."""
+        xp, t = self.xp, n_thresholds
+        codes = self.binned_codes(score, target, n_thresholds=t)
+        counts = xp.reshape(self.bincount(codes, length=2 * (t + 1)), (2, t + 1))
+        return hist + (counts if counts.dtype == hist.dtype else xp.astype(counts, hist.dtype))
 
     def scatter_add(self, index, values, /, *, length):
         """Per-segment sums: ``out[j] = sum(values[index == j])`` (1-D or 2-D values)."""

@@ -15,7 +15,7 @@ import math
 import torch
 
 from ._generic import GenericOps
-from .numpy import discover_and_count, count_chunks
+from .numpy import binned_histogram_numpy, count_chunks, discover_and_count
 
 
 def _compiling() -> bool:
@@ -28,6 +28,10 @@ def _compiling() -> bool:
 #: dtypes handed to NumPy kernels on zero-copy CPU views (sorts, label codes)
 _NUMPY_VIEWS = (torch.float64, torch.float32, torch.float16, torch.int64, torch.int32,
                 torch.int16, torch.int8, torch.uint8)
+
+#: what the NumPy binned-histogram kernel takes (bool and float16 go the torch way)
+_HISTOGRAM_SCORES = (torch.float32, torch.float64)
+_HISTOGRAM_TARGETS = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
 
 #: rows per block of ``fused_sums`` on CPU
 _CHUNK = 1 << 16
@@ -102,6 +106,22 @@ class Ops(GenericOps):
         v = torch.mul(score, t - 1.0)
         k = v.add_(1.0).clamp_(0.0, t).to(torch.int64)
         return k if target is None else k.add_(target, alpha=n_thresholds + 1)
+
+    def binned_histogram(self, hist, score, target, /, *, n_thresholds):
+        # CPU eager: NumPy's kernel on zero-copy views (each torch call costs
+        # more than its arithmetic at training-loop batch sizes)
+        if (score.dtype in _HISTOGRAM_SCORES and target.dtype in _HISTOGRAM_TARGETS
+                and hist.dtype == torch.int64 and score.is_cpu and target.is_cpu
+                and hist.is_cpu and score.ndim == 1 and score.shape == target.shape
+                and not _compiling()):
+            try:
+                views = (hist.numpy(), (score.detach() if score.requires_grad else score)
+                         .numpy(), target.numpy())
+            except RuntimeError:  # no NumPy view (functorch wrappers)
+                views = None
+            if views is not None:
+                return torch.from_numpy(binned_histogram_numpy(*views, n_thresholds))
+        return super().binned_histogram(hist, score, target, n_thresholds=n_thresholds)
 
     def pair_bincount(self, a, b, /, *, size, weights=None):
         if weights is not None or _compiling():

@@ -87,6 +87,7 @@ class RankingStream(StreamMetric):
             raise ValueError("average='samples' needs multilabel input and the exact mode "
                              "(capacity=...).")
         self.capacity = None if capacity is None else check_capacity(capacity)
+        self._one_kernel = False
         if self.capacity is not None:
             self.thresholds = None
             self.weighted = True
@@ -104,6 +105,8 @@ class RankingStream(StreamMetric):
             self.thresholds = tuple(values)
         self.weighted = bool(weighted)
         self.key = ("rank_binned", self.task, self.rows, self.thresholds, self.weighted)
+        # binary, evenly spaced thresholds: a batch is one histogram kernel
+        self._one_kernel = self.task == "binary" and isinstance(self.thresholds, int)
 
     @property
     def n_thresholds(self):
@@ -135,17 +138,14 @@ class RankingStream(StreamMetric):
     def update(self, state, y_true, y_score, sample_weight=None):
         """Add one batch (pure; static shapes)."""
         hist = state.get("hist")
-        if (hist is not None and sample_weight is None and not self.validate
-                and self.task == "binary"
-                and type(y_true) is type(hist) and type(y_score) is type(hist)
-                and y_score.ndim == 1 and y_true.ndim == 1
-                and isinstance(self.thresholds, int)):
-            # the training-loop case: one binned-codes kernel, one bincount
+        if (self._one_kernel and sample_weight is None and not self.validate
+                and type(y_score) is type(hist) and type(y_true) is type(hist)
+                and y_score.ndim == 1 and y_true.ndim == 1):
+            # the training-loop case: one histogram kernel (codes and bincount)
             xp = array_namespace(hist)
             if y_score.dtype in float_dtypes(xp):
-                o = _ops(xp)
-                codes = o.binned_codes(y_score, y_true, n_thresholds=self.thresholds)
-                return {**state, "hist": hist + self._counts_of(hist, codes, None, xp, o)}
+                return {**state, "hist": _ops(xp).binned_histogram(
+                    hist, y_score, y_true, n_thresholds=self.thresholds)}
         self._check_weight(sample_weight)
         primary = state["hist"] if "hist" in state else state["buf_weight"]
         xp, device, o, y, s, w = self._inputs(state, y_true, y_score, sample_weight,
