@@ -607,14 +607,49 @@ def test_binned_histogram_fast_paths_equal_generic(lib, dtype, t):
     torch = pytest.importorskip("torch")
     import array_api_compat.torch as txp
 
-    ts = torch.from_numpy(s).requires_grad_()
-    got = ops(txp).binned_histogram(torch.from_numpy(hist), ts, torch.from_numpy(y),
-                                    n_thresholds=t)
+    ts, th = torch.from_numpy(s).requires_grad_(), torch.from_numpy(hist.copy())
+    got = ops(txp).binned_histogram(th, ts, torch.from_numpy(y), n_thresholds=t)
     assert got.dtype == torch.int64 and not got.requires_grad
     np.testing.assert_array_equal(got.numpy(), want)
+    np.testing.assert_array_equal(th.numpy(), hist)  # the state is not written to
     # bool targets and float16 scores take the generic torch path: same counts
     got = ops(txp).binned_histogram(torch.from_numpy(hist), torch.from_numpy(s),
                                     torch.from_numpy(y.astype(bool)), n_thresholds=t)
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
+@pytest.mark.parametrize("clip", [True, False])
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_edge_confusion_fast_paths_equal_generic(lib, clip):
+    # labels outside 0..n-1 go to the edge rows / columns (clip=True only)
+    import array_api_compat.numpy as nxp
+
+    n = 6
+    rng = np.random.default_rng(5)
+    lo, hi = (-3, n + 3) if clip else (0, n)
+    a, b = rng.integers(lo, hi, 5000), rng.integers(lo, hi, 5000)
+    cm = rng.integers(0, 9, (n + 2) ** 2)
+    want = GenericOps(nxp).edge_confusion(cm, a, b, n=n, clip=clip)
+    assert want.sum() == cm.sum() + a.shape[0]
+    if clip:
+        edge = (want - cm).reshape(n + 2, n + 2)
+        assert edge[0].sum() == (a < 0).sum() and edge[:, -1].sum() == (b >= n).sum()
+    if lib == "numpy":
+        np.testing.assert_array_equal(ops(nxp).edge_confusion(cm, a, b, n=n, clip=clip), want)
+        # int32 labels take the generic way: the same counts
+        got = ops(nxp).edge_confusion(cm, a.astype(np.int32), b.astype(np.int32), n=n,
+                                      clip=clip)
+        np.testing.assert_array_equal(got, want)
+        return
+    torch = pytest.importorskip("torch")
+    import array_api_compat.torch as txp
+
+    tc = torch.from_numpy(cm)
+    got = ops(txp).edge_confusion(tc, torch.from_numpy(a), torch.from_numpy(b), n=n, clip=clip)
+    np.testing.assert_array_equal(got.numpy(), want)
+    np.testing.assert_array_equal(tc.numpy(), cm)  # the state is not written to
+    got = ops(txp).edge_confusion(tc, torch.from_numpy(a).to(torch.int32),
+                                  torch.from_numpy(b).to(torch.int32), n=n, clip=clip)
     np.testing.assert_array_equal(got.numpy(), want)
 
 

@@ -75,6 +75,13 @@ class GenericOps:
             a, b = xp.clip(a, -1, n), xp.clip(b, -1, n)
         return a * (n + 2) + b + (n + 3)
 
+    def edge_confusion(self, cm, a, b, /, *, n, clip=True):
+        """``cm`` plus one batch's counts per :meth:`edge_cells` cell (a new
+        array; ``cm`` is the flat ``(n + 2) ** 2`` confusion matrix)."""
+        xp = self.xp
+        counts = self.bincount(self.edge_cells(a, b, n=n, clip=clip), length=(n + 2) ** 2)
+        return cm + (counts if counts.dtype == cm.dtype else xp.astype(counts, cm.dtype))
+
     def pair_bincount_declared(self, a, b, /, *, n):
         """``pair_bincount(codes_or_other(a, n), codes_or_other(b, n), size=n + 1)``
         with the codes made chunk by chunk (never N-sized), or None where there

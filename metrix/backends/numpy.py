@@ -11,6 +11,9 @@ from ._generic import GenericOps
 #: elements per chunk of the fused count and of ``minmax``: a chunk's codes
 #: (1 MiB) stay in L2/L3 while few enough Python-level calls remain
 _CHUNK = 1 << 17
+#: the ``clip`` ufunc itself: ``np.clip``'s Python checks cost as much as the
+#: clip of 10,000 floats
+_clip = getattr(getattr(np, "_core", getattr(np, "core", None)).umath, "clip", np.clip)
 #: elements per block of ``fused_sums``: its few temporaries stay in L2 and
 #: stay under glibc's mmap threshold (128 KiB), so they are reused, not faulted
 _FUSED_BLOCK = 1 << 14
@@ -82,6 +85,12 @@ class Ops(GenericOps):
         if not binned_histogram_fits(hist, score, target):
             return super().binned_histogram(hist, score, target, n_thresholds=n_thresholds)
         return binned_histogram_numpy(hist, score, target, n_thresholds)
+
+    def edge_confusion(self, cm, a, b, /, *, n, clip=True):
+        cm, a, b = np.asarray(cm), np.asarray(a), np.asarray(b)
+        if not edge_confusion_fits(cm, a, b):
+            return super().edge_confusion(cm, a, b, n=n, clip=clip)
+        return edge_confusion_numpy(cm, a, b, n, clip)
 
     def pair_bincount_declared(self, a, b, /, *, n):
         return pair_bincount_declared_numpy(np.asarray(a), np.asarray(b), n)
@@ -265,8 +274,30 @@ def binned_histogram_numpy(hist, score, target, t):
     b = t.bit_length()  # 2**b >= T + 1
     v = np.multiply(score, score.dtype.type(t - 1))
     v += score.dtype.type(1)
-    np.clip(v, 0, t, out=v)
+    _clip(v, 0, t, out=v)
     codes = v.astype(np.int32).astype(np.intp)
     codes |= np.left_shift(target, b, dtype=np.intp, casting="unsafe")
     counts = np.bincount(codes, minlength=2 << b)[: 2 << b]
     return hist + counts.reshape(2, 1 << b)[:, : t + 1]
+
+
+def edge_confusion_fits(cm, a, b) -> bool:
+    """What :func:`edge_confusion_numpy` takes: an int64 matrix and 1-D int64
+    labels of one length (narrower ones take the generic way, which widens)."""
+    return (cm.dtype == np.int64 and a.dtype == np.int64 and b.dtype == np.int64
+            and a.ndim == 1 and a.shape == b.shape)
+
+
+def edge_confusion_numpy(cm, a, b, n, clip):
+    """:meth:`GenericOps.edge_confusion` in place on one temporary: the ``clip``
+    ufunc (not ``np.clip``'s Python wrapper) and in-place int64 arithmetic."""
+    size = n + 2
+    if clip:
+        cells = _clip(a, -1, n)
+        cells *= size
+        cells += _clip(b, -1, n)
+    else:
+        cells = np.multiply(a, size)
+        cells += b
+    cells += n + 3
+    return cm + np.bincount(cells, minlength=size * size)[: size * size]

@@ -15,7 +15,8 @@ import math
 import torch
 
 from ._generic import GenericOps
-from .numpy import binned_histogram_numpy, count_chunks, discover_and_count
+from .numpy import (binned_histogram_numpy, count_chunks, discover_and_count,
+                    edge_confusion_numpy)
 
 
 def _compiling() -> bool:
@@ -150,6 +151,19 @@ class Ops(GenericOps):
         if clip:
             return torch.clamp(b, -1, n).add_(torch.clamp(a, -1, n), alpha=n + 2).add_(n + 3)
         return torch.add(b, a, alpha=n + 2).add_(n + 3)
+
+    def edge_confusion(self, cm, a, b, /, *, n, clip=True):
+        # CPU eager: NumPy's kernel on zero-copy views, as binned_histogram
+        if (a.dtype == torch.int64 and b.dtype == torch.int64 and cm.dtype == torch.int64
+                and a.is_cpu and b.is_cpu and cm.is_cpu and a.ndim == 1
+                and a.shape == b.shape and not _compiling()):
+            try:
+                views = (cm.numpy(), a.numpy(), b.numpy())
+            except RuntimeError:  # no NumPy view (functorch wrappers)
+                views = None
+            if views is not None:
+                return torch.from_numpy(edge_confusion_numpy(*views, n, clip))
+        return super().edge_confusion(cm, a, b, n=n, clip=clip)
 
     def pair_bincount_declared(self, a, b, /, *, n):
         # CPU eager: NumPy's fused kernel on zero-copy views
