@@ -265,20 +265,18 @@ def binned_histogram_fits(hist, score, target) -> bool:
 
 
 def binned_histogram_numpy(hist, score, target, t):
-    """:meth:`GenericOps.binned_histogram` with the bins ``k`` in a power-of-two
-    layout: the codes are ``k | (target << b)`` with ``2**b > T``, so the bin
-    takes an int32 conversion (one vector instruction; float to int64 has none)
-    and joins the target with a shift and an OR, not an int64 multiply-add.  The
-    bin arithmetic is the generic one, in the score's dtype.
+    """:meth:`GenericOps.binned_histogram` with the bins converted through int32
+    (one vector instruction; float to int64 has none) and the 0/1 target joined
+    in place, with the ``clip`` ufunc.  The bin arithmetic is the generic one, in
+    the score's dtype.
     """
-    b = t.bit_length()  # 2**b >= T + 1
     v = np.multiply(score, score.dtype.type(t - 1))
     v += score.dtype.type(1)
     _clip(v, 0, t, out=v)
     codes = v.astype(np.int32).astype(np.intp)
-    codes |= np.left_shift(target, b, dtype=np.intp, casting="unsafe")
-    counts = np.bincount(codes, minlength=2 << b)[: 2 << b]
-    return hist + counts.reshape(2, 1 << b)[:, : t + 1]
+    codes += np.multiply(target if target.dtype == np.intp else target.astype(np.intp), t + 1)
+    size = 2 * (t + 1)
+    return hist + np.bincount(codes, minlength=size)[:size].reshape(hist.shape)
 
 
 def edge_confusion_fits(cm, a, b) -> bool:
