@@ -115,11 +115,7 @@ class Ops(GenericOps):
                 and hist.dtype == torch.int64 and score.is_cpu and target.is_cpu
                 and hist.is_cpu and score.ndim == 1 and score.shape == target.shape
                 and not _compiling()):
-            try:
-                views = (hist.numpy(), (score.detach() if score.requires_grad else score)
-                         .numpy(), target.numpy())
-            except RuntimeError:  # no NumPy view (functorch wrappers)
-                views = None
+            views = _cpu_views(hist, score, target)
             if views is not None:
                 return torch.from_numpy(binned_histogram_numpy(*views, n_thresholds))
         return super().binned_histogram(hist, score, target, n_thresholds=n_thresholds)
@@ -157,10 +153,7 @@ class Ops(GenericOps):
         if (a.dtype == torch.int64 and b.dtype == torch.int64 and cm.dtype == torch.int64
                 and a.is_cpu and b.is_cpu and cm.is_cpu and a.ndim == 1
                 and a.shape == b.shape and not _compiling()):
-            try:
-                views = (cm.numpy(), a.numpy(), b.numpy())
-            except RuntimeError:  # no NumPy view (functorch wrappers)
-                views = None
+            views = _cpu_views(cm, a, b)
             if views is not None:
                 return torch.from_numpy(edge_confusion_numpy(*views, n, clip))
         return super().edge_confusion(cm, a, b, n=n, clip=clip)
@@ -206,6 +199,15 @@ class Ops(GenericOps):
                 return tuple(torch.from_numpy(a) for a in dense)
         values, inverse = torch.unique(x, sorted=True, return_inverse=True)
         return values, inverse.reshape(-1)
+
+
+def _cpu_views(*tensors):
+    """Zero-copy NumPy views of CPU tensors (detached where they need grad), or
+    None where one has none (functorch wrappers)."""
+    try:
+        return tuple((t.detach() if t.requires_grad else t).numpy() for t in tensors)
+    except RuntimeError:
+        return None
 
 
 def _chunk_count(n):
