@@ -507,14 +507,16 @@ def test_jax_bincount_and_topk_under_jit():
 # --- chunked CPU kernels ------------------------------------------------------
 
 @pytest.mark.parametrize("lib", ["numpy", "torch"])
-@pytest.mark.parametrize("size", [3, 16, 17, 60])  # 16: 256 cells, the torch uint8 limit
-def test_pair_bincount_chunked_equals_one_bincount(lib, size):
-    # longer than the chunk (NumPy 2^17, torch 2^18) with a ragged last chunk
+# sizes up to 11 take the two-sample joint count (size**4 <= 2**14 cells), 12 and up not
+@pytest.mark.parametrize("size", [2, 3, 10, 11, 12, 17, 60])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
+def test_pair_bincount_chunked_equals_one_bincount(lib, size, dtype):
+    # longer than the chunk (2^17) with a ragged, odd-length last chunk
     n = (1 << 18) * 2 + 12345
     rng = np.random.default_rng(size)
-    a, b = rng.integers(0, size, n), rng.integers(0, size, n)
+    a, b = rng.integers(0, size, n).astype(dtype), rng.integers(0, size, n).astype(dtype)
     a[-1], b[-1] = size - 1, size - 1  # the last cell, in the ragged tail
-    want = np.bincount(a * size + b, minlength=size * size)
+    want = np.bincount(a.astype(np.int64) * size + b, minlength=size * size)
     if lib == "torch":
         torch = pytest.importorskip("torch")
         import array_api_compat.torch as txp
@@ -690,6 +692,28 @@ def test_pair_bincount_discover_grows_and_refuses(lib):
     assert GenericOps(xp).pair_bincount_discover(conv(a), conv(b), max_size=100) is None
 
 
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_pair_bincount_discover_grows_within_the_joint_count(lib):
+    # 2 -> 5 -> 11 labels: every size takes the two-sample joint count, whose
+    # counts must survive each growth; odd chunk lengths leave one sample over
+    n = (1 << 17) * 4 + 1001
+    rng = np.random.default_rng(9)
+    a, b = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    a[(1 << 17) + 3], b[(1 << 17) * 3 - 1], a[-1] = 4, 10, 10
+    want = np.bincount(a * 11 + b, minlength=121)
+    conv = np.asarray
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        import array_api_compat.torch as xp
+
+        conv = torch.from_numpy
+    else:
+        import array_api_compat.numpy as xp
+    flat, size = ops(xp).pair_bincount_discover(conv(a), conv(b), max_size=100)
+    assert size == 11
+    np.testing.assert_array_equal(np.asarray(flat), want)
+
+
 def test_labels_growing_across_chunks_match_sklearn():
     from sklearn.metrics import confusion_matrix as sk_cm, f1_score as sk_f1
 
@@ -733,6 +757,30 @@ def test_declared_labels_fused_count_matches_sklearn(lib, dtype):
         np.testing.assert_array_equal(
             np.asarray(metrix.confusion_matrix(a, b, labels=labels, validate=validate)),
             sk_cm(yt, yp, labels=labels))
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_declared_count_mixes_clean_and_out_of_range_chunks(lib):
+    # chunk 0 all in 0..n-1 (counted as is); chunks 1-3 each hold one value
+    # outside (-1, n itself, int64 min) and take the "other" codes first
+    n, ch = 10, 1 << 17
+    rng = np.random.default_rng(12)
+    a, b = rng.integers(0, n, ch * 4 + 3), rng.integers(0, n, ch * 4 + 3)
+    a[ch + 7], b[2 * ch + 1], a[3 * ch + 5] = -1, n, np.iinfo(np.int64).min
+    other = lambda y: np.where((y >= 0) & (y < n), y, n)  # noqa: E731
+    want = np.bincount(other(a) * (n + 1) + other(b), minlength=(n + 1) ** 2)
+    conv = np.asarray
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        import array_api_compat.torch as xp
+
+        conv = torch.from_numpy
+    else:
+        import array_api_compat.numpy as xp
+    a_in = conv(a)
+    got = ops(xp).pair_bincount_declared(a_in, conv(b), n=n)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    assert a[ch + 7] == -1 and a[3 * ch + 5] == np.iinfo(np.int64).min  # input untouched
 
 
 @pytest.mark.parametrize("clip", [True, False])

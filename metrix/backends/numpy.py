@@ -17,6 +17,9 @@ _clip = getattr(getattr(np, "_core", getattr(np, "core", None)).umath, "clip", n
 #: elements per block of ``fused_sums``: its few temporaries stay in L2 and
 #: stay under glibc's mmap threshold (128 KiB), so they are reused, not faulted
 _FUSED_BLOCK = 1 << 14
+#: cells of the two-sample joint count of ``PairCount`` (128 KiB, in L2):
+#: matrices up to 11 x 11 count two samples per increment
+_JOINT_CELLS = 1 << 14
 
 
 class Ops(GenericOps):
@@ -67,15 +70,11 @@ class Ops(GenericOps):
         return out.astype(weights.dtype, copy=False)
 
     def pair_bincount(self, a, b, /, *, size, weights=None):
-        # Fused in cache-sized chunks: the codes a*size+b never go to memory,
-        # which halves the traffic of "codes, then bincount" (bench/bench_labels.py).
         a, b = np.asarray(a), np.asarray(b)
-        cells = size * size
-        n = a.shape[0]
-        if weights is not None or cells * 8 > _CHUNK or n <= _CHUNK:
+        flat = None if weights is not None else pair_bincount_numpy(a, b, size)
+        if flat is None:
             return super().pair_bincount(a, b, size=size, weights=weights)
-        return count_chunks(a, b, n, size, np.zeros(cells, dtype=np.int64),
-                            _np_chunk_count(n), _CHUNK)
+        return flat
 
     def codes_or_other(self, y, n, /):
         return codes_or_other_numpy(np.asarray(y), n)
@@ -96,15 +95,7 @@ class Ops(GenericOps):
         return pair_bincount_declared_numpy(np.asarray(a), np.asarray(b), n)
 
     def pair_bincount_discover(self, a, b, /, *, max_size):
-        a, b = np.asarray(a), np.asarray(b)
-        n = a.shape[0]
-        if a.ndim != 1 or n <= _CHUNK or not _wide_ints(a, b):
-            return None
-        # the chunked count pays ``size**2`` per chunk: small label sets only
-        max_size = min(max_size, math.isqrt(_CHUNK // 8))
-        return discover_and_count(a, b, n, max_size, bounds=_nonnegative_bounds,
-                                   zeros=lambda shape: np.zeros(shape, dtype=np.int64),
-                                   count=_np_chunk_count(n))
+        return pair_bincount_discover_numpy(np.asarray(a), np.asarray(b), max_size)
 
     def minmax(self, x, /):
         return minmax_numpy(np.asarray(x))
@@ -172,58 +163,120 @@ def split_sort_numpy(score, pos):
     return q, r
 
 
-def _nonnegative_bounds(x):
-    """``(lo, hi)`` of integers for the discovering count, in one reduction: viewed
-    as unsigned, negatives are the largest values, so ``hi`` is the true max when
-    it fits the signed type and ``lo`` is 0; otherwise ``lo`` is -1 (negative)."""
-    if x.dtype.kind == "u":
-        return 0, int(x.max())
-    hi = int(x.view(x.dtype.str.replace("i", "u")).max())
-    return (0, hi) if hi < 1 << (8 * x.dtype.itemsize - 1) else (-1, 0)
+class PairCount:
+    """The fused count of ``(a, b)`` pairs over cache-sized chunks: each chunk's
+    codes ``a * size + b`` go to one reused buffer and are counted while in cache
+    (they never go to memory).
 
+    Small matrices (``size**4 <= _JOINT_CELLS``) count two samples per
+    increment: the codes of a chunk's two halves are joined, ``c1 * size**2 +
+    c2``, into a ``size**4``-cell joint count, marginalised once at the end
+    (``counts``).  A ``bincount`` increment (~1 ns) is what the count costs; the
+    join is two in-cache passes over half the chunk.
+    """
 
-def _np_chunk_count(n):
-    """The per-chunk pair count of the CPU loops: codes into one reused buffer."""
-    buf = np.empty(min(_CHUNK, n), dtype=np.intp)
+    def __init__(self, n, size=0):
+        self.buf = np.empty(min(_CHUNK, n), dtype=np.intp)
+        self.half = np.empty(min(_CHUNK, n) // 2, dtype=np.intp)
+        self.size = 0
+        self.flat = self.joint = None
+        self.resize(size)
 
-    def count(x, y, size, out):
-        c = buf[: x.shape[0]]
+    def resize(self, size):
+        """Grow the matrix to ``size x size``; the counts so far keep their cells."""
+        if size <= self.size:
+            return
+        flat = np.zeros(size * size, dtype=np.int64)
+        if self.size:
+            old = self.size
+            flat.reshape(size, size)[:old, :old] = self.counts().reshape(old, old)
+        self.size, self.flat = size, flat
+        cells = size * size
+        self.joint = np.zeros(cells * cells, dtype=np.int64) if (
+            cells * cells <= _JOINT_CELLS) else None
+
+    def add(self, x, y):
+        """Count the pairs of one chunk (``len(x) <= _CHUNK``)."""
+        size, m = self.size, x.shape[0]
+        c = self.buf[:m]
         np.multiply(x, size, out=c, dtype=np.intp, casting="unsafe")
         np.add(c, y, out=c, dtype=np.intp, casting="unsafe")
-        out += np.bincount(c, minlength=size * size)
-    return count
+        cells = size * size
+        if self.joint is None or m < 2:
+            self.flat += np.bincount(c, minlength=cells)
+            return
+        h = m // 2
+        j = self.half[:h]
+        np.multiply(c[:h], cells, out=j)
+        np.add(j, c[h:2 * h], out=j)
+        self.joint += np.bincount(j, minlength=cells * cells)
+        if m % 2:
+            self.flat[c[-1]] += 1
+
+    def counts(self):
+        """The flat ``size * size`` counts (int64)."""
+        if self.joint is None:
+            return self.flat
+        cells = self.size * self.size
+        joint = self.joint.reshape(cells, cells)
+        return self.flat + joint.sum(axis=0) + joint.sum(axis=1)
 
 
-def count_chunks(a, b, n, size, out, count, chunk):
-    """``count`` over the aligned chunks of ``a`` and ``b``; returns ``out``."""
+def count_chunks(a, b, n, size, chunk=_CHUNK):
+    """The flat ``size * size`` counts of the pairs of ``a`` and ``b`` (aligned
+    chunks, labels in ``[0, size)``)."""
+    counter = PairCount(n, size)
     for s in range(0, n, chunk):
-        count(a[s:s + chunk], b[s:s + chunk], size, out)
-    return out
+        counter.add(a[s:s + chunk], b[s:s + chunk])
+    return counter.counts()
 
 
-def discover_and_count(a, b, n, max_size, *, bounds, zeros, count, chunk=_CHUNK):
-    """The chunked loop of ``pair_bincount_discover`` (shared by the CPU adapters).
+def discover_and_count(a, b, n, max_size, chunk=_CHUNK):
+    """The chunked loop of ``pair_bincount_discover``: ``(flat counts, size)``.
 
-    Each chunk's min and max are read while it is in the cache; a chunk with a
-    larger label grows the count matrix (the old counts keep their cells),
-    a negative label or a range over ``max_size`` stops the loop (None).
+    Each chunk's maximum (of the labels viewed as unsigned: a negative one is
+    huge) is read while it is in the cache; a chunk with a larger label grows
+    the count matrix, a negative label or a range over ``max_size`` stops the
+    loop (None).
     """
-    size, out = 0, None
+    counter = PairCount(n)
     for s in range(0, n, chunk):
         x, y = a[s:s + chunk], b[s:s + chunk]
-        (lo_x, hi_x), (lo_y, hi_y) = bounds(x), bounds(y)
-        if min(int(lo_x), int(lo_y)) < 0:
-            return None
-        need = max(int(hi_x), int(hi_y)) + 1
-        if need > size:
+        need = max(_unsigned_max(x), _unsigned_max(y)) + 1
+        if need > counter.size:
             if need > max_size:
                 return None
-            grown = zeros((need, need))
-            if out is not None:
-                grown[:size, :size] = out.reshape(size, size)
-            out, size = grown.reshape(-1), need
-        count(x, y, size, out)
-    return out, size
+            counter.resize(need)
+        counter.add(x, y)
+    return counter.counts(), counter.size
+
+
+def _unsigned_max(x):
+    """``max(x)`` of integers viewed as unsigned (negatives are the largest)."""
+    if x.dtype.kind == "i":
+        x = x.view(x.dtype.str.replace("i", "u"))
+    return int(x.max())
+
+
+def pair_bincount_numpy(a, b, size):
+    """Unweighted :meth:`GenericOps.pair_bincount` fused in cache-sized chunks
+    (``PairCount``: the codes never go to memory, which halves the traffic of
+    "codes, then bincount"); None off its fast path (small inputs, matrices
+    over a chunk's size)."""
+    n = a.shape[0]
+    if (a.ndim != 1 or n <= _CHUNK or size * size * 8 > _CHUNK
+            or a.dtype.kind not in "iub" or b.dtype.kind not in "iub"):
+        return None
+    return count_chunks(a, b, n, size)
+
+
+def pair_bincount_discover_numpy(a, b, max_size):
+    """NumPy's :meth:`GenericOps.pair_bincount_discover` (None off its fast path)."""
+    n = a.shape[0]
+    if a.ndim != 1 or n <= _CHUNK or not _wide_ints(a, b):
+        return None
+    # the chunked count pays ``size**2`` per chunk: small label sets only
+    return discover_and_count(a, b, n, min(max_size, math.isqrt(_CHUNK // 8)))
 
 
 def pair_bincount_declared_numpy(a, b, n):
@@ -232,12 +285,18 @@ def pair_bincount_declared_numpy(a, b, n):
     if a.ndim != 1 or a.shape[0] <= _CHUNK or size * size * 8 > _CHUNK or not (
             _wide_ints(a, b)):
         return None
-    count = _np_chunk_count(a.shape[0])
-
-    def declared(x, y, size, out):
-        count(codes_or_other_numpy(x, n), codes_or_other_numpy(y, n), size, out)
-    return count_chunks(a, b, a.shape[0], size, np.zeros(size * size, dtype=np.int64),
-                        declared, _CHUNK)
+    # a chunk whose labels are all in [0, n) (the maxima of the unsigned views,
+    # read while it is in cache) is counted as is; others take their codes first
+    m = a.shape[0]
+    counter = PairCount(m, size)
+    buf_a, buf_b = np.empty(_CHUNK, dtype=a.dtype), np.empty(_CHUNK, dtype=b.dtype)
+    for s in range(0, m, _CHUNK):
+        x, y = a[s:s + _CHUNK], b[s:s + _CHUNK]
+        if max(_unsigned_max(x), _unsigned_max(y)) >= n:
+            k = x.shape[0]
+            x, y = codes_or_other_numpy(x, n, buf_a[:k]), codes_or_other_numpy(y, n, buf_b[:k])
+        counter.add(x, y)
+    return counter.counts()
 
 
 def _wide_ints(*arrays) -> bool:
@@ -246,14 +305,14 @@ def _wide_ints(*arrays) -> bool:
     return all(a.dtype.kind in "iu" and a.dtype.itemsize >= 4 for a in arrays)
 
 
-def codes_or_other_numpy(y, n):
+def codes_or_other_numpy(y, n, out=None):
     """:meth:`GenericOps.codes_or_other` in one pass: viewed as unsigned, negative
-    labels are huge, so ``minimum(y, n)`` sends them and those ``>= n`` to ``n``."""
-    if y.dtype.kind == "i" and n <= np.iinfo(y.dtype).max:
+    labels are huge, so ``minimum(y, n)`` sends them and those ``>= n`` to ``n``.
+    ``out`` (y's shape and dtype) takes the result where given."""
+    if y.dtype.kind in "iu" and n <= np.iinfo(y.dtype).max:
         u = y.view(y.dtype.str.replace("i", "u"))
-        return np.minimum(u, u.dtype.type(n)).view(y.dtype)
-    if y.dtype.kind == "u" and n <= np.iinfo(y.dtype).max:
-        return np.minimum(y, y.dtype.type(n))
+        res = np.minimum(u, u.dtype.type(n), out=None if out is None else out.view(u.dtype))
+        return res.view(y.dtype)
     return np.where((y >= 0) & (y < n), y, n)
 
 

@@ -10,13 +10,11 @@
 
 from __future__ import annotations
 
-import math
-
 import torch
 
 from ._generic import GenericOps
-from .numpy import (binned_histogram_numpy, count_chunks, discover_and_count,
-                    edge_confusion_numpy)
+from .numpy import (binned_histogram_numpy, edge_confusion_numpy, pair_bincount_declared_numpy,
+                    pair_bincount_discover_numpy, pair_bincount_numpy)
 
 
 def _compiling() -> bool:
@@ -36,8 +34,6 @@ _HISTOGRAM_TARGETS = (torch.int64, torch.int32, torch.int16, torch.int8, torch.u
 
 #: rows per block of ``fused_sums`` on CPU
 _CHUNK = 1 << 16
-#: elements per chunk of the fused CPU pair count (fewer, larger torch calls)
-_COUNT_CHUNK = 1 << 18
 
 
 class Ops(GenericOps):
@@ -121,16 +117,13 @@ class Ops(GenericOps):
         return super().binned_histogram(hist, score, target, n_thresholds=n_thresholds)
 
     def pair_bincount(self, a, b, /, *, size, weights=None):
-        if weights is not None or _compiling():
-            return super().pair_bincount(a, b, size=size, weights=weights)
-        cells = size * size
-        n = a.shape[0]
-        if a.device.type == "cpu" and cells * 8 <= _COUNT_CHUNK and n > _COUNT_CHUNK:
-            # CPU: codes in cache-sized chunks into one reused buffer; a fresh
-            # N-sized int64 temporary costs more (page faults) than the count
-            return count_chunks(a, b, n, size, torch.zeros(cells, dtype=torch.int64),
-                                _chunk_count(n), _COUNT_CHUNK)
-        return self.bincount(torch.add(b, a, alpha=size), length=cells)
+        # CPU eager: NumPy's fused chunked count on zero-copy views (a fresh
+        # N-sized int64 temporary costs more, in page faults, than the count)
+        views = None if weights is not None else _int_views(a, b)
+        flat = None if views is None else pair_bincount_numpy(*views, size)
+        if flat is not None:
+            return torch.from_numpy(flat)
+        return super().pair_bincount(a, b, size=size, weights=weights)
 
     def codes_or_other(self, y, n, /):
         # CPU eager: NumPy's one-pass unsigned minimum on a zero-copy view
@@ -160,25 +153,15 @@ class Ops(GenericOps):
 
     def pair_bincount_declared(self, a, b, /, *, n):
         # CPU eager: NumPy's fused kernel on zero-copy views
-        if (_compiling() or a.device.type != "cpu" or a.dtype not in _NUMPY_VIEWS
-                or b.dtype not in _NUMPY_VIEWS or a.dtype.is_floating_point
-                or b.dtype.is_floating_point):
-            return None
-        from .numpy import pair_bincount_declared_numpy
-
-        flat = pair_bincount_declared_numpy(a.numpy(), b.numpy(), n)
+        views = _int_views(a, b)
+        flat = None if views is None else pair_bincount_declared_numpy(*views, n)
         return None if flat is None else torch.from_numpy(flat)
 
     def pair_bincount_discover(self, a, b, /, *, max_size):
-        n = a.shape[0]
-        wide = (torch.int64, torch.int32)  # narrower codes could overflow in the add
-        if (_compiling() or a.device.type != "cpu" or a.ndim != 1 or n <= _COUNT_CHUNK
-                or a.dtype not in wide or b.dtype not in wide):
-            return None
-        return discover_and_count(
-            a, b, n, min(max_size, math.isqrt(_COUNT_CHUNK // 8)), bounds=torch.aminmax,
-            zeros=lambda shape: torch.zeros(shape, dtype=torch.int64), count=_chunk_count(n),
-            chunk=_COUNT_CHUNK)
+        # CPU eager: NumPy's fused kernel on zero-copy views
+        views = _int_views(a, b)
+        found = None if views is None else pair_bincount_discover_numpy(*views, max_size)
+        return None if found is None else (torch.from_numpy(found[0]), found[1])
 
     def minmax(self, x, /):
         if x.dtype == torch.bool:
@@ -201,6 +184,14 @@ class Ops(GenericOps):
         return values, inverse.reshape(-1)
 
 
+def _int_views(*tensors):
+    """Zero-copy NumPy views of eager CPU integer tensors (labels), or None."""
+    if _compiling() or not all(t.device.type == "cpu" and t.dtype in _NUMPY_VIEWS
+                               and not t.dtype.is_floating_point for t in tensors):
+        return None
+    return _cpu_views(*tensors)
+
+
 def _cpu_views(*tensors):
     """Zero-copy NumPy views of CPU tensors (detached where they need grad), or
     None where one has none (functorch wrappers)."""
@@ -208,19 +199,3 @@ def _cpu_views(*tensors):
         return tuple((t.detach() if t.requires_grad else t).numpy() for t in tensors)
     except RuntimeError:
         return None
-
-
-def _chunk_count(n):
-    """The per-chunk pair count of the CPU loops: codes into one reused buffer.
-
-    Up to 256 cells the codes are uint8 (a view of the same buffer): torch's
-    bincount of bytes is ~1.3x faster than of int64.
-    """
-    buf = torch.empty(min(_COUNT_CHUNK, n), dtype=torch.int64)
-
-    def count(x, y, size, out):
-        m = x.shape[0]
-        code = buf[:m] if size > 16 else buf.view(torch.uint8)[:m]
-        torch.add(y, x, alpha=size, out=code)
-        out += torch.bincount(code, minlength=size * size)
-    return count
