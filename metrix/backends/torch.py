@@ -123,7 +123,9 @@ class Ops(GenericOps):
         flat = None if views is None else pair_bincount_numpy(*views, size)
         if flat is not None:
             return torch.from_numpy(flat)
-        return super().pair_bincount(a, b, size=size, weights=weights)
+        if weights is not None or _compiling():
+            return super().pair_bincount(a, b, size=size, weights=weights)
+        return self.bincount(torch.add(b, a, alpha=size), length=size * size)  # one temporary
 
     def codes_or_other(self, y, n, /):
         # CPU eager: NumPy's one-pass unsigned minimum on a zero-copy view
