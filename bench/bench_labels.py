@@ -4,6 +4,8 @@ For N in 1e5, 1e6, 1e7 and C in 10, 1000: metrix on NumPy and torch CPU,
 scikit-learn, TorchMetrics, and the floor (one bincount of precomputed codes
 in the same library), with ratios.  Targets (N = 1e7, C = 10, validate=True):
 metrix <= 2.0x the floor of its library, >= 20x faster than scikit-learn.
+metrix's NumPy count splits large inputs over threads (``METRIX_NUM_THREADS``);
+the "1 thread" column is the same call on one.
 
     python -m bench.bench_labels [--sizes 1e5,1e6,1e7] [--classes 10,1000]
 """
@@ -11,6 +13,8 @@ metrix <= 2.0x the floor of its library, >= 20x faster than scikit-learn.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 
 import numpy as np
 
@@ -25,6 +29,20 @@ def _data(n, c, seed=0):
     return yt, yp
 
 
+@contextlib.contextmanager
+def _one_thread():
+    """metrix's NumPy kernels on one thread (``METRIX_NUM_THREADS=1``)."""
+    old = os.environ.get("METRIX_NUM_THREADS")
+    os.environ["METRIX_NUM_THREADS"] = "1"
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["METRIX_NUM_THREADS"]
+        else:
+            os.environ["METRIX_NUM_THREADS"] = old
+
+
 def run(sizes, classes, repeat=3):
     rows = []
     for c in classes:
@@ -37,6 +55,10 @@ def run(sizes, classes, repeat=3):
             row["floor numpy"] = fmt_time(floor_np)
             row["metrix numpy"] = fmt_time(t_np)
             row["x floor (np)"] = f"{t_np / floor_np:.2f}"
+            with _one_thread():
+                t_np1 = best_time(lambda: metrix.f1_score(yt, yp, average="macro"),
+                                  repeat=repeat)
+            row["x floor (np, 1 thread)"] = f"{t_np1 / floor_np:.2f}"
             if have("torch"):
                 import torch
 
@@ -65,8 +87,8 @@ def run(sizes, classes, repeat=3):
                 extra = peak_memory(lambda: metrix.f1_score(yt, yp, average="macro"))
                 row["peak extra (np)"] = f"{extra / (8 * n):.2f} x N int64"
             rows.append(row)
-    cols = ["N", "C", "floor numpy", "metrix numpy", "x floor (np)", "floor torch",
-            "metrix torch", "x floor (torch)", "torchmetrics", "tm / metrix torch",
+    cols = ["N", "C", "floor numpy", "metrix numpy", "x floor (np)", "x floor (np, 1 thread)",
+            "floor torch", "metrix torch", "x floor (torch)", "torchmetrics", "tm / metrix torch",
             "sklearn", "sklearn / metrix np", "peak extra (np)"]
     return print_table(rows, cols)
 

@@ -506,11 +506,30 @@ def test_jax_bincount_and_topk_under_jit():
 
 # --- chunked CPU kernels ------------------------------------------------------
 
+@pytest.fixture(params=["one part", "three parts"])
+def chunked(request, monkeypatch):
+    """The chunked pair count as the tests' chunk positions assume: torch's
+    chunk set to NumPy's (2^17), and NumPy's count in one part or split over
+    three threads (``_MIN_PER_THREAD`` lowered to one chunk)."""
+    from metrix.backends import _pair_count
+
+    try:
+        import metrix.backends.torch as tb
+    except ImportError:
+        tb = None
+    if tb is not None:
+        monkeypatch.setattr(tb.TorchKernel, "chunk", _pair_count.CHUNK)
+    if request.param == "three parts":
+        monkeypatch.setattr(_pair_count, "_MIN_PER_THREAD", _pair_count.CHUNK)
+        monkeypatch.setenv("METRIX_NUM_THREADS", "3")
+    return request.param
+
+
 @pytest.mark.parametrize("lib", ["numpy", "torch"])
 # sizes up to 11 take the two-sample joint count (size**4 <= 2**14 cells), 12 and up not
 @pytest.mark.parametrize("size", [2, 3, 10, 11, 12, 17, 60])
 @pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
-def test_pair_bincount_chunked_equals_one_bincount(lib, size, dtype):
+def test_pair_bincount_chunked_equals_one_bincount(lib, size, dtype, chunked):
     # longer than the chunk (2^17) with a ragged, odd-length last chunk
     n = (1 << 18) * 2 + 12345
     rng = np.random.default_rng(size)
@@ -657,7 +676,7 @@ def test_edge_confusion_fast_paths_equal_generic(lib, clip):
 
 
 @pytest.mark.parametrize("lib", ["numpy", "torch"])
-def test_pair_bincount_discover_grows_and_refuses(lib):
+def test_pair_bincount_discover_grows_and_refuses(lib, chunked):
     n = (1 << 18) * 3 + 777
     rng = np.random.default_rng(4)
     a, b = rng.integers(0, 3, n), rng.integers(0, 3, n)
@@ -693,7 +712,7 @@ def test_pair_bincount_discover_grows_and_refuses(lib):
 
 
 @pytest.mark.parametrize("lib", ["numpy", "torch"])
-def test_pair_bincount_discover_grows_within_the_joint_count(lib):
+def test_pair_bincount_discover_grows_within_the_joint_count(lib, chunked):
     # 2 -> 5 -> 11 labels: every size takes the two-sample joint count, whose
     # counts must survive each growth; odd chunk lengths leave one sample over
     n = (1 << 17) * 4 + 1001
@@ -714,7 +733,7 @@ def test_pair_bincount_discover_grows_within_the_joint_count(lib):
     np.testing.assert_array_equal(np.asarray(flat), want)
 
 
-def test_labels_growing_across_chunks_match_sklearn():
+def test_labels_growing_across_chunks_match_sklearn(chunked):
     from sklearn.metrics import confusion_matrix as sk_cm, f1_score as sk_f1
 
     import metrix
@@ -736,7 +755,7 @@ def test_labels_growing_across_chunks_match_sklearn():
 
 @pytest.mark.parametrize("lib", ["numpy", "torch"])
 @pytest.mark.parametrize("dtype", ["int64", "int32", "int8"])
-def test_declared_labels_fused_count_matches_sklearn(lib, dtype):
+def test_declared_labels_fused_count_matches_sklearn(lib, dtype, chunked):
     # long inputs (the chunked path) with values outside the declared 0..C-1
     from sklearn.metrics import confusion_matrix as sk_cm, f1_score as sk_f1
 
@@ -760,7 +779,7 @@ def test_declared_labels_fused_count_matches_sklearn(lib, dtype):
 
 
 @pytest.mark.parametrize("lib", ["numpy", "torch"])
-def test_declared_count_mixes_clean_and_out_of_range_chunks(lib):
+def test_declared_count_mixes_clean_and_out_of_range_chunks(lib, chunked):
     # chunk 0 all in 0..n-1 (counted as is); chunks 1-3 each hold one value
     # outside (-1, n itself, int64 min) and take the "other" codes first
     n, ch = 10, 1 << 17
@@ -781,6 +800,66 @@ def test_declared_count_mixes_clean_and_out_of_range_chunks(lib):
     got = ops(xp).pair_bincount_declared(a_in, conv(b), n=n)
     np.testing.assert_array_equal(np.asarray(got), want)
     assert a[ch + 7] == -1 and a[3 * ch + 5] == np.iinfo(np.int64).min  # input untouched
+
+
+def test_torch_chunked_count_at_its_own_chunk():
+    # TorchKernel's default chunk (2^19): two chunks, the second ragged and odd,
+    # a label first seen in it, and the input never written to
+    torch = pytest.importorskip("torch")
+    import array_api_compat.torch as txp
+
+    import metrix.backends.torch as tb
+
+    ch = tb.TorchKernel.chunk
+    n = ch + 4321
+    rng = np.random.default_rng(13)
+    a, b = rng.integers(0, 4, n), rng.integers(0, 4, n)
+    a[ch + 10] = 9
+    want = np.bincount(a * 10 + b, minlength=100)
+    ta, tb_ = torch.from_numpy(a.copy()), torch.from_numpy(b.copy())
+    flat, size = ops(txp).pair_bincount_discover(ta, tb_, max_size=50)
+    assert size == 10
+    np.testing.assert_array_equal(flat.numpy(), want)
+    np.testing.assert_array_equal(ops(txp).pair_bincount(ta, tb_, size=10).numpy(), want)
+    np.testing.assert_array_equal(ta.numpy(), a)
+
+
+def test_thread_split_points(monkeypatch):
+    from metrix.backends._threads import available_threads, split_points
+
+    monkeypatch.setenv("METRIX_NUM_THREADS", "3")
+    assert available_threads() == 3
+    assert split_points(10, min_part=1, align=1) == [0, 4, 8, 10]
+    assert split_points(100, min_part=40, align=1) == [0, 50, 100]   # 2 parts of >= 40
+    assert split_points(100, min_part=10, align=16) == [0, 48, 96, 100]
+    assert split_points(100, min_part=10, align=1, threads=1) == [0, 100]
+    assert split_points(5, min_part=10, align=1) == [0, 5]
+    monkeypatch.setenv("METRIX_NUM_THREADS", "0")
+    assert available_threads() == 1
+    monkeypatch.setenv("METRIX_NUM_THREADS", "many")
+    with pytest.raises(ValueError, match="METRIX_NUM_THREADS"):
+        available_threads()
+    monkeypatch.delenv("METRIX_NUM_THREADS")
+    assert 1 <= available_threads() <= 4
+
+
+def test_run_parts_keeps_order_and_raises_a_part_error():
+    import threading
+
+    from metrix.backends._threads import run_parts
+
+    seen = set()
+
+    def part(i):
+        seen.add(threading.get_ident())
+        if i == 2:
+            raise KeyError("part 2")
+        return i * 10
+
+    assert run_parts(part, [(0,), (1,)]) == [0, 10]
+    assert len(seen) == 2  # the second part ran on another thread
+    with pytest.raises(KeyError, match="part 2"):
+        run_parts(part, [(0,), (1,), (2,)])
 
 
 @pytest.mark.parametrize("clip", [True, False])

@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ._generic import GenericOps
+# the pair count's chunk is also the chunk of ``minmax`` and of the dense encoding
+from ._pair_count import CHUNK as _CHUNK
+from ._pair_count import (codes_or_other_numpy, pair_bincount_declared_numpy,
+                          pair_bincount_discover_numpy, pair_bincount_numpy)
 
-#: elements per chunk of the fused count and of ``minmax``: a chunk's codes
-#: (1 MiB) stay in L2/L3 while few enough Python-level calls remain
-_CHUNK = 1 << 17
 #: the ``clip`` ufunc itself: ``np.clip``'s Python checks cost as much as the
 #: clip of 10,000 floats
 _clip = getattr(getattr(np, "_core", getattr(np, "core", None)).umath, "clip", np.clip)
 #: elements per block of ``fused_sums``: its few temporaries stay in L2 and
 #: stay under glibc's mmap threshold (128 KiB), so they are reused, not faulted
 _FUSED_BLOCK = 1 << 14
-#: cells of the two-sample joint count of ``PairCount`` (128 KiB, in L2):
-#: matrices up to 11 x 11 count two samples per increment
-_JOINT_CELLS = 1 << 14
 
 
 class Ops(GenericOps):
@@ -161,159 +157,6 @@ def split_sort_numpy(score, pos):
     q.sort()
     r.sort()
     return q, r
-
-
-class PairCount:
-    """The fused count of ``(a, b)`` pairs over cache-sized chunks: each chunk's
-    codes ``a * size + b`` go to one reused buffer and are counted while in cache
-    (they never go to memory).
-
-    Small matrices (``size**4 <= _JOINT_CELLS``) count two samples per
-    increment: the codes of a chunk's two halves are joined, ``c1 * size**2 +
-    c2``, into a ``size**4``-cell joint count, marginalised once at the end
-    (``counts``).  A ``bincount`` increment (~1 ns) is what the count costs; the
-    join is two in-cache passes over half the chunk.
-    """
-
-    def __init__(self, n, size=0):
-        self.buf = np.empty(min(_CHUNK, n), dtype=np.intp)
-        self.half = np.empty(min(_CHUNK, n) // 2, dtype=np.intp)
-        self.size = 0
-        self.flat = self.joint = None
-        self.resize(size)
-
-    def resize(self, size):
-        """Grow the matrix to ``size x size``; the counts so far keep their cells."""
-        if size <= self.size:
-            return
-        flat = np.zeros(size * size, dtype=np.int64)
-        if self.size:
-            old = self.size
-            flat.reshape(size, size)[:old, :old] = self.counts().reshape(old, old)
-        self.size, self.flat = size, flat
-        cells = size * size
-        self.joint = np.zeros(cells * cells, dtype=np.int64) if (
-            cells * cells <= _JOINT_CELLS) else None
-
-    def add(self, x, y):
-        """Count the pairs of one chunk (``len(x) <= _CHUNK``)."""
-        size, m = self.size, x.shape[0]
-        c = self.buf[:m]
-        np.multiply(x, size, out=c, dtype=np.intp, casting="unsafe")
-        np.add(c, y, out=c, dtype=np.intp, casting="unsafe")
-        cells = size * size
-        if self.joint is None or m < 2:
-            self.flat += np.bincount(c, minlength=cells)
-            return
-        h = m // 2
-        j = self.half[:h]
-        np.multiply(c[:h], cells, out=j)
-        np.add(j, c[h:2 * h], out=j)
-        self.joint += np.bincount(j, minlength=cells * cells)
-        if m % 2:
-            self.flat[c[-1]] += 1
-
-    def counts(self):
-        """The flat ``size * size`` counts (int64)."""
-        if self.joint is None:
-            return self.flat
-        cells = self.size * self.size
-        joint = self.joint.reshape(cells, cells)
-        return self.flat + joint.sum(axis=0) + joint.sum(axis=1)
-
-
-def count_chunks(a, b, n, size, chunk=_CHUNK):
-    """The flat ``size * size`` counts of the pairs of ``a`` and ``b`` (aligned
-    chunks, labels in ``[0, size)``)."""
-    counter = PairCount(n, size)
-    for s in range(0, n, chunk):
-        counter.add(a[s:s + chunk], b[s:s + chunk])
-    return counter.counts()
-
-
-def discover_and_count(a, b, n, max_size, chunk=_CHUNK):
-    """The chunked loop of ``pair_bincount_discover``: ``(flat counts, size)``.
-
-    Each chunk's maximum (of the labels viewed as unsigned: a negative one is
-    huge) is read while it is in the cache; a chunk with a larger label grows
-    the count matrix, a negative label or a range over ``max_size`` stops the
-    loop (None).
-    """
-    counter = PairCount(n)
-    for s in range(0, n, chunk):
-        x, y = a[s:s + chunk], b[s:s + chunk]
-        need = max(_unsigned_max(x), _unsigned_max(y)) + 1
-        if need > counter.size:
-            if need > max_size:
-                return None
-            counter.resize(need)
-        counter.add(x, y)
-    return counter.counts(), counter.size
-
-
-def _unsigned_max(x):
-    """``max(x)`` of integers viewed as unsigned (negatives are the largest)."""
-    if x.dtype.kind == "i":
-        x = x.view(x.dtype.str.replace("i", "u"))
-    return int(x.max())
-
-
-def pair_bincount_numpy(a, b, size):
-    """Unweighted :meth:`GenericOps.pair_bincount` fused in cache-sized chunks
-    (``PairCount``: the codes never go to memory, which halves the traffic of
-    "codes, then bincount"); None off its fast path (small inputs, matrices
-    over a chunk's size)."""
-    n = a.shape[0]
-    if (a.ndim != 1 or n <= _CHUNK or size * size * 8 > _CHUNK
-            or a.dtype.kind not in "iub" or b.dtype.kind not in "iub"):
-        return None
-    return count_chunks(a, b, n, size)
-
-
-def pair_bincount_discover_numpy(a, b, max_size):
-    """NumPy's :meth:`GenericOps.pair_bincount_discover` (None off its fast path)."""
-    n = a.shape[0]
-    if a.ndim != 1 or n <= _CHUNK or not _wide_ints(a, b):
-        return None
-    # the chunked count pays ``size**2`` per chunk: small label sets only
-    return discover_and_count(a, b, n, min(max_size, math.isqrt(_CHUNK // 8)))
-
-
-def pair_bincount_declared_numpy(a, b, n):
-    """NumPy's :meth:`GenericOps.pair_bincount_declared` (None off its fast path)."""
-    size = n + 1
-    if a.ndim != 1 or a.shape[0] <= _CHUNK or size * size * 8 > _CHUNK or not (
-            _wide_ints(a, b)):
-        return None
-    # a chunk whose labels are all in [0, n) (the maxima of the unsigned views,
-    # read while it is in cache) is counted as is; others take their codes first
-    m = a.shape[0]
-    counter = PairCount(m, size)
-    buf_a, buf_b = np.empty(_CHUNK, dtype=a.dtype), np.empty(_CHUNK, dtype=b.dtype)
-    for s in range(0, m, _CHUNK):
-        x, y = a[s:s + _CHUNK], b[s:s + _CHUNK]
-        if max(_unsigned_max(x), _unsigned_max(y)) >= n:
-            k = x.shape[0]
-            x, y = codes_or_other_numpy(x, n, buf_a[:k]), codes_or_other_numpy(y, n, buf_b[:k])
-        counter.add(x, y)
-    return counter.counts()
-
-
-def _wide_ints(*arrays) -> bool:
-    """32- or 64-bit integer labels: their chunk codes cannot overflow (narrower
-    ones take the encoded path, which widens them first)."""
-    return all(a.dtype.kind in "iu" and a.dtype.itemsize >= 4 for a in arrays)
-
-
-def codes_or_other_numpy(y, n, out=None):
-    """:meth:`GenericOps.codes_or_other` in one pass: viewed as unsigned, negative
-    labels are huge, so ``minimum(y, n)`` sends them and those ``>= n`` to ``n``.
-    ``out`` (y's shape and dtype) takes the result where given."""
-    if y.dtype.kind in "iu" and n <= np.iinfo(y.dtype).max:
-        u = y.view(y.dtype.str.replace("i", "u"))
-        res = np.minimum(u, u.dtype.type(n), out=None if out is None else out.view(u.dtype))
-        return res.view(y.dtype)
-    return np.where((y >= 0) & (y < n), y, n)
 
 
 def binned_histogram_fits(hist, score, target) -> bool:

@@ -13,8 +13,10 @@ from __future__ import annotations
 import torch
 
 from ._generic import GenericOps
-from .numpy import (binned_histogram_numpy, edge_confusion_numpy, pair_bincount_declared_numpy,
-                    pair_bincount_discover_numpy, pair_bincount_numpy)
+from ._pair_count import (MAX_DISCOVERED, codes_or_other_numpy, count_chunks, count_declared,
+                          discover_and_count, fits_chunked_count, pair_bincount_declared_numpy,
+                          pair_bincount_discover_numpy, pair_bincount_numpy)
+from .numpy import binned_histogram_numpy, edge_confusion_numpy
 
 
 def _compiling() -> bool:
@@ -117,10 +119,14 @@ class Ops(GenericOps):
         return super().binned_histogram(hist, score, target, n_thresholds=n_thresholds)
 
     def pair_bincount(self, a, b, /, *, size, weights=None):
-        # CPU eager: NumPy's fused chunked count on zero-copy views (a fresh
-        # N-sized int64 temporary costs more, in page faults, than the count)
+        # CPU eager: the chunked count (a fresh N-sized int64 temporary costs
+        # more, in page faults, than the count): int64 labels with torch's own
+        # ops, narrower ones with NumPy's kernel on zero-copy views, on one
+        # thread (Python threads lose their cores to torch's spinning OpenMP workers)
+        if weights is None and _chunked(a, b, size):
+            return count_chunks(a, b, size, TorchKernel)
         views = None if weights is not None else _int_views(a, b)
-        flat = None if views is None else pair_bincount_numpy(*views, size)
+        flat = None if views is None else pair_bincount_numpy(*views, size, threads=1)
         if flat is not None:
             return torch.from_numpy(flat)
         if weights is not None or _compiling():
@@ -131,8 +137,6 @@ class Ops(GenericOps):
         # CPU eager: NumPy's one-pass unsigned minimum on a zero-copy view
         if _compiling() or y.device.type != "cpu" or y.dtype not in _NUMPY_VIEWS:
             return super().codes_or_other(y, n)
-        from .numpy import codes_or_other_numpy
-
         return torch.from_numpy(codes_or_other_numpy(y.numpy(), n))
 
     def edge_cells(self, a, b, /, *, n, clip=True):
@@ -154,15 +158,20 @@ class Ops(GenericOps):
         return super().edge_confusion(cm, a, b, n=n, clip=clip)
 
     def pair_bincount_declared(self, a, b, /, *, n):
-        # CPU eager: NumPy's fused kernel on zero-copy views
+        # CPU eager: the chunked count, as pair_bincount
+        if _chunked(a, b, n + 1):
+            return count_declared(a, b, n, TorchKernel)
         views = _int_views(a, b)
-        flat = None if views is None else pair_bincount_declared_numpy(*views, n)
+        flat = None if views is None else pair_bincount_declared_numpy(*views, n, threads=1)
         return None if flat is None else torch.from_numpy(flat)
 
     def pair_bincount_discover(self, a, b, /, *, max_size):
-        # CPU eager: NumPy's fused kernel on zero-copy views
+        # CPU eager: the chunked count, as pair_bincount_declared
+        if _chunked(a, b, 1):
+            return discover_and_count(a, b, min(max_size, MAX_DISCOVERED), TorchKernel)
         views = _int_views(a, b)
-        found = None if views is None else pair_bincount_discover_numpy(*views, max_size)
+        found = None if views is None else pair_bincount_discover_numpy(*views, max_size,
+                                                                        threads=1)
         return None if found is None else (torch.from_numpy(found[0]), found[1])
 
     def minmax(self, x, /):
@@ -184,6 +193,52 @@ class Ops(GenericOps):
                 return tuple(torch.from_numpy(a) for a in dense)
         values, inverse = torch.unique(x, sorted=True, return_inverse=True)
         return values, inverse.reshape(-1)
+
+
+class TorchKernel:
+    """The pair count's array calls on eager CPU int64 tensors.
+
+    torch's own ops, not NumPy's kernel on views: each runs on torch's OpenMP
+    threads (``torch.set_num_threads``), ``torch.add(y, x, alpha=size)`` makes
+    a chunk's codes in one pass, and ``torch.bincount`` is ~25% faster than
+    ``np.bincount``.  (NumPy's kernel on Python threads loses its second core
+    to torch's OpenMP workers, which spin for a while after every torch op.)
+    Chunks are larger than NumPy's: each op pays a fixed dispatch cost.
+    """
+
+    chunk = 1 << 19
+
+    @staticmethod
+    def zeros(n):
+        return torch.zeros(n, dtype=torch.int64)
+
+    @staticmethod
+    def empty(n, like=None):
+        return torch.empty(n, dtype=torch.int64 if like is None else like.dtype)
+
+    @staticmethod
+    def codes(x, y, size, out):
+        return torch.add(y, x, alpha=size, out=out)
+
+    @staticmethod
+    def bincount(codes, minlength):
+        return torch.bincount(codes, minlength=minlength)
+
+    @staticmethod
+    def unsigned_max(x):
+        lo, hi = torch.aminmax(x)
+        return 1 << 64 if int(lo) < 0 else int(hi)
+
+    @staticmethod
+    def other(x, n, out):
+        return torch.where((x >= 0) & (x < n), x, x.new_tensor(n), out=out)
+
+
+def _chunked(a, b, size) -> bool:
+    """Whether eager CPU int64 labels take the chunked count of ``TorchKernel``."""
+    return (a.dtype == torch.int64 and b.dtype == torch.int64 and a.is_cpu and b.is_cpu
+            and a.shape == b.shape and not _compiling() and not a.requires_grad
+            and fits_chunked_count(a, size))
 
 
 def _int_views(*tensors):

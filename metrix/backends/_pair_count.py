@@ -1,0 +1,253 @@
+"""The fused count of integer label pairs behind NumPy's (and torch CPU's)
+``pair_bincount``, ``pair_bincount_discover`` and ``pair_bincount_declared``.
+
+The input is read in cache-sized chunks; each chunk's codes ``a * size + b``
+are counted while they are in cache (they never go to memory).  The loops are
+written once over a small kernel of array calls (``NumpyKernel`` here; the
+torch adapter's ``TorchKernel`` runs them on CPU tensors with torch's ops).
+
+On NumPy, large inputs are split into contiguous parts counted on separate
+threads (:mod:`._threads`): the code arithmetic releases the GIL, so one
+part's ufuncs run while another part's ``bincount`` holds it.  The counts are
+integers, so the split changes no result.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._threads import run_parts, split_points
+
+#: elements per chunk: a chunk's codes (1 MiB) stay in L2/L3 while few enough
+#: Python-level calls remain
+CHUNK = 1 << 17
+#: cells of the two-sample joint count of ``PairCount`` (128 KiB, in L2):
+#: matrices up to 11 x 11 count two samples per increment
+_JOINT_CELLS = 1 << 14
+#: the fewest elements a thread counts (~2 ms of work against ~50 us to start it)
+_MIN_PER_THREAD = 1 << 21
+
+
+class NumpyKernel:
+    """The array calls of the pair count on NumPy (``PairCount`` and the loops
+    take the library's kernel; the torch adapter has its own, ``TorchKernel``)."""
+
+    #: elements per chunk (see ``CHUNK``)
+    chunk = CHUNK
+
+    @staticmethod
+    def zeros(n):
+        return np.zeros(n, dtype=np.int64)
+
+    @staticmethod
+    def empty(n, like=None):
+        return np.empty(n, dtype=np.intp if like is None else like.dtype)
+
+    @staticmethod
+    def codes(x, y, size, out):
+        """``out = x * size + y`` (two in-cache passes)."""
+        np.multiply(x, size, out=out, dtype=np.intp, casting="unsafe")
+        return np.add(out, y, out=out, dtype=np.intp, casting="unsafe")
+
+    @staticmethod
+    def bincount(codes, minlength):
+        return np.bincount(codes, minlength=minlength)
+
+    @staticmethod
+    def unsigned_max(x):
+        """``max(x)`` of integers viewed as unsigned (negatives are the largest)."""
+        return int(_as_unsigned(x).max())
+
+    @staticmethod
+    def other(x, n, out):
+        """``x`` with labels outside ``[0, n)`` set to ``n``, into ``out``."""
+        return codes_or_other_numpy(x, n, out)
+
+
+class PairCount:
+    """The count of ``(a, b)`` pairs, chunk by chunk: each chunk's codes
+    ``a * size + b`` go to one reused buffer.
+
+    Small matrices (``size**4 <= _JOINT_CELLS``) count two samples per
+    increment: the codes of a chunk's two halves are joined, ``c1 * size**2 +
+    c2``, into a ``size**4``-cell joint count, marginalised once at the end
+    (``counts``).  A ``bincount`` increment (~1 ns) is what the count costs; the
+    join is one or two in-cache passes over half the chunk.  ``kernel`` makes
+    the array calls (``NumpyKernel``; torch CPU tensors take ``TorchKernel``).
+    """
+
+    def __init__(self, n, size=0, kernel=NumpyKernel):
+        self.k = kernel
+        self.buf = kernel.empty(min(kernel.chunk, n))
+        self.half = kernel.empty(min(kernel.chunk, n) // 2)
+        self.size = 0
+        self.flat = self.joint = None
+        self.resize(size)
+
+    def resize(self, size):
+        """Grow the matrix to ``size x size``; the counts so far keep their cells."""
+        if size <= self.size:
+            return
+        flat = self.k.zeros(size * size)
+        if self.size:
+            old = self.size
+            flat.reshape(size, size)[:old, :old] = self.counts().reshape(old, old)
+        self.size, self.flat = size, flat
+        cells = size * size
+        self.joint = self.k.zeros(cells * cells) if cells * cells <= _JOINT_CELLS else None
+
+    def add(self, x, y):
+        """Count the pairs of one chunk (``len(x) <= kernel.chunk``)."""
+        size, m, k = self.size, x.shape[0], self.k
+        c = k.codes(x, y, size, self.buf[:m])
+        cells = size * size
+        if self.joint is None or m < 2:
+            self.flat += k.bincount(c, cells)
+            return
+        h = m // 2
+        j = k.codes(c[:h], c[h:2 * h], cells, self.half[:h])
+        self.joint += k.bincount(j, cells * cells)
+        if m % 2:
+            self.flat[c[-1]] += 1
+
+    def counts(self):
+        """The flat ``size * size`` counts (int64)."""
+        if self.joint is None:
+            return self.flat
+        cells = self.size * self.size
+        joint = self.joint.reshape(cells, cells)
+        return self.flat + joint.sum(0) + joint.sum(1)
+
+
+def chunk_pairs(a, b, chunk):
+    """The aligned chunks ``(a[s:s + chunk], b[s:s + chunk])``."""
+    for s in range(0, a.shape[0], chunk):
+        yield a[s:s + chunk], b[s:s + chunk]
+
+
+def in_parts(count, a, b, threads=None):
+    """``count(a_part, b_part)`` for each part of a chunk-aligned split of the
+    input (one part below ``2 * _MIN_PER_THREAD`` elements or on one thread)."""
+    cuts = split_points(a.shape[0], min_part=_MIN_PER_THREAD, align=CHUNK, threads=threads)
+    return run_parts(count, [(a[s:e], b[s:e]) for s, e in zip(cuts, cuts[1:])])
+
+
+def count_chunks(a, b, size, kernel=NumpyKernel):
+    """The flat ``size * size`` counts of the pairs of ``a`` and ``b`` (labels in
+    ``[0, size)``)."""
+    counter = PairCount(a.shape[0], size, kernel)
+    for x, y in chunk_pairs(a, b, kernel.chunk):
+        counter.add(x, y)
+    return counter.counts()
+
+
+def discover_and_count(a, b, max_size, kernel=NumpyKernel):
+    """The chunked loop of ``pair_bincount_discover``: ``(flat counts, size)``.
+
+    Each chunk's maximum (of the labels viewed as unsigned: a negative one is
+    huge) is read while it is in the cache; a chunk with a larger label grows
+    the count matrix, a negative label or a range over ``max_size`` stops the
+    loop (None).
+    """
+    counter = PairCount(a.shape[0], 0, kernel)
+    for x, y in chunk_pairs(a, b, kernel.chunk):
+        need = max(kernel.unsigned_max(x), kernel.unsigned_max(y)) + 1
+        if need > counter.size:
+            if need > max_size:
+                return None
+            counter.resize(need)
+        counter.add(x, y)
+    return counter.counts(), counter.size
+
+
+def count_declared(a, b, n, kernel=NumpyKernel):
+    """The chunked loop of ``pair_bincount_declared``: the flat ``(n + 1)**2``
+    counts, "other" labels (outside ``[0, n)``) in row / column ``n``.
+
+    A chunk whose labels are all in ``[0, n)`` (the unsigned maxima, read while
+    it is in cache) is counted as is; others take their codes first, into
+    reused buffers.
+    """
+    counter = PairCount(a.shape[0], n + 1, kernel)
+    m = min(kernel.chunk, a.shape[0])
+    buf_a, buf_b = kernel.empty(m, like=a), kernel.empty(m, like=b)
+    for x, y in chunk_pairs(a, b, kernel.chunk):
+        if max(kernel.unsigned_max(x), kernel.unsigned_max(y)) >= n:
+            k = x.shape[0]
+            x, y = kernel.other(x, n, buf_a[:k]), kernel.other(y, n, buf_b[:k])
+        counter.add(x, y)
+    return counter.counts()
+
+
+def merge_discovered(found):
+    """One ``(flat counts, size)`` from the parts' (None where any part is)."""
+    if any(f is None for f in found):
+        return None
+    if len(found) == 1:
+        return found[0]
+    size = max(s for _, s in found)
+    total = np.zeros((size, size), dtype=np.int64)
+    for flat, s in found:
+        total[:s, :s] += flat.reshape(s, s)
+    return total.reshape(-1), size
+
+
+def fits_chunked_count(a, size) -> bool:
+    """Whether the chunked count pays: 1-D input over one chunk, a matrix whose
+    counts (``size**2`` int64, added per chunk) are small beside a chunk."""
+    return a.ndim == 1 and a.shape[0] > CHUNK and size * size * 8 <= CHUNK
+
+
+#: the largest matrix side the chunked discovery grows to (its counts are
+#: added per chunk, so they stay small beside one)
+MAX_DISCOVERED = math.isqrt(CHUNK // 8)
+
+
+def pair_bincount_numpy(a, b, size, threads=None):
+    """Unweighted :meth:`GenericOps.pair_bincount` fused in cache-sized chunks
+    (``PairCount``: the codes never go to memory, which halves the traffic of
+    "codes, then bincount"); None off its fast path (small inputs, matrices
+    over a chunk's size)."""
+    if not fits_chunked_count(a, size) or a.dtype.kind not in "iub" or b.dtype.kind not in "iub":
+        return None
+    return sum(in_parts(lambda x, y: count_chunks(x, y, size), a, b, threads))
+
+
+def pair_bincount_discover_numpy(a, b, max_size, threads=None):
+    """NumPy's :meth:`GenericOps.pair_bincount_discover` (None off its fast path)."""
+    if not fits_chunked_count(a, 1) or not _wide_ints(a, b):
+        return None
+    max_size = min(max_size, MAX_DISCOVERED)
+    return merge_discovered(in_parts(lambda x, y: discover_and_count(x, y, max_size),
+                                     a, b, threads))
+
+
+def pair_bincount_declared_numpy(a, b, n, threads=None):
+    """NumPy's :meth:`GenericOps.pair_bincount_declared` (None off its fast path)."""
+    if not fits_chunked_count(a, n + 1) or not _wide_ints(a, b):
+        return None
+    return sum(in_parts(lambda x, y: count_declared(x, y, n), a, b, threads))
+
+
+def _wide_ints(*arrays) -> bool:
+    """32- or 64-bit integer labels: their chunk codes cannot overflow (narrower
+    ones take the encoded path, which widens them first)."""
+    return all(a.dtype.kind in "iu" and a.dtype.itemsize >= 4 for a in arrays)
+
+
+def _as_unsigned(x):
+    """Signed integers viewed as unsigned (negatives become the largest values)."""
+    return x.view(x.dtype.str.replace("i", "u")) if x.dtype.kind == "i" else x
+
+
+def codes_or_other_numpy(y, n, out=None):
+    """:meth:`GenericOps.codes_or_other` in one pass: viewed as unsigned, negative
+    labels are huge, so ``minimum(y, n)`` sends them and those ``>= n`` to ``n``.
+    ``out`` (y's shape and dtype) takes the result where given."""
+    if y.dtype.kind in "iu" and n <= np.iinfo(y.dtype).max:
+        u = _as_unsigned(y)
+        res = np.minimum(u, u.dtype.type(n), out=None if out is None else out.view(u.dtype))
+        return res.view(y.dtype)
+    return np.where((y >= 0) & (y < n), y, n)
