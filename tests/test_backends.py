@@ -803,7 +803,7 @@ def test_declared_count_mixes_clean_and_out_of_range_chunks(lib, chunked):
 
 
 def test_torch_chunked_count_at_its_own_chunk():
-    # TorchKernel's default chunk (2^19): two chunks, the second ragged and odd,
+    # TorchKernel's default chunk (2^18): two chunks, the second ragged and odd,
     # a label first seen in it, and the input never written to
     torch = pytest.importorskip("torch")
     import array_api_compat.torch as txp

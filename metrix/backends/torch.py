@@ -206,7 +206,7 @@ class TorchKernel:
     Chunks are larger than NumPy's: each op pays a fixed dispatch cost.
     """
 
-    chunk = 1 << 19
+    chunk = 1 << 18
 
     @staticmethod
     def zeros(n):
