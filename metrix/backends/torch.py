@@ -214,7 +214,10 @@ class TorchKernel:
 
     @staticmethod
     def empty(n, like=None):
-        return torch.empty(n, dtype=torch.int64 if like is None else like.dtype)
+        # codes in int32 (the chunked count's codes are under 2**14): torch's
+        # int32 multiply-add is vectorised, its int64 one is not, and int32
+        # codes bincount faster
+        return torch.empty(n, dtype=torch.int32 if like is None else like.dtype)
 
     @staticmethod
     def codes(x, y, size, out):
