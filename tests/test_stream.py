@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import metrix
 import metrix.stream as ms
+from metrix.stream._wrappers import Metric
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -300,6 +301,63 @@ def test_ranking_binned_equals_one_shot_on_binned_scores(args, t):
             got = stream(m, cuts, y, s, w)
             want = _one_shot_rank(metric, ref_task, y_ref, q, w, average)
             close(got, want, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_binned_in_place_update_leaves_handed_out_states_alone(lib):
+    # eager CPU wrappers add batches into their own histogram in place; whatever
+    # they handed out (state, state_dict, a loaded dict) must not change
+    conv = np.asarray
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        conv = torch.asarray
+    rng = np.random.default_rng(7)
+    y, s = rng.integers(0, 2, 200), rng.random(200) * 1.2 - 0.1  # some out of [0, 1]
+    parts = [(conv(y[i:i + 50]), conv(s[i:i + 50])) for i in range(0, 200, 50)]
+    m = ms.AUROC(thresholds=50)
+    m.update(*parts[0])
+    m.update(*parts[1])
+    own = m._state["hist"]
+    m.update(*parts[2])
+    assert m._state["hist"] is own  # in place: no new array per batch
+    snap, view = m.state_dict(), m.state
+    before = np.asarray(snap["hist"]).copy()
+    m.update(*parts[3])
+    np.testing.assert_array_equal(np.asarray(snap["hist"]), before)
+    np.testing.assert_array_equal(np.asarray(view["hist"]), before)
+    other = ms.AUROC(thresholds=50).load_state_dict(snap)
+    other.update(*parts[3])
+    np.testing.assert_array_equal(np.asarray(snap["hist"]), before)
+    want = metrix.roc_auc_score(y, _quantise(s, 50))
+    close(m.compute(), want)
+    close(other.compute(), want)
+    assert type(m.compute()).__module__.split(".")[0] == lib
+
+
+def test_binned_in_place_falls_back_for_other_batches():
+    # batches the in-place histogram cannot take (grad, float16, bool target,
+    # strided view) go through the pure update and land in the same histogram;
+    # the reference takes every batch through the pure (base-class) update
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(8)
+    y, s = rng.integers(0, 2, 120), rng.random(120)
+    batches = [
+        (torch.asarray(y[:10]), torch.asarray(s[:10])),  # creates the state
+        (torch.asarray(y[10:40]), torch.asarray(s[10:40], dtype=torch.float32)),  # in place
+        (torch.asarray(y[40:60]), torch.asarray(s[40:60]).requires_grad_()),
+        (torch.asarray(y[60:80]), torch.asarray(s[60:80], dtype=torch.float16)),
+        (torch.asarray(y[80:100]).bool(), torch.asarray(s[80:100])),
+        (torch.asarray(y[100:])[::1], torch.asarray(np.repeat(s[100:], 2))[::2]),
+    ]
+    m, ref = ms.AveragePrecision(thresholds=30), ms.AveragePrecision(thresholds=30)
+    for yt, sp in batches:
+        m.update(yt, sp)
+        Metric.update(ref, yt, sp)
+    assert m._owned is m._state["hist"]  # the in-place path was taken
+    got, want = m.compute(), ref.compute()
+    close(got, want, rtol=1e-12, atol=1e-12)
+    # and the quantised one-shot value, within float32/float16 rounding of the edges
+    close(got, metrix.average_precision_score(y, _quantise(s, 30)), rtol=0, atol=5e-3)
 
 
 def test_ranking_binned_multiclass_micro_and_state_dtype():

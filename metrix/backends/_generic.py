@@ -126,6 +126,15 @@ class GenericOps:
         counts = xp.reshape(self.bincount(codes, length=2 * (t + 1)), (2, t + 1))
         return hist + (counts if counts.dtype == hist.dtype else xp.astype(counts, hist.dtype))
 
+    def binned_accumulator(self, hist, /, *, n_thresholds):
+        """An in-place :meth:`binned_histogram` where the library has one (eager
+        CPU NumPy and torch): ``(own, add)``, ``own`` a copy of ``hist`` and
+        ``add(score, target)`` adding one batch's counts into it in place (False,
+        nothing done, for a batch it does not take); None here.  For the stateful
+        wrappers, which own their histogram (the functional ``update`` stays pure).
+        """
+        return None
+
     def scatter_add(self, index, values, /, *, length):
         """Per-segment sums: ``out[j] = sum(values[index == j])`` (1-D or 2-D values)."""
         return self.bincount(index, length=length, weights=values)

@@ -81,6 +81,21 @@ class Ops(GenericOps):
             return super().binned_histogram(hist, score, target, n_thresholds=n_thresholds)
         return binned_histogram_numpy(hist, score, target, n_thresholds)
 
+    def binned_accumulator(self, hist, /, *, n_thresholds):
+        if not (isinstance(hist, np.ndarray) and hist.dtype == np.int64):
+            return None
+        own = hist.copy()
+        flat = own.reshape(-1)
+
+        def add(score, target):
+            if not (isinstance(score, np.ndarray) and isinstance(target, np.ndarray)
+                    and binned_histogram_fits(own, score, target)):
+                return False
+            np.add(flat, binned_counts_numpy(score, target, n_thresholds), out=flat)
+            return True
+
+        return own, add
+
     def edge_confusion(self, cm, a, b, /, *, n, clip=True):
         cm, a, b = np.asarray(cm), np.asarray(a), np.asarray(b)
         if not edge_confusion_fits(cm, a, b):
@@ -166,11 +181,12 @@ def binned_histogram_fits(hist, score, target) -> bool:
             and score.dtype in (np.float32, np.float64) and target.dtype.kind in "iu")
 
 
-def binned_histogram_numpy(hist, score, target, t):
-    """:meth:`GenericOps.binned_histogram` with the bins converted through int32
-    (one vector instruction; float to int64 has none) and the 0/1 target joined
-    in place, with the ``clip`` ufunc.  The bin arithmetic is the generic one, in
-    the score's dtype.
+def binned_counts_numpy(score, target, t):
+    """One batch's ``2 * (t + 1)`` int64 counts per (0/1 target, bin), flat: the
+    codes of :meth:`GenericOps.binned_codes` with the bins converted through
+    int32 (one vector instruction; float to int64 has none) and the target
+    joined in place, with the ``clip`` ufunc.  The bin arithmetic is the generic
+    one, in the score's dtype.
     """
     v = np.multiply(score, score.dtype.type(t - 1))
     v += score.dtype.type(1)
@@ -178,7 +194,12 @@ def binned_histogram_numpy(hist, score, target, t):
     codes = v.astype(np.int32).astype(np.intp)
     codes += np.multiply(target if target.dtype == np.intp else target.astype(np.intp), t + 1)
     size = 2 * (t + 1)
-    return hist + np.bincount(codes, minlength=size)[:size].reshape(hist.shape)
+    return np.bincount(codes, minlength=size)[:size]
+
+
+def binned_histogram_numpy(hist, score, target, t):
+    """:meth:`GenericOps.binned_histogram`: ``hist`` plus :func:`binned_counts_numpy`."""
+    return hist + binned_counts_numpy(score, target, t).reshape(hist.shape)
 
 
 def edge_confusion_fits(cm, a, b) -> bool:

@@ -10,13 +10,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from ._generic import GenericOps
 from ._pair_count import (MAX_DISCOVERED, codes_or_other_numpy, count_chunks, count_declared,
                           discover_and_count, fits_chunked_count, pair_bincount_declared_numpy,
                           pair_bincount_discover_numpy, pair_bincount_numpy)
-from .numpy import binned_histogram_numpy, edge_confusion_numpy
+from .numpy import binned_counts_numpy, binned_histogram_numpy, edge_confusion_numpy
 
 
 def _compiling() -> bool:
@@ -117,6 +118,32 @@ class Ops(GenericOps):
             if views is not None:
                 return torch.from_numpy(binned_histogram_numpy(*views, n_thresholds))
         return super().binned_histogram(hist, score, target, n_thresholds=n_thresholds)
+
+    def binned_accumulator(self, hist, /, *, n_thresholds):
+        # CPU eager: NumPy's kernel added into a view of an own copy (no new
+        # tensor per batch: the wrappers' training-loop case)
+        if not (isinstance(hist, torch.Tensor) and hist.dtype == torch.int64 and hist.is_cpu
+                and not _compiling()):
+            return None
+        own = torch.clone(hist, memory_format=torch.contiguous_format)
+        flat = own.numpy().reshape(-1)
+
+        def add(score, target):
+            if not (isinstance(score, torch.Tensor) and isinstance(target, torch.Tensor)
+                    and score.dtype in _HISTOGRAM_SCORES and target.dtype in _HISTOGRAM_TARGETS
+                    and score.is_cpu and target.is_cpu and score.ndim == 1
+                    and score.shape == target.shape):
+                return False
+            try:
+                views = score.numpy(), target.numpy()
+            except RuntimeError:  # needs grad, or a functorch wrapper
+                views = _cpu_views(score, target)
+                if views is None:
+                    return False
+            np.add(flat, binned_counts_numpy(*views, n_thresholds), out=flat)
+            return True
+
+        return own, add
 
     def pair_bincount(self, a, b, /, *, size, weights=None):
         # CPU eager: the chunked count (a fresh N-sized int64 temporary costs

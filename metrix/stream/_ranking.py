@@ -171,6 +171,22 @@ class RankingStream(StreamMetric):
             return write_rows(state, {"score": s, "target": xp.astype(y, cdt)}, w, xp=xp)
         return {**state, "hist": state["hist"] + self._histogram(state, y, s, w, xp, device, o)}
 
+    def accumulator(self, state):
+        """``(state', add)`` where the backend adds batches in place (eager CPU
+        NumPy / torch, binary binned mode, ``validate=False``): ``state'`` holds
+        a copy of the histogram and ``add(y_score, y_true)`` adds one unweighted
+        batch into that copy (False, nothing done, for a batch it does not take:
+        call :meth:`update`); None elsewhere.  For the stateful wrappers, which
+        own their histogram; :meth:`update` stays pure."""
+        hist = state.get("hist")
+        if hist is None or not self._one_kernel or self.validate:
+            return None
+        made = _ops(array_namespace(hist)).binned_accumulator(hist, n_thresholds=self.thresholds)
+        if made is None:
+            return None
+        own, add = made
+        return {**state, "hist": own}, add
+
     def _check_values(self, y, s, xp):
         if not bool(xp.all(xp.isfinite(s))):
             raise ValueError("Input y_score contains NaN or infinity.")

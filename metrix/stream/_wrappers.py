@@ -32,8 +32,20 @@ class Metric:
     def __init__(self, spec: StreamMetric):
         self.spec = spec
         self.state = None
+        self._owned = None       # a state leaf only this object holds (see _Ranking)
         self._placement = None   # (xp, device, result dtype) of the state
         self._rows = {}          # exact buffers: rows stored (host ints, from shapes)
+
+    @property
+    def state(self):
+        """The functional state (a pytree of arrays); a snapshot: later updates
+        do not write into what it returns."""
+        self._owned = None
+        return self._state
+
+    @state.setter
+    def state(self, value):
+        self._state, self._owned = value, None
 
     # -- lifecycle -----------------------------------------------------------
     def _create(self, like=None, *, xp=None, device=None):
@@ -68,11 +80,11 @@ class Metric:
 
     def compute(self):
         """The metric over everything seen: 0-d arrays on the state's device."""
-        if self.state is None:
+        if self._state is None:
             self._create()
         if self._rows:
             self._check_dropped()
-        out = self.spec.compute(self.state)
+        out = self.spec.compute(self._state)  # new arrays: the state stays owned
         xp = self._placement[0]
         if isinstance(out, dict):
             return {k: _ns.to_output(v, xp) for k, v in out.items()}
@@ -290,7 +302,29 @@ class MedianAbsoluteError(Metric):
 
 # -- ranking and probabilistic -------------------------------------------------------
 
-class AUROC(Metric):
+class _Ranking(Metric):
+    """AUROC / AveragePrecision.  On eager CPU (NumPy, torch) a binned, unweighted
+    batch is added into the histogram in place (``RankingStream.accumulator``):
+    no new array per batch.  Only a copy this object made and has not handed out
+    since (``state``, ``state_dict``) is written; a handed-out histogram is
+    copied again before the next batch."""
+
+    _add = None
+
+    def update(self, y_true, y_pred, sample_weight=None):
+        state = self._state
+        if state is not None and sample_weight is None and not _coll.compiling():
+            if self._owned is None or self._owned is not state.get("hist"):
+                made = self.spec.accumulator(state)
+                self._add = None if made is None else made[1]
+                if made is not None:
+                    self._state, self._owned = made[0], made[0]["hist"]
+            if self._add is not None and self._add(y_pred, y_true):
+                return
+        super().update(y_true, y_pred, sample_weight)
+
+
+class AUROC(_Ranking):
     """Streaming ROC AUC: binned (``thresholds``, default 1000) or exact (``capacity``).
 
     ``AUROC(num_classes=None, num_labels=None, average="macro", thresholds=1000,
@@ -306,7 +340,7 @@ class AUROC(Metric):
                                        weighted=weighted, validate=validate))
 
 
-class AveragePrecision(Metric):
+class AveragePrecision(_Ranking):
     """Streaming average precision: binned (default 1000 thresholds) or exact."""
 
     def __init__(self, num_classes=None, average="macro", *, num_labels=None,
