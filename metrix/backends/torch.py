@@ -110,13 +110,11 @@ class Ops(GenericOps):
     def binned_histogram(self, hist, score, target, /, *, n_thresholds):
         # CPU eager: NumPy's kernel on zero-copy views (each torch call costs
         # more than its arithmetic at training-loop batch sizes)
-        if (score.dtype in _HISTOGRAM_SCORES and target.dtype in _HISTOGRAM_TARGETS
-                and hist.dtype == torch.int64 and score.is_cpu and target.is_cpu
-                and hist.is_cpu and score.ndim == 1 and score.shape == target.shape
-                and not _compiling()):
-            views = _cpu_views(hist, score, target)
-            if views is not None:
-                return torch.from_numpy(binned_histogram_numpy(*views, n_thresholds))
+        if hist.dtype == torch.int64 and hist.is_cpu:
+            views = _histogram_views(score, target)
+            own = None if views is None else _cpu_views(hist)
+            if own is not None:
+                return torch.from_numpy(binned_histogram_numpy(*own, *views, n_thresholds))
         return super().binned_histogram(hist, score, target, n_thresholds=n_thresholds)
 
     def binned_accumulator(self, hist, /, *, n_thresholds):
@@ -129,17 +127,9 @@ class Ops(GenericOps):
         flat = own.numpy().reshape(-1)
 
         def add(score, target):
-            if not (isinstance(score, torch.Tensor) and isinstance(target, torch.Tensor)
-                    and score.dtype in _HISTOGRAM_SCORES and target.dtype in _HISTOGRAM_TARGETS
-                    and score.is_cpu and target.is_cpu and score.ndim == 1
-                    and score.shape == target.shape):
+            views = _histogram_views(score, target)
+            if views is None:
                 return False
-            try:
-                views = score.numpy(), target.numpy()
-            except RuntimeError:  # needs grad, or a functorch wrapper
-                views = _cpu_views(score, target)
-                if views is None:
-                    return False
             np.add(flat, binned_counts_numpy(*views, n_thresholds), out=flat)
             return True
 
@@ -279,10 +269,25 @@ def _int_views(*tensors):
     return _cpu_views(*tensors)
 
 
+def _histogram_views(score, target):
+    """Zero-copy NumPy views of a 1-D CPU ``(score, target)`` pair that NumPy's
+    histogram kernel takes (eager only), or None."""
+    if (isinstance(score, torch.Tensor) and isinstance(target, torch.Tensor)
+            and score.dtype in _HISTOGRAM_SCORES and target.dtype in _HISTOGRAM_TARGETS
+            and score.is_cpu and target.is_cpu and score.ndim == 1
+            and score.shape == target.shape and not _compiling()):
+        return _cpu_views(score, target)
+    return None
+
+
 def _cpu_views(*tensors):
     """Zero-copy NumPy views of CPU tensors (detached where they need grad), or
     None where one has none (functorch wrappers)."""
+    try:  # the common case first: per-batch overhead counts at training-loop sizes
+        return tuple(map(torch.Tensor.numpy, tensors))
+    except RuntimeError:  # needs grad, or a functorch wrapper
+        pass
     try:
-        return tuple((t.detach() if t.requires_grad else t).numpy() for t in tensors)
+        return tuple(t.detach().numpy() for t in tensors)
     except RuntimeError:
         return None

@@ -316,9 +316,9 @@ class _Ranking(Metric):
         if state is not None and sample_weight is None and not _coll.compiling():
             if self._owned is None or self._owned is not state.get("hist"):
                 made = self.spec.accumulator(state)
-                self._add = None if made is None else made[1]
+                self._add = None
                 if made is not None:
-                    self._state, self._owned = made[0], made[0]["hist"]
+                    (self._state, self._add), self._owned = made, made[0]["hist"]
             if self._add is not None and self._add(y_pred, y_true):
                 return
         super().update(y_true, y_pred, sample_weight)
