@@ -200,9 +200,12 @@ def binned_curve(y_pos, score, weight, thresholds, *, acc, xp, ops):
     """``(fps, tps, total_neg, total_pos)`` at each ascending threshold (``score >= t``).
 
     One ``searchsorted`` of the scores into the thresholds and one
-    ``bincount`` of length ``T + 1``: O(N + T) memory, static shapes.
+    ``bincount`` of length ``T + 1``: O(N + T) memory, static shapes.  A NaN
+    score (unchecked input) is below every threshold, as in the binned stream.
     """
     t = thresholds.shape[0]
+    score = xp.where(score == score, score, xp.asarray(-float("inf"), dtype=score.dtype,
+                                                       device=device_of(score)))
     k = xp.searchsorted(xp.astype(thresholds, score.dtype), score, side="right")
     p = xp.astype(y_pos, acc)
     w = xp.ones_like(p) if weight is None else xp.astype(weight, acc)

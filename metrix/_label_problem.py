@@ -72,6 +72,9 @@ def label_problem(y_true, y_pred, *, labels=None, sample_weight=None, validate=T
     if samplewise:
         raise ValueError(
             "Samplewise metrics are not available outside of multilabel classification.")
+    repeated = None
+    if labels is not None:
+        labels, repeated = _distinct_labels(_ns.host_list(labels))
     weights = w
     space = cm_full = None
     if labels is None and weights is None and targets.bounds is None:
@@ -110,10 +113,39 @@ def label_problem(y_true, y_pred, *, labels=None, sample_weight=None, validate=T
             cm = _sparse_confusion(space, select, classes, weights, xp, device, o)
         else:
             cm = _stats.select_matrix(cm_full, select, xp=xp, device=device)
+    if repeated is not None:
+        classes, counts, cm = _expand_repeated(repeated, counts, cm, xp, device)
     y_type = targets.y_type
     if not validate or not space.declared:
         y_type = "binary" if len(classes) <= 2 else "multiclass"
     return LabelProblem(xp, device, y_type, classes, counts, cm, weights, fdt, acc, n, yt, yp)
+
+
+def _distinct_labels(labels):
+    """``(distinct labels, repeated)``: the labels without repeats (first
+    occurrence order) and, when some repeat, the given list (else None)."""
+    distinct = list(dict.fromkeys(labels))
+    return distinct, (labels if len(distinct) != len(labels) else None)
+
+
+def _expand_repeated(labels, counts, cm, xp, device):
+    """scikit-learn's results for repeated ``labels``, from the distinct ones'.
+
+    Per-label counts repeat (each position reads its value's counts, so a
+    micro average counts a repeated label twice); the confusion matrix keeps
+    each value at its last position and leaves the earlier ones empty
+    (scikit-learn's ``{label: index}`` mapping).
+    """
+    position = {v: i for i, v in enumerate(dict.fromkeys(labels))}
+    counts = _stats.select_counts(counts, [position[v] for v in labels], xp=xp, device=device)
+    if cm is not None:
+        last = {v: i for i, v in enumerate(labels)}
+        empty = cm.shape[0]  # the zero row / column appended below
+        pick = [position[v] if last[v] == i else empty for i, v in enumerate(labels)]
+        cm = xp.concat([cm, xp.zeros((1, cm.shape[1]), dtype=cm.dtype, device=device)], axis=0)
+        cm = xp.concat([cm, xp.zeros((cm.shape[0], 1), dtype=cm.dtype, device=device)], axis=1)
+        cm = _stats.select_matrix(cm, pick, xp=xp, device=device)
+    return _ns.host_values(labels), counts, cm
 
 
 def _discover_and_count(yt, yp, n, xp, o):

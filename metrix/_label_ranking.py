@@ -123,10 +123,14 @@ def top_k_accuracy_score(y_true, y_score, *, k=2, normalize=True, sample_weight=
             hits = xp.ones(s.shape, dtype=xp.bool, device=inp.device)
     else:
         idx = xp.reshape(codes, (-1, 1))
+        if labels is not None:  # code C (unchecked: a label outside them) reads column 0
+            idx = xp.minimum(idx, xp.asarray(n_classes - 1, dtype=idx.dtype, device=inp.device))
         s_true = xp.take_along_axis(s, idx, axis=1)
         cols = xp.reshape(xp.arange(s.shape[1], dtype=codes.dtype, device=inp.device), (1, -1))
         ahead = (s > s_true) | ((s == s_true) & (cols > idx))
         hits = xp.sum(xp.astype(ahead, _ns.count_dtype(xp, inp.device)), axis=1) < k
+    if labels is not None:  # a true label outside the declared ones is never a hit
+        hits = hits & (codes < n_classes)
     hits = xp.astype(hits, acc)
     if normalize:
         value = _mean(hits, inp.weight, xp=xp)

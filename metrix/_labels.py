@@ -52,6 +52,35 @@ def _kind(y, xp) -> str:
     return "i"
 
 
+def _joint_kind(kt, kp) -> str:
+    """The kind both label arrays are encoded as: "O" over "f" over "i" over "b"."""
+    for k in "Ofi":
+        if k in (kt, kp):
+            return k
+    return "b"
+
+
+def _common_float(y_true, y_pred, xp):
+    """Both arrays in one float dtype (the wider of the float ones)."""
+    floats = [y.dtype for y in (y_true, y_pred) if xp.isdtype(y.dtype, "real floating")]
+    dt = xp.result_type(*floats)
+    return (y if y.dtype == dt else xp.astype(y, dt) for y in (y_true, y_pred))
+
+
+def comparable(y_true, y_pred, xp):
+    """Both label arrays in one dtype for ``==`` (array-api-strict refuses mixed
+    int / float / bool comparisons): floats win, then the integer dtype."""
+    if y_true.dtype == y_pred.dtype or _ns.is_numpy_namespace(xp):
+        return y_true, y_pred
+    kind = _joint_kind(_kind(y_true, xp), _kind(y_pred, xp))
+    if kind == "f":
+        return tuple(_common_float(y_true, y_pred, xp))
+    if kind == "i":
+        dt = _ns.count_dtype(xp, _ns.device_of(y_true))
+        return xp.astype(y_true, dt), xp.astype(y_pred, dt)
+    return y_true, y_pred
+
+
 def _as_int_codes(y, xp, device):
     """Numeric labels (bool, integral floats) as integers of the count dtype."""
     return xp.astype(y, _ns.count_dtype(xp, device), copy=False)
@@ -64,9 +93,13 @@ def encode(y_true, y_pred, *, labels, xp, device, bounds=None) -> LabelSpace:
     values outside them go to the "other" bin.  ``bounds``: the (min, max) of
     both arrays when validation already read them (saves two passes).
     """
-    kind = _kind(y_true, xp)
-    if kind == "O" or _kind(y_pred, xp) == "O":
+    kind = _joint_kind(_kind(y_true, xp), _kind(y_pred, xp))
+    if kind == "O":
         return _encode_host(y_true, y_pred, labels=labels)
+    if kind == "f":
+        # float labels (unvalidated, or integral floats) compare as values on
+        # both sides: a 0.9 is no label 0 (no truncation toward an integer)
+        y_true, y_pred = _common_float(y_true, y_pred, xp)
     if labels is not None:
         return _encode_declared(y_true, y_pred, labels=_ns.host_list(labels), xp=xp,
                                 device=device, kind=kind)
@@ -98,9 +131,11 @@ def _encode_declared(y_true, y_pred, *, labels, xp, device, kind) -> LabelSpace:
     elif n <= FEW_LABELS:
         # a handful of labels (average="binary" counts one): n compares beat a
         # searchsorted + two gathers
+        y_dtype = _compare_dtype(y_true, y_pred, labels, kind, xp, device)
+
         def code(y):
-            if kind == "b":
-                y = xp.astype(y, cdt)
+            if y.dtype != y_dtype:
+                y = xp.astype(y, y_dtype)
             if n == 1:  # average="binary": code 0 for pos_label, 1 for the rest
                 return xp.astype(y != labels[0], cdt)
             out = xp.full(y.shape, n, dtype=cdt, device=device)
@@ -109,11 +144,11 @@ def _encode_declared(y_true, y_pred, *, labels, xp, device, kind) -> LabelSpace:
             return out
     else:
         sorted_labels, order = _ns.host_sorted_positions(labels)
-        y_dtype = y_true.dtype if kind != "b" else cdt
+        y_dtype = _compare_dtype(y_true, y_pred, labels, kind, xp, device)
 
         def code(y):
-            if kind == "b":
-                y = xp.astype(y, cdt)
+            if y.dtype != y_dtype:
+                y = xp.astype(y, y_dtype)
             sl = _ns.asarray(sorted_labels, xp=xp, device=device, dtype=y_dtype)
             perm = _ns.asarray(order, xp=xp, device=device, dtype=cdt)
             pos = xp.astype(xp.searchsorted(sl, y), cdt)
@@ -123,7 +158,29 @@ def _encode_declared(y_true, y_pred, *, labels, xp, device, kind) -> LabelSpace:
     return LabelSpace(code(y_true), code(y_pred), n + 1, labels, 0, True, kind)
 
 
+def _compare_dtype(y_true, y_pred, labels, kind, xp, device):
+    """The dtype label values are compared with ``labels`` in: the arrays' own
+    (one dtype for both), unless a label does not fit it (int8 values, a label
+    200; an integer array, a label 1.5): then the count dtype or the widest float."""
+    cdt = _ns.count_dtype(xp, device)
+    if kind == "b":
+        return cdt
+    dtype = y_true.dtype
+    if y_pred.dtype != dtype:  # floats were made one dtype already: mixed integers
+        dtype = cdt
+    if xp.isdtype(dtype, "real floating"):
+        return dtype
+    info = xp.iinfo(dtype)
+    if all(isinstance(v, (int, bool)) and info.min <= v <= info.max for v in labels):
+        return dtype
+    if all(isinstance(v, (int, bool)) for v in labels):
+        return _ns.count_dtype(xp, device)
+    return _ns.max_float_dtype(xp, device)
+
+
 def _encode_discovered(y_true, y_pred, *, xp, device, kind, bounds=None) -> LabelSpace:
+    if kind == "f" and y_true.shape[0] and not _integral(y_true, y_pred, xp):
+        return _encode_unique(y_true, y_pred, xp=xp, device=device, kind=kind)
     yt = _as_int_codes(y_true, xp, device)
     yp = _as_int_codes(y_pred, xp, device)
     n = yt.shape[0]
@@ -142,10 +199,22 @@ def _encode_discovered(y_true, y_pred, *, xp, device, kind, bounds=None) -> Labe
     if hi - lo < limit:
         return LabelSpace(yt - lo, yp - lo, hi - lo + 1, None, lo, False, kind)
     # sparse labels over a huge range: one sort (unique) instead of a bincount
+    return _encode_unique(yt, yp, xp=xp, device=device, kind=kind)
+
+
+def _integral(y_true, y_pred, xp) -> bool:
+    """Whether float labels all hold integers (a host read: discovery reads anyway)."""
+    return bool(xp.all(y_true == xp.round(y_true)) & xp.all(y_pred == xp.round(y_pred)))
+
+
+def _encode_unique(yt, yp, *, xp, device, kind) -> LabelSpace:
+    """Codes among the sorted distinct values of both arrays (one sort)."""
     from .backends import ops
 
+    n = yt.shape[0]
     values, inverse = ops(xp).unique_inverse(xp.concat([yt, yp]))
-    classes = _restore_kind(_ns.to_host(values), kind)
+    host = _ns.to_host(values)
+    classes = host if host.dtype.kind == "f" else _restore_kind(host, kind)
     inverse = xp.astype(inverse, _ns.count_dtype(xp, device))
     return LabelSpace(inverse[:n], inverse[n:], len(classes), classes, 0, False, kind)
 

@@ -43,15 +43,22 @@ class ProbaProblem(NamedTuple):
     acc_dtype: object     # dtype sums and logs are computed in
     eps: float            # machine epsilon of the probabilities' dtype (clipping)
     n_samples: int
+    # declared labels read without validation: a code may be ``n_classes`` (a
+    # true label outside ``labels``); such a sample's probability is NaN
+    unchecked_codes: bool = False
 
 
 def _float_proba(y_proba, xp, device):
+    """``(probabilities, eps)``: at least float32 (float16 / bfloat16 sums lose
+    whole units), and the machine epsilon of the dtype given, which clips the
+    logs as scikit-learn clips them."""
     p = _ns.asarray(y_proba, xp=xp, device=device)
     if not xp.isdtype(p.dtype, "real floating"):
         p = xp.astype(p, _ns.max_float_dtype(xp, device))
-    elif p.dtype != xp.float64 and p.dtype != xp.float32:  # float16 / bfloat16
+    eps = float(xp.finfo(p.dtype).eps)
+    if p.dtype != xp.float64 and p.dtype != xp.float32:  # float16 / bfloat16
         p = xp.astype(p, xp.float32)
-    return p
+    return p, eps
 
 
 def _check_range(p, xp, low_word):
@@ -103,6 +110,8 @@ def discover_codes(y, xp, device, bounds=None):
 def _declared_codes(y, labels, original, xp, device, validate):
     """Sorted declared classes and codes (``len(classes)`` for undeclared values)."""
     classes = sorted(set(labels))
+    if len(classes) != len(labels):  # scikit-learn raises too (a shape mismatch)
+        raise ValueError(f"Parameter 'labels' must be unique, got {original}.")
     if validate and list(labels) != classes:
         warnings.warn(
             f"Labels passed were {original}. But this function assumes labels are "
@@ -124,15 +133,17 @@ def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None
                   mode="multiclass", validate=True) -> ProbaProblem:
     """Validate and encode (y_true, y_proba) as scikit-learn does."""
     xp, device = _ns.get_namespace_and_device(y_proba, y_true, sample_weight)
-    p = _float_proba(y_proba, xp, device)
+    p, eps = _float_proba(y_proba, xp, device)
     yt = _ns.asarray(y_true, xp=xp, device=device)
     if yt.ndim == 2 and yt.shape[1] == 1:
         yt = xp.reshape(yt, (-1,))
     check_consistent_length(p, yt, sample_weight)
     acc = _ns.max_float_dtype(xp, device)
     fdt = p.dtype
-    eps = float(xp.finfo(fdt).eps)
     n = int(p.shape[0])
+    if n == 0:  # a shape, not a value: checked with validate=False too
+        raise ValueError(f"Found array with 0 sample(s) (shape={tuple(p.shape)}) while a "
+                         "minimum of 1 is required.")
     w = check_sample_weight(sample_weight, n, xp=xp, device=device, dtype=acc,
                             validate=validate)
     if mode == "binary":
@@ -197,7 +208,8 @@ def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None
         raise ValueError(
             "The number of classes in labels is different from that in y_prob. Classes "
             f"found in labels: {_ns.host_values(classes)}")
-    return ProbaProblem(xp, device, codes, p, k, w, fdt, acc, eps, n)
+    return ProbaProblem(xp, device, codes, p, k, w, fdt, acc, eps, n,
+                        unchecked_codes=labels is not None and not validate)
 
 
 def _equals(y, value, xp):
@@ -226,11 +238,24 @@ def _binary_pos_label(yt, pos_label, is_str, xp):
 # -- shared statistics -----------------------------------------------------
 
 def true_proba(prob):
-    """The probability given to each sample's true class (input dtype, unclipped)."""
-    return _true_proba_rows(prob.codes, prob.proba, prob.xp)
+    """The probability given to each sample's true class (input dtype, unclipped);
+    NaN for a true label outside the declared ``labels`` (``validate=False``)."""
+    return _true_proba_rows(prob.codes, prob.proba, prob.xp, _outside_code(prob))
 
 
-def _true_proba_rows(codes, p, xp):
+def _outside_code(prob):
+    """The code of labels outside the declared ones where it may occur, else None."""
+    return prob.n_classes if prob.unchecked_codes else None
+
+
+def _true_proba_rows(codes, p, xp, outside=None):
+    if outside is not None:
+        # sync-free rule for unchecked labels: the row's probability is NaN (so
+        # is the loss), on every backend, instead of an out-of-bounds read
+        inside = codes < outside
+        q = _true_proba_rows(xp.where(inside, codes, xp.zeros_like(codes)), p, xp)
+        return xp.where(inside, q, xp.asarray(float("nan"), dtype=q.dtype,
+                                              device=_ns.device_of(q)))
     if p.ndim == 1:
         # |[code == 0] - p| is exactly p (code 1) or 1 - p (code 0), without the
         # branchy select of a random mask
@@ -254,8 +279,10 @@ def sum_neg_log_true_proba(prob):
     bounds = tuple(xp.asarray(v, dtype=prob.acc_dtype, device=prob.device)
                    for v in (prob.eps, 1 - prob.eps))
 
+    outside = _outside_code(prob)
+
     def rows(codes, p):
-        return (_clipped_log(_true_proba_rows(codes, p, xp), prob, bounds),)
+        return (_clipped_log(_true_proba_rows(codes, p, xp, outside), prob, bounds),)
 
     (s,) = _ops(xp).fused_sums(rows, [prob.codes, prob.proba], weights=prob.weights)
     return -s

@@ -153,7 +153,8 @@ def ovr_auc_values(codes, score, *, acc, xp, ops):
     """Unweighted one-vs-rest ROC AUC of every class; also positives per class.
 
     ``codes`` ``(N,)`` in ``0..C-1``; ``score`` ``(N, C)``.  Memory: a
-    transposed and a sorted ``(C, N)`` copy of the scores.
+    transposed and a sorted ``(C, N)`` copy of the scores.  A code ``C`` (a
+    label outside the declared ones, unchecked) is a negative of every class.
     """
     n, c = score.shape
     cdt = count_dtype(xp, device_of(score))
@@ -162,9 +163,11 @@ def ovr_auc_values(codes, score, *, acc, xp, ops):
     cols = xp.reshape(xp.reshape(xp.permute_dims(score, (1, 0)), (-1,)), (c, n))
     flat = xp.reshape(xp.sort(cols, axis=-1, stable=False), (-1,))
     idx = xp.astype(codes, cdt)
-    v = xp.reshape(xp.take_along_axis(score, xp.reshape(idx, (-1, 1)), axis=1), (-1,))
-    lt = _count_below(flat, idx * n, 1, n, v, strict=True, xp=xp)
-    le = _count_below(flat, idx * n, 1, n, v, strict=False, xp=xp)
+    safe = xp.minimum(idx, xp.asarray(c - 1, dtype=cdt, device=device_of(idx)))
+    v = xp.reshape(xp.take_along_axis(score, xp.reshape(safe, (-1, 1)), axis=1), (-1,))
+    lt = _count_below(flat, safe * n, 1, n, v, strict=True, xp=xp)
+    le = _count_below(flat, safe * n, 1, n, v, strict=False, xp=xp)
+    # the bincounts below drop code C: those rows are nobody's positive
     below = xp.astype(lt + le, acc) * 0.5
     total = ops.bincount(idx, length=c, weights=below)
     n_pos = xp.astype(ops.bincount(idx, length=c), acc)

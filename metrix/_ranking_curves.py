@@ -15,14 +15,20 @@ from ._arith import safe_divide
 from ._curves import binned_curve, exact_curve
 from ._ranking_input import Inputs, curve_positive, unique_values
 from ._ranking_multi import _NO_NEG_ROC, _NO_POS_PR, _NO_POS_ROC
+from ._validation import check_binned_scores
 from .exceptions import UndefinedMetricWarning
 
 
 # -- curves ---------------------------------------------------------------
 
+def _evenly_spaced(thresholds) -> bool:
+    """Whether ``thresholds`` asks for ``T`` evenly spaced thresholds on [0, 1]."""
+    return isinstance(thresholds, numbers.Integral) and not isinstance(thresholds, bool)
+
+
 def _thresholds_asc(thresholds, inp):
     xp = inp.xp
-    if isinstance(thresholds, numbers.Integral) and not isinstance(thresholds, bool):
+    if _evenly_spaced(thresholds):
         if thresholds < 2:
             raise ValueError(f"thresholds must be an int >= 2 or an array, got {thresholds}")
         return xp.linspace(0.0, 1.0, int(thresholds), dtype=inp.fdt, device=inp.device)
@@ -39,6 +45,8 @@ def _curve_counts(y_true, y_score, pos_label, sample_weight, thresholds, validat
         fps, tps, thr = exact_curve(pos, inp.score, inp.weight, acc=inp.acc, xp=inp.xp)
         return inp, fps, tps, thr, None
     thr = _thresholds_asc(thresholds, inp)
+    if validate and _evenly_spaced(thresholds):
+        check_binned_scores(inp.score, xp=inp.xp)
     fps, tps, tot_n, tot_p = binned_curve(pos, inp.score, inp.weight, thr, acc=inp.acc,
                                           xp=inp.xp, ops=inp.ops)
     return inp, fps, tps, thr, (tot_n, tot_p)
@@ -76,9 +84,12 @@ def roc_curve(y_true, y_score, *, pos_label=None, sample_weight=None, drop_inter
         Drop collinear points (exact curves only; binned curves keep all).
     thresholds : int or array, default=None
         ``None``: one point per distinct score (data-dependent length, eager).
-        An int ``T``: ``T`` evenly spaced thresholds in [0, 1]; an array: those
-        thresholds.  Binned curves have static length ``T + 1``, trace under
-        jit and take O(N + T) memory.
+        An int ``T``: ``T`` evenly spaced thresholds in [0, 1], for
+        probabilities (``validate=True`` raises for a score outside [0, 1]);
+        an array: those thresholds, on any scale.  Binned curves have static
+        length ``T + 1``, trace under jit and take O(N + T) memory.  Unchecked
+        (``validate=False``), a score below the lowest threshold, or NaN, is
+        below every threshold (see the user guide, "Binned metrics").
     validate : bool, default=True
         Check target type and finiteness (reads values; a host sync).
 

@@ -186,18 +186,24 @@ def check_labels(labels, *, n_columns, msgs, inp: Inputs, validate):
 
 
 def encode_classes(inp: Inputs, labels):
-    """Integer codes ``0..C-1`` of ``y_true`` among the sorted ``labels``."""
+    """Integer codes ``0..C-1`` of ``y_true`` among the sorted ``labels``; ``C``
+    for a value that is none of them (only unchecked input has one: each
+    metric states what such a sample counts as)."""
     xp = inp.xp
     cdt = _ns.count_dtype(xp, inp.device)
+    c = len(labels)
     if inp.host_y:
-        hxp = inp.hxp
-        lab = _ns.asarray(labels, xp=hxp)
-        return inp.to_device(hxp.astype(hxp.searchsorted(lab, inp.y), hxp.int64))
+        return inp.to_device(_ns.host_encode(inp.y, labels))
     y = inp.y
     if xp.isdtype(y.dtype, "bool"):
         y = xp.astype(y, cdt)
+    if not xp.isdtype(y.dtype, "real floating") and not all(
+            isinstance(v, (int, bool)) for v in labels):
+        y = xp.astype(y, _ns.max_float_dtype(xp, inp.device))
     lab = _ns.asarray(labels, xp=xp, device=inp.device, dtype=y.dtype)
-    return xp.astype(xp.searchsorted(lab, y), cdt)
+    pos = xp.astype(xp.searchsorted(lab, y), cdt)
+    pos_c = xp.minimum(pos, xp.asarray(c - 1, dtype=cdt, device=inp.device))
+    return xp.where(xp.take(lab, pos_c) == y, pos_c, xp.full_like(pos_c, c))
 
 
 def discover_classes(inp: Inputs):

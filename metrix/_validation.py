@@ -109,6 +109,26 @@ def assert_all_finite(x, *, xp, input_name="", allow_nan=False):
         raise ValueError(f"{name} contains infinity or a value too large for {x.dtype!r}.")
 
 
+def check_binned_scores(score, *, xp, input_name="y_score"):
+    """Raise ``ValueError`` unless every score lies in [0, 1] (reads values).
+
+    For binned metrics with ``thresholds=T`` (``T`` evenly spaced thresholds on
+    [0, 1], for probabilities): a logit or any score outside that range would
+    be clamped into the end bins, a silently different number.  Call it on the
+    ``validate=True`` path only, after the NaN / infinity check.
+    """
+    if not _is_float(score, xp) or score.shape[0] == 0:
+        return
+    lo, hi = ops(xp).minmax(xp.reshape(score, (-1,)))  # host read: validate=True only
+    if bool(lo >= 0) and bool(hi <= 1):
+        return
+    raise ValueError(
+        f"Input {input_name} has values outside [0, 1] (min {float(lo):.6g}, max "
+        f"{float(hi):.6g}), but thresholds=<int> bins probabilities on [0, 1]. Apply a "
+        "sigmoid (or softmax) to logits first, pass the thresholds on the scores' scale "
+        "(thresholds=<array>), or use exact scores.")
+
+
 def check_sample_weight(sample_weight, n_samples, *, xp, device, dtype, validate=True,
                         input_name="sample_weight"):
     """``sample_weight`` as a 1-D float array of length ``n_samples`` (or None).

@@ -12,6 +12,7 @@ import warnings
 
 from . import _namespace as _ns
 from ._arith import safe_divide
+from ._labels import comparable
 from ._label_problem import label_problem, prepare_inputs
 from ._prf import check_beta, prf_from_counts, setwise_labels
 
@@ -184,7 +185,7 @@ def accuracy_score(y_true, y_pred, *, normalize=True, sample_weight=None, valida
 
 def correct_and_total(targets, weights, xp, acc):
     """(Weighted) number of exactly right samples and the total weight."""
-    yt, yp = targets.y_true, targets.y_pred
+    yt, yp = comparable(targets.y_true, targets.y_pred, xp)
     if targets.y_type == "multilabel-indicator":
         correct = xp.astype(xp.all(yt == yp, axis=1), acc)
     else:

@@ -172,7 +172,7 @@ def _d2_undefined(y_true, y_proba, sample_weight):
         warnings.warn("D^2 score is not well-defined with less than two samples.",
                       UndefinedMetricWarning, stacklevel=3)
         xp, device = _ns.get_namespace_and_device(y_proba, y_true, sample_weight)
-        p = _proba._float_proba(y_proba, xp, device)
+        p, _ = _proba._float_proba(y_proba, xp, device)
         return _out(xp.asarray(float("nan"), dtype=p.dtype, device=device), xp)
     return None
 
@@ -285,7 +285,7 @@ def hinge_loss(y_true, pred_decision, *, labels=None, sample_weight=None, valida
     """
     xp, device = _ns.get_namespace_and_device(y_true, pred_decision, sample_weight)
     check_consistent_length(y_true, pred_decision, sample_weight)
-    f = _proba._float_proba(pred_decision, xp, device)
+    f, _ = _proba._float_proba(pred_decision, xp, device)
     yt = column_or_1d(_ns.asarray(y_true, xp=xp, device=device), xp=xp, input_name="y_true")
     acc = _ns.max_float_dtype(xp, device)
     n = int(yt.shape[0])

@@ -108,11 +108,14 @@ class GenericOps:
         number of thresholds ``<= score``, compared in the scaled space) and its
         0/1 target: the codes of one histogram ``bincount`` of length ``2 (T + 1)``
         (negatives, then positives), ``T >= 2``.  With ``target=None``: the bins alone.
+        Read without checks: a score below 0 is below every threshold (bin 0),
+        one above 1 at or above every threshold (bin ``T``), a NaN in bin 0.
         """
         xp = self.xp
         cdt = count_dtype(xp, device_of(score))
         t = n_thresholds
-        k = xp.astype(xp.clip(score * float(t - 1) + 1.0, 0.0, float(t)), cdt)
+        v = xp.clip(score * float(t - 1) + 1.0, 0.0, float(t))
+        k = xp.astype(xp.where(v == v, v, xp.zeros_like(v)), cdt)  # NaN: bin 0
         if target is None:
             return k
         return k + (t + 1) * (target if target.dtype == cdt else xp.astype(target, cdt))

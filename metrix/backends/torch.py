@@ -104,7 +104,7 @@ class Ops(GenericOps):
             return super().binned_codes(score, target, n_thresholds=n_thresholds)
         t = float(n_thresholds)
         v = torch.mul(score, t - 1.0)
-        k = v.add_(1.0).clamp_(0.0, t).to(torch.int64)
+        k = v.add_(1.0).clamp_(0.0, t).nan_to_num_(0.0).to(torch.int64)  # NaN: bin 0
         return k if target is None else k.add_(target, alpha=n_thresholds + 1)
 
     def binned_histogram(self, hist, score, target, /, *, n_thresholds):
