@@ -59,7 +59,10 @@ def _write_parquet(path, cols):
 
 
 def _run(argv, capsys):
-    code = main(argv)
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse refuses a bad option value: exit 2
+        code = exc.code
     out = capsys.readouterr()
     return code, out.out, out.err
 
@@ -242,7 +245,7 @@ def test_not_available_metric_row(tmp_path, capsys, monkeypatch):
     (["--y-pred", "p", "--task", "clustering"], 2, "unknown task 'clustering'"),
     (["--y-pred", "p", "--backend", "tensorflow"], 2, "unknown backend 'tensorflow'"),
     (["--y-pred", "p", "--device", "tpu"], 2, "unknown device 'tpu'"),
-    (["--y-pred", "p", "--bootstrap", "1"], 2, "--bootstrap needs B >= 2"),
+    (["--y-pred", "p", "--bootstrap", "1"], 2, "--bootstrap: needs B >= 2"),
     (["--y-pred", "p", "--pos-label", "7"], 2, "--pos-label '7' is not one of"),
     (["--y-pred", "p", "--y-score", "s", "--task", "multilabel"], 6, "multilabel needs"),
 ])
@@ -308,7 +311,7 @@ def test_csv_without_pyarrow_and_missing_values(tmp_path, capsys, monkeypatch):
     (tmp_path / "na.csv").write_text("y,p\n1,0\n,1\n")
     code, out, err = _run(["eval", str(tmp_path / "na.csv"), "--y-true", "y", "--y-pred", "p"],
                           capsys)
-    assert code == 6 and "missing values" in err
+    assert code == 6 and "has 1 missing value " in err
 
 
 def test_progress_bar_quiet_off_terminal(tmp_path, capsys):

@@ -7,6 +7,10 @@
 
 Several columns (multilabel targets, per-class scores) are given comma
 separated or repeated; in a ``.npz`` file one 2-D array is a block of columns.
+
+Bad input gives a one-line message on stderr and an exit code (``EXIT_CODES``),
+never a traceback; a metric that fails on the data is a row of the report and
+makes the exit code 1.
 """
 
 from __future__ import annotations
@@ -14,55 +18,79 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import inspect
+import os
 import sys
 import time
 import warnings
 
 import numpy as np
 
+from . import _checks
 from ._io import BadData, CliError, NotInstalled, UsageError, open_table
 from ._progress import Progress
-from ._report import classification_table, host, metric_table, write_json
-from ._tasks import TASKS, Data, check_inputs, default_metrics, detect_task, host_classes
+from ._report import (classification_table, failure_line, host, metric_table, warning_lines,
+                      write_json)
+from ._tasks import (TASKS, Data, check_inputs, default_metrics, detect_task, host_classes,
+                     is_text)
 
 __all__ = ["add_eval_parser", "run_eval", "BACKENDS", "DEVICES"]
 
 BACKENDS = ("numpy", "torch", "jax", "cupy")
 DEVICES = ("cpu", "cuda", "mps")
 
-EXIT_CODES = """exit codes:
-  0  success
-  1  a metric failed on this data (message on stderr)
-  2  bad usage: unknown task, unknown backend name, bad option
+NOTES = f"""binary scores:
+  --y-score is the probability (score) of --pos-label (default: the greater
+  label) for every metric, as scikit-learn's pos_label; with two --y-score
+  columns (sorted class order) the column of --pos-label is used.
+
+bootstrap limits (exit 2 above them, before any metric is computed):
+  B <= {_checks.MAX_RESAMPLES:,} resamples, and B x rows <= {_checks.MAX_BOOTSTRAP_WORK:,}
+  resampled rows per metric (1e7 rows x 1,000 resamples: about an hour of CPU
+  time for the ten binary metrics; less on a GPU)."""
+
+EXIT_CODES = """exit codes (errors: one line on stderr, no traceback):
+  0  success (warnings, if any, are printed on stderr and kept in the JSON)
+  1  a metric or its bootstrap interval failed on this data: the table and the
+     JSON are still written, the failures listed on stderr
+  2  bad usage: unknown task / backend / device, bad option value (--confidence
+     outside (0, 1), --seed < 0, --bootstrap < 0, 1 or above the limits),
+     --pos-label not a label, --json / --plots not writable (checked first)
   3  not installed: backend, device, pyarrow (Parquet) or matplotlib (--plots)
-  4  file unreadable: missing, unknown format, not parseable
+  4  file unreadable: missing, unknown format, not parseable, truncated
   5  missing column
-  6  bad data: missing values, wrong shape for the task"""
+  6  bad data: no rows, missing values (null, NaN, blank cells), text mixed
+     with numbers, wrong shape or kind of values for the task
+  7  internal error (a bug in metrix; METRIX_DEBUG=1 shows the traceback)
+  130 interrupted (Ctrl-C)"""
 
 
 def add_eval_parser(sub):
     p = sub.add_parser(
         "eval", help="score a predictions file (CSV, Parquet, .npz)",
         description="Score a predictions file with the default metrics of its task.",
-        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=NOTES + "\n\n" + EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("predictions", help="a .csv, .tsv, .parquet or .npz file")
     p.add_argument("--y-true", required=True, action="append",
                    help="target column(s); comma separated for multilabel / ranking")
     p.add_argument("--y-pred", action="append", help="predicted label / value column(s)")
     p.add_argument("--y-score", action="append",
-                   help="score / probability column(s): one for binary (the positive "
-                        "class), one per class (in sorted class order) for multiclass")
+                   help="score / probability column(s): one for binary (the probability "
+                        "of --pos-label), one per class (in sorted class order) for "
+                        "multiclass")
     p.add_argument("--sample-weight", help="sample weight column")
     p.add_argument("--task", default="auto", help=f"one of {', '.join(TASKS)} (default auto)")
     p.add_argument("--pos-label", help="positive class of a binary task (default: the "
-                                       "greater label)")
+                                       "greater label); --y-score is its probability")
     p.add_argument("--backend", default="numpy", help=f"one of {', '.join(BACKENDS)}")
     p.add_argument("--device", default="cpu", help=f"one of {', '.join(DEVICES)}")
-    p.add_argument("--bootstrap", type=int, default=0, metavar="B",
-                   help="bootstrap resamples for confidence intervals (0: none)")
-    p.add_argument("--confidence", type=float, default=0.95, help="interval coverage")
+    p.add_argument("--bootstrap", type=_checks.resamples, default=0, metavar="B",
+                   help="bootstrap resamples for confidence intervals (0: none; "
+                        f"2 to {_checks.MAX_RESAMPLES:,})")
+    p.add_argument("--confidence", type=_checks.confidence, default=0.95,
+                   help="interval coverage, in (0, 1) (default 0.95)")
     p.add_argument("--ci-method", default="percentile", choices=("percentile", "basic", "bca"))
-    p.add_argument("--seed", type=int, default=0, help="bootstrap random seed")
+    p.add_argument("--seed", type=_checks.seed, default=0,
+                   help="bootstrap random seed, >= 0")
     p.add_argument("--json", metavar="OUT", help="write every number to this JSON file")
     p.add_argument("--plots", metavar="DIR", help="write PNG plots to this directory")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -100,7 +128,9 @@ def converter(backend, device):
             raise NotInstalled("--device mps: torch sees no MPS device")
 
         def to_torch(a):
-            t = torch.from_numpy(np.ascontiguousarray(a))
+            with warnings.catch_warnings():  # read-only Arrow buffers: metrics never write
+                warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
+                t = torch.from_numpy(np.ascontiguousarray(a))
             if device == "mps" and t.dtype == torch.float64:
                 t = t.to(torch.float32)
             return t.to(device)
@@ -135,6 +165,7 @@ def run_eval(args) -> int:
         raise UsageError(f"unknown task {task!r}; expected one of {', '.join(TASKS)}")
     if args.bootstrap < 0 or args.bootstrap == 1:
         raise UsageError("--bootstrap needs B >= 2 resamples (0: no intervals)")
+    _checks.check_outputs(args.json, args.plots)
     conv = converter(args.backend, args.device)
     if args.plots:
         from ._plots import require_matplotlib
@@ -144,10 +175,13 @@ def run_eval(args) -> int:
     wanted = yt_cols + yp_cols + ys_cols + ([args.sample_weight] if args.sample_weight else [])
     table = open_table(args.predictions)
     table.check_columns(wanted)
+    if table.num_rows:  # Parquet, .npz: the row count is known before reading
+        _checks.check_bootstrap_budget(args.bootstrap, table.num_rows)
     enabled = None if not args.quiet else False
     with Progress(table.num_rows, "reading", enabled=enabled) as bar:
         cols = table.read(list(dict.fromkeys(wanted)), progress=bar.update)
     t_read = time.perf_counter() - t_start
+    _check_shapes(cols, (yt_cols, yp_cols, ys_cols), args.sample_weight)
 
     def block(names):  # one column: as stored (1-D, or 2-D in a .npz); several: stacked
         if not names:
@@ -158,11 +192,27 @@ def run_eval(args) -> int:
 
     y_true, y_pred, y_score = block(yt_cols), block(yp_cols), block(ys_cols)
     sw = cols[args.sample_weight].astype(np.float64) if args.sample_weight else None
-    lengths = {len(a) for a in (y_true, y_pred, y_score, sw) if a is not None}
-    if len(lengths) > 1:
-        raise BadData(f"columns have different lengths: {sorted(lengths)}")
     return evaluate_arrays(args, y_true, y_pred, y_score, sw, source=args.predictions,
                            fmt=table.fmt, t_start=t_start, t_read=t_read, conv=conv)
+
+
+def _check_shapes(cols, groups, weight):
+    """One value per row; a 2-D ``.npz`` array only as a whole option's block."""
+    for names in groups:
+        for name in names:
+            ndim = cols[name].ndim
+            if ndim == 0 or ndim > 2 or (ndim == 2 and len(names) > 1):
+                raise BadData(f"column {name!r} has shape {cols[name].shape}; expected one "
+                              "value per row (a 2-D array only alone as an option's columns)")
+    if weight:
+        if cols[weight].ndim != 1:
+            raise BadData(f"--sample-weight column {weight!r} has shape {cols[weight].shape}; "
+                          "expected one value per row")
+        if is_text(cols[weight]):
+            raise BadData(f"--sample-weight column {weight!r} must be numeric, got text")
+    lengths = {len(a) for a in cols.values()}
+    if len(lengths) > 1:
+        raise BadData(f"columns have different lengths: {sorted(lengths)}")
 
 
 def evaluate_arrays(args, y_true, y_pred, y_score, sw, *, source, fmt, t_start, t_read,
@@ -174,10 +224,11 @@ def evaluate_arrays(args, y_true, y_pred, y_score, sw, *, source, fmt, t_start, 
     n = int(y_true.shape[0])
     if n == 0:
         raise BadData(f"{source!r} has no rows")
+    _checks.check_bootstrap_budget(args.bootstrap, n)
     if task == "auto":
         task = detect_task(y_true, y_pred, y_score)
     check_inputs(task, y_true, y_pred, y_score)
-    data, y_score, display = _prepare(task, y_true, y_pred, y_score, sw, args, conv)
+    data, y_score, display, pos_shown = _prepare(task, y_true, y_pred, y_score, sw, args, conv)
     specs = default_metrics(task, data, has_pred=data.y_pred is not None,
                             has_score=data.y_score is not None)
     t0 = time.perf_counter()
@@ -201,40 +252,90 @@ def evaluate_arrays(args, y_true, y_pred, y_score, sw, *, source, fmt, t_start, 
         doc["bootstrap"] = {"n_resamples": args.bootstrap, "confidence_level": args.confidence,
                             "method": args.ci_method, "seed": args.seed}
     lines = [f"metrix eval: {source} ({n:,} rows, task: {task}, backend: "
-             f"{args.backend}/{args.device})", ""]
+             f"{args.backend}/{args.device})"]
+    if task == "binary":
+        doc["pos_label"] = pos_shown
+        lines.append(f"positive class: {pos_shown!r}")
+        if data.y_score is not None:
+            doc["score_reading"] = (f"--y-score is the probability (score) of the positive "
+                                    f"class {pos_shown!r} (pos_label) for every metric")
+            lines[-1] += f"; --y-score read as P(y = {pos_shown!r}) by every metric"
+    lines.append("")
+    notes = warning_lines(results)
+    if task != "binary" and getattr(args, "pos_label", None) is not None:
+        notes.append(f"--pos-label {args.pos_label!r} ignored: it applies to a binary task")
+    failed = [r for r in results if r["status"].startswith("error") or "interval_error" in r]
     if task in ("binary", "multiclass", "multilabel") and data.y_pred is not None:
-        report = _class_report(metrix, task, data, display, doc)
+        report = _attempt("classification_report", notes, failed, _class_report,
+                          metrix, task, data, display, doc)
         if report:
             lines += [report, ""]
     lines.append(metric_table(results, confidence=args.confidence if args.bootstrap else None))
     print("\n".join(lines))
     if args.plots:
-        doc["plots"] = _write_plots(metrix, task, data, display, results, args.plots)
-        print(f"\nplots: {', '.join(doc['plots'])}")
+        doc["plots"] = _attempt("plots", notes, failed, _write_plots,
+                                metrix, task, data, display, results, args.plots) or []
+        print(f"\nplots: {', '.join(doc['plots']) or 'none'}")
+    for line in notes:
+        print(f"metrix eval: warning: {line}", file=sys.stderr)
+    doc["warnings"] = notes
+    doc["failed"] = [r["metric"] for r in failed]
     doc["timings_s"] = {"read": t_read, "metrics": t_metrics, "bootstrap": t_boot,
                         "total": time.perf_counter() - t_start}
     if args.json:
         write_json(doc, args.json)
         print(f"json: {args.json}")
+    if failed:
+        print(f"metrix eval: error: {failure_line(failed)}", file=sys.stderr)
+        return 1
     return 0
 
 
+def _attempt(what, notes, failed, fn, *args):
+    """``fn(*args)``; its warnings become ``notes``, its error a row of ``failed``."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            return fn(*args)
+        except Exception as exc:  # a metric refusing the data, as a metric row does
+            failed.append({"metric": what, "status": f"error: {exc}"})
+            return None
+        finally:
+            for msg in dict.fromkeys(str(w.message) for w in caught):
+                notes.append(f"{what}: {msg}")
+
+
 def _prepare(task, y_true, y_pred, y_score, sw, args, conv):
-    """Class set, positive label, score layout; arrays moved to the backend."""
-    classes, pos, display = [], None, []
+    """Class set, positive label, score layout; arrays moved to the backend.
+
+    Binary: ``y_score`` becomes the probability of the positive class (the
+    column of ``pos`` when two are given) and ``y_pos`` the 0/1 target of the
+    score metrics, so every metric reads the score the same way.
+    """
+    classes, pos, display, y_pos, pos_shown = [], None, [], None, None
     if task in ("binary", "multiclass"):
         values = [y_true] + ([y_pred] if y_pred is not None else [])
         classes = sorted(set().union(*(host_classes(v) for v in values)))
         display = list(classes)
         if task == "binary":
+            if len(classes) > 2:
+                shown = ", ".join(map(repr, classes[:5])) + (" ..." if len(classes) > 5 else "")
+                raise BadData(f"--task binary needs at most 2 classes, got {len(classes)}: "
+                              f"{shown}")
             pos = classes[-1] if classes else 1
             if args.pos_label is not None:
                 pos = _as_label(args.pos_label, classes)
+            pos_shown = pos
             if y_score is not None and y_score.ndim == 2:
                 if y_score.shape[1] != 2:
                     raise BadData(f"binary --y-score takes 1 column (or 2), got "
                                   f"{y_score.shape[1]}")
-                y_score = y_score[:, 1]
+                if len(classes) != 2:
+                    raise BadData("two binary --y-score columns need both classes in the "
+                                  "labels; give the positive class's column alone")
+                y_score = y_score[:, classes.index(pos)]
+            if y_score is not None:
+                y_pos = (y_true == pos).astype(np.int64)
         elif y_score is not None and (y_score.ndim != 2 or y_score.shape[1] != len(classes)):
             got = 1 if y_score.ndim == 1 else y_score.shape[1]
             raise BadData(f"multiclass --y-score needs one column per class ({len(classes)}: "
@@ -249,19 +350,37 @@ def _prepare(task, y_true, y_pred, y_score, sw, args, conv):
     elif task == "multilabel":
         display = list(range(y_true.shape[1]))
     move = (lambda a: None if a is None else conv(a))
-    data = Data(move(y_true), move(y_pred), move(y_score), move(sw), classes, pos)
-    return data, y_score, display
+    data = Data(move(y_true), move(y_pred), move(y_score), move(sw), classes, pos, move(y_pos))
+    return data, y_score, display, pos_shown
 
 
 def _as_label(text, classes):
     for c in classes:
         if str(c) == text:
             return c
+    for c in classes:  # "1" for the float label 1.0
+        if not isinstance(c, str) and _as_number(text) == c:
+            return c
     raise UsageError(f"--pos-label {text!r} is not one of the labels {classes}")
 
 
+def _as_number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _target(inputs, data):
+    """``(y_true, pos_label)`` for a metric of ``inputs``: binary scores use ``y_pos``."""
+    if inputs == "score" and data.y_pos is not None:
+        return data.y_pos, 1
+    return data.y_true, data.pos_label
+
+
 def _call(fn, spec, data):
-    args = (data.y_true, data.y_pred if spec.inputs == "pred" else data.y_score)
+    args = (_target(spec.inputs, data)[0],
+            data.y_pred if spec.inputs == "pred" else data.y_score)
     kw = dict(spec.kwargs)
     if data.sample_weight is not None:
         if "sample_weight" not in inspect.signature(fn).parameters:
@@ -285,11 +404,12 @@ def _evaluate_shared(metrix, specs, data):
         if len(group) < 2 or getattr(data, "y_" + inputs) is None:
             continue
         second = {"y_pred": data.y_pred} if inputs == "pred" else {"y_score": data.y_score}
-        kw = {"pos_label": data.pos_label} if data.pos_label is not None else {}
+        y_true, pos = _target(inputs, data)
+        kw = {"pos_label": pos} if pos is not None else {}
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                values = metrix.evaluate(data.y_true, metrics=[s.shared for s in group],
+                values = metrix.evaluate(y_true, metrics=[s.shared for s in group],
                                          sample_weight=data.sample_weight, **second, **kw)
         except Exception:
             continue
@@ -345,9 +465,17 @@ def _intervals(metrix, specs, results, data, args):
                         _progress=lambda d, t, i=i: bar.update(i * args.bootstrap + d), **kw)
                 row["low"], row["high"] = host(res.low), host(res.high)
                 row["standard_error"] = host(res.standard_error)
+                if not _is_nan(row["value"]) and (_is_nan(row["low"]) or _is_nan(row["high"])):
+                    row.setdefault("warnings", []).append(
+                        "no interval (nan): the metric is undefined on some resamples "
+                        "(e.g. one class only); more rows are needed")
             except Exception as exc:
                 row["interval_error"] = str(exc)
             row["bootstrap_s"] = time.perf_counter() - t0
+
+
+def _is_nan(v):
+    return isinstance(v, float) and v != v
 
 
 def _class_report(metrix, task, data, display, doc):
@@ -448,9 +576,22 @@ def _num(v):
 
 
 def main_eval(args) -> int:
-    """Run ``eval`` and turn user errors into a message and an exit code."""
+    """Run ``eval`` and turn every error into a one-line message and an exit code."""
     try:
         return run_eval(args)
     except CliError as exc:
-        print(f"metrix eval: error: {exc}", file=sys.stderr)
+        _say(f"error: {exc}")
         return exc.code
+    except KeyboardInterrupt:
+        _say("interrupted")
+        return 130
+    except Exception as exc:  # a bug: one line, the traceback only on request
+        if os.environ.get("METRIX_DEBUG"):
+            raise
+        _say(f"internal error: {type(exc).__name__}: {exc} (a bug in metrix; "
+             "METRIX_DEBUG=1 shows the traceback)")
+        return 7
+
+
+def _say(message):
+    print("metrix eval: " + " ".join(str(message).split()), file=sys.stderr)

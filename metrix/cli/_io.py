@@ -4,6 +4,9 @@ Only the requested columns are read, in chunks (Parquet row groups, CSV
 blocks), so memory holds the columns the metrics need, never the whole file.
 Parquet needs pyarrow (``metrix[parquet]``); CSV uses pyarrow's streaming
 reader when it is installed and the standard ``csv`` module otherwise.
+
+Missing values are refused (exit 6) with a count per column: nulls, NaN, and
+blank or whitespace-only cells, in numeric and text columns alike.
 """
 
 from __future__ import annotations
@@ -77,14 +80,57 @@ class Table:
                 f"available: {shown}")
 
     def read(self, names, *, chunk_rows=1 << 20, progress=None):
-        """``{name: numpy array}`` of the requested columns."""
+        """``{name: numpy array}`` of the requested columns, none with missing values."""
+        self.check_columns(names)
+        out = self._read(names, chunk_rows, progress)
+        bad = {n: k for n, k in ((n, count_missing(a)) for n, a in out.items()) if k}
+        if len(bad) == 1:
+            (n, k), = bad.items()
+            raise BadData(f"column {n!r} of {self.path!r} has {k:,} missing "
+                          f"value{'s' if k > 1 else ''} "
+                          "(null, NaN or blank cells)")
+        if bad:
+            each = ", ".join(f"{n!r} ({k:,})" for n, k in bad.items())
+            raise BadData(f"columns {each} of {self.path!r} have missing values "
+                          "(null, NaN or blank cells)")
+        return out
+
+    def _read(self, names, chunk_rows, progress):
         raise NotImplementedError
 
 
-def _column_numpy(col, name, path):
-    if col.null_count:
-        raise BadData(f"column {name!r} of {path!r} has {col.null_count} missing values")
-    return col.to_numpy(zero_copy_only=False)
+def count_missing(a) -> int:
+    """Cells of ``a`` that are missing: NaN, None, or a blank / whitespace-only string."""
+    a = np.asarray(a)
+    if a.dtype.kind in "fc":
+        return int(np.count_nonzero(np.isnan(a)))
+    if a.dtype.kind in "US":
+        return int(np.count_nonzero(np.char.str_len(np.char.strip(a)) == 0))
+    if a.dtype.kind == "O":
+        return sum(1 for v in a.ravel().tolist() if _missing_object(v))
+    return 0
+
+
+def _missing_object(v):
+    if v is None:
+        return True
+    if isinstance(v, str):
+        return not v.strip()
+    if isinstance(v, float):
+        return v != v
+    return False
+
+
+def _column_numpy(col):
+    return col.to_numpy(zero_copy_only=False)  # nulls: None or NaN, counted by read()
+
+
+def _conversion_error(exc, path):
+    """pyarrow's CSV type error (a later block holds text in a numeric column)."""
+    text = str(exc)
+    if "conversion error" in text:
+        return BadData(f"{path!r} mixes numbers and text in one column: {text}")
+    return Unreadable(f"cannot parse {path!r} as CSV: {text}")
 
 
 class ParquetTable(Table):
@@ -103,15 +149,14 @@ class ParquetTable(Table):
         self.columns = list(self.file.schema_arrow.names)
         self.num_rows = self.file.metadata.num_rows
 
-    def read(self, names, *, chunk_rows=1 << 20, progress=None):
-        self.check_columns(names)
+    def _read(self, names, chunk_rows, progress):
         parts = {n: [] for n in names}
         done = 0
         try:
             for g in range(self.file.num_row_groups):  # one row group at a time
                 tab = self.file.read_row_group(g, columns=list(dict.fromkeys(names)))
                 for n in names:
-                    parts[n].append(_column_numpy(tab.column(n), n, self.path))
+                    parts[n].append(_column_numpy(tab.column(n)))
                 done += tab.num_rows
                 if progress is not None:
                     progress(done, self.num_rows)
@@ -119,7 +164,7 @@ class ParquetTable(Table):
             raise
         except Exception as exc:
             raise Unreadable(f"cannot read {self.path!r}: {exc}") from exc
-        return {n: _concat(p) for n, p in parts.items()}
+        return {n: _concat(p, n, self.path) for n, p in parts.items()}
 
 
 class CsvTable(Table):
@@ -138,8 +183,7 @@ class CsvTable(Table):
         self.columns = [h.strip() for h in header]
         self.size = os.path.getsize(path)
 
-    def read(self, names, *, chunk_rows=1 << 20, progress=None):
-        self.check_columns(names)
+    def _read(self, names, chunk_rows, progress):
         if importlib.util.find_spec("pyarrow") is not None:
             return self._read_arrow(names, progress)
         return self._read_python(names, chunk_rows, progress)
@@ -156,15 +200,15 @@ class CsvTable(Table):
                 convert_options=pacsv.ConvertOptions(include_columns=list(dict.fromkeys(names))))
             for batch in reader:
                 for n in names:
-                    parts[n].append(_column_numpy(batch.column(n), n, self.path))
+                    parts[n].append(_column_numpy(batch.column(n)))
                 done += batch.num_rows
                 if progress is not None:
                     progress(done, None)
         except CliError:
             raise
         except Exception as exc:
-            raise Unreadable(f"cannot parse {self.path!r} as CSV: {exc}") from exc
-        return {n: _concat(p) for n, p in parts.items()}
+            raise _conversion_error(exc, self.path) from exc
+        return {n: _concat(p, n, self.path) for n, p in parts.items()}
 
     def _read_python(self, names, chunk_rows, progress):
         pos = [self.columns.index(n) for n in names]
@@ -178,6 +222,9 @@ class CsvTable(Table):
                 for line in reader:
                     if not line:
                         continue
+                    if len(line) < len(self.columns):
+                        raise Unreadable(f"cannot parse {self.path!r} as CSV: a row has "
+                                         f"{len(line)} fields, the header {len(self.columns)}")
                     rows.append([line[i] for i in pos])
                     if len(rows) >= chunk_rows:
                         done += _flush(rows, names, parts)
@@ -186,7 +233,7 @@ class CsvTable(Table):
                 done += _flush(rows, names, parts)
         except (OSError, UnicodeDecodeError, IndexError, csv.Error) as exc:
             raise Unreadable(f"cannot parse {self.path!r} as CSV: {exc}") from exc
-        return {n: _concat(p) for n, p in parts.items()}
+        return {n: _concat(p, n, self.path) for n, p in parts.items()}
 
 
 def _flush(rows, names, parts):
@@ -201,6 +248,11 @@ def _flush(rows, names, parts):
 
 
 def _parse_column(values):
+    if any(not v.strip() for v in values):  # blank cells: missing, counted by read()
+        try:
+            return np.asarray([v if v.strip() else "nan" for v in values], dtype=np.float64)
+        except ValueError:
+            return np.asarray(values, dtype=object)
     for dtype in (np.int64, np.float64):
         try:
             return np.asarray(values, dtype=dtype)
@@ -209,14 +261,14 @@ def _parse_column(values):
     return np.asarray(values, dtype=object)
 
 
-def _concat(parts):
+def _concat(parts, name, path):
     if not parts:
         return np.empty(0)
     if len(parts) == 1:
         return parts[0]
-    kinds = {p.dtype.kind for p in parts}
-    if len(kinds) > 1 and ("O" in kinds or "U" in kinds):
-        parts = [p.astype(object) for p in parts]
+    text = {p.dtype.kind in "OUS" for p in parts}
+    if len(text) > 1:
+        raise BadData(f"column {name!r} of {path!r} mixes numbers and text")
     return np.concatenate(parts)
 
 
@@ -238,8 +290,7 @@ class NpzTable(Table):
             except Exception:
                 self.num_rows = None
 
-    def read(self, names, *, chunk_rows=1 << 20, progress=None):
-        self.check_columns(names)
+    def _read(self, names, chunk_rows, progress):
         out = {}
         try:
             for n in names:

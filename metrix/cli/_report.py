@@ -81,6 +81,23 @@ def metric_table(results, *, confidence=None) -> str:
     return "\n".join(lines)
 
 
+def warning_lines(results):
+    """``metric: message`` for each warning a metric raised (printed on stderr too)."""
+    return [f"{r['metric']}: {w}" for r in results for w in r.get("warnings", ())]
+
+
+def failure_line(failed):
+    """One line naming the metrics (or intervals) that failed, and why."""
+    parts = []
+    for r in failed:
+        if r["status"].startswith("error"):
+            parts.append(f"{r['metric']} ({r['status'][len('error: '):]})")
+        else:
+            parts.append(f"{r['metric']} interval ({r['interval_error']})")
+    k = len(parts)
+    return f"{k} metric{'s' if k > 1 else ''} failed: " + "; ".join(parts)
+
+
 def _jsonable(x):
     if isinstance(x, dict):
         return {str(k): _jsonable(v) for k, v in x.items()}
@@ -96,6 +113,11 @@ def _jsonable(x):
 
 
 def write_json(doc, path):
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(_jsonable(doc), f, indent=2, allow_nan=False)
-        f.write("\n")
+    from ._io import UsageError
+
+    text = json.dumps(_jsonable(doc), indent=2, allow_nan=False) + "\n"
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:  # checked before the run; this is a late failure (disk full...)
+        raise UsageError(f"cannot write --json {path!r}: {exc.strerror or exc}") from exc

@@ -3,6 +3,12 @@
 Every metric is a public ``metrix.<name>`` function, looked up when the
 report runs: a metric that this install of metrix lacks is reported as
 "not available" instead of failing the run.
+
+Binary scores have one reading for every metric: ``--y-score`` is the
+probability (score) of the positive class ``--pos-label``, as scikit-learn's
+``pos_label`` means.  The score metrics get ``y_pos`` (1 where ``y_true`` is
+the positive class, else 0), so a metric that has no ``pos_label`` (ROC AUC,
+log loss) reads the score the same way as one that has.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ class Data(NamedTuple):
     sample_weight: object
     classes: list       # host class values in code order (label tasks), else []
     pos_label: object   # positive class (binary), else None
+    y_pos: object = None  # binary with scores: int64 1 where y_true == pos_label, else 0
 
 
 def host_classes(a: np.ndarray) -> list:
@@ -91,12 +98,12 @@ def default_metrics(task: str, data: Data, *, has_pred: bool, has_score: bool) -
                       Spec("recall", "recall_score", "pred", dict(pos), shared="recall"),
                       Spec("f1", "f1_score", "pred", dict(pos), shared="f1"),
                       Spec("mcc", "matthews_corrcoef", "pred", {}, shared="matthews_corrcoef")]
-        if has_score:
+        if has_score:  # on y_pos (0/1): the score is P(y == pos_label) for every metric
             specs += [Spec("roc_auc", "roc_auc_score", "score", {}, shared="roc_auc"),
-                      Spec("average_precision", "average_precision_score", "score", dict(pos),
-                           shared="average_precision"),
-                      Spec("log_loss", "log_loss", "score", {"labels": data.classes}),
-                      Spec("brier", "brier_score_loss", "score", dict(pos))]
+                      Spec("average_precision", "average_precision_score", "score",
+                           {"pos_label": 1}, shared="average_precision"),
+                      Spec("log_loss", "log_loss", "score", {"labels": [0, 1]}),
+                      Spec("brier", "brier_score_loss", "score", {"pos_label": 1})]
     elif task == "multiclass":
         labels = {"labels": data.classes}
         if has_pred:
@@ -147,8 +154,32 @@ def default_metrics(task: str, data: Data, *, has_pred: bool, has_score: bool) -
     return specs
 
 
+def is_text(a) -> bool:
+    """Text labels (strings, or Python objects as pyarrow gives strings)."""
+    return a.dtype.kind in "OUS"
+
+
 def check_inputs(task, y_true, y_pred, y_score):
-    """Input-shape rules of each task, with messages for the user."""
+    """Input-shape and value-kind rules of each task, with messages for the user."""
+    if y_score is not None and is_text(y_score):
+        raise BadData("--y-score must be numeric, got text values "
+                      f"(e.g. {_example_text(y_score)!r})")
+    if y_pred is not None and is_text(y_true) != is_text(y_pred):
+        kinds = ("text", "numbers") if is_text(y_true) else ("numbers", "text")
+        raise BadData(f"--y-true holds {kinds[0]} but --y-pred holds {kinds[1]}; "
+                      "labels must be of one kind (e.g. both 'cat'/'dog', or both 0/1)")
+    if task in ("multilabel", "ranking", "regression"):
+        for opt, a in (("--y-true", y_true), ("--y-pred", y_pred)):
+            if a is not None and is_text(a):
+                raise BadData(f"--task {task} needs numeric {opt}, got text values "
+                              f"(e.g. {_example_text(a)!r})")
+    if y_pred is not None and y_pred.shape[1:] != y_true.shape[1:]:
+        raise BadData(f"--y-true has {_width(y_true)} but --y-pred has {_width(y_pred)}; "
+                      "they must match")
+    if task in ("multilabel", "ranking") and y_score is not None \
+            and y_score.shape[1:] != y_true.shape[1:]:
+        raise BadData(f"--task {task}: --y-true has {_width(y_true)} but --y-score has "
+                      f"{_width(y_score)}; they must match")
     if task in ("binary", "multiclass", "regression") and y_true.ndim != 1:
         raise BadData(f"--task {task} needs one --y-true column, got {y_true.shape[1]}")
     if task in ("binary", "multiclass", "multilabel", "regression") and y_pred is None \
@@ -157,3 +188,23 @@ def check_inputs(task, y_true, y_pred, y_score):
                          + ("" if task == "regression" else " (or --y-score)"))
     if task == "multilabel" and y_true.ndim != 2:
         raise BadData("--task multilabel needs several --y-true columns (one per label)")
+    if task == "multilabel":
+        for opt, a in (("--y-true", y_true), ("--y-pred", y_pred)):
+            if a is not None and not ((a == 0) | (a == 1)).all():  # one pass, no sort
+                raise BadData(f"--task multilabel needs 0/1 values in {opt}, got "
+                              f"{np.unique(a)[:5].tolist()}")
+
+
+def _width(a):
+    k = 1 if a.ndim == 1 else a.shape[1]
+    return f"{k} column{'s' if k > 1 else ''}"
+
+
+def _example_text(a):
+    """A value of a text array that is not a number, for a message."""
+    for v in np.asarray(a).ravel().tolist():
+        try:
+            float(v)
+        except (TypeError, ValueError):
+            return v
+    return np.asarray(a).ravel()[0]

@@ -33,6 +33,11 @@ class CollectionStream(StreamMetric):
             self._member[name] = self._groups[spec.key][0]
         self.key = ("collection",) + tuple(sorted((n, s.key) for n, s in self.metrics.items()))
 
+    def config(self):
+        """The configuration of every member (checked by ``load_state_dict``)."""
+        return {"kind": "CollectionStream",
+                "metrics": {name: spec.config() for name, spec in self.metrics.items()}}
+
     @property
     def n_statistics(self) -> int:
         """How many distinct statistics (states) the collection updates per batch."""

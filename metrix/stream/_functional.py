@@ -133,6 +133,11 @@ class StreamMetric:
             fdt = _ns.result_float_dtype(xp, device, like)
         return warm(self._init(xp, device, fdt))
 
+    def config(self) -> dict:
+        """What the state means, as JSON-able values (``load_state_dict`` checks
+        that a saved state was made by the same configuration)."""
+        return {"kind": type(self).__name__, "key": repr(self.key)}
+
     def _init(self, xp, device, fdt):  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -211,6 +216,18 @@ def int_dtypes(xp):
         found = (xp, frozenset(getattr(xp, n) for n in names if hasattr(xp, n)))
         _INTS[id(xp)] = found
     return found[1]
+
+
+def is_float(x, xp) -> bool:
+    """Whether ``x`` has a real floating dtype.  The cached sets answer for
+    torch without an ``isdtype`` call; NumPy and JAX arrays have dtype
+    instances, not the namespace's dtype classes, so they ask ``isdtype``."""
+    dt = x.dtype
+    if dt in float_dtypes(xp):
+        return True
+    if dt in int_dtypes(xp):
+        return False
+    return bool(xp.isdtype(dt, "real floating"))
 
 
 _COUNT: dict = {}

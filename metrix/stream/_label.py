@@ -5,9 +5,9 @@ The state is ``{"cm": counts}``: a (C+2) x (C+2) confusion matrix, kept flat
 (``ops.edge_cells``) per batch.  Class ``i``
 has row/column ``i + 1``; rows/columns 0 and ``C + 1`` are "other" bins for
 values below 0 and at or above ``C`` (e.g. an ``ignore_index`` of -100).
-Integer labels are encoded by one clip per array; other dtypes through
-:func:`metrix._labels.encode` with the declared labels.
-It is int64 (exact counts) unless the metric is created with
+Integer labels are encoded by one clip per array, float labels compared as
+values (``_float_labels``), other dtypes through :func:`metrix._labels.encode`
+with the declared labels.  The matrix is int64 (exact counts) unless the metric is created with
 ``weighted=True``, where it is a sum of sample weights in the widest float of
 the device.  The dtype is fixed at construction, so every rank of a
 distributed job holds the same dtypes.
@@ -18,6 +18,23 @@ through :func:`metrix._prf.prf_from_counts` on the per-class counts of
 :func:`metrix._stats.counts_from_confusion`; jaccard, MCC, Cohen's kappa and
 balanced accuracy by the private formulas below (scikit-learn's, on the
 matrix; the lead may dedupe them with ``metrix.agreement``).
+
+**Bad labels.**  With ``validate=True`` every batch is checked as the
+one-shot functions check their input: float labels must be integral and
+finite (``[0.9, 1.2]`` raises scikit-learn's "Classification metrics can't
+handle a mix of multiclass and continuous targets"; ``[0., 1.]`` is accepted
+as the labels 0 and 1) and every label must be in ``0..C-1``.  With
+``validate=False`` nothing is read: labels compare as values, as in the
+one-shot functions with ``validate=False`` (a float label is class ``i`` when
+it equals ``i``: 1.0 is class 1, while 0.9, 2.5, NaN and +-inf are none of
+the classes; nothing is truncated), and a label that is none of ``0..C-1``
+goes to an "other" bin, the same on every backend.  The "other" bins are no
+class: per-class metrics (precision, recall, F-beta, jaccard, the confusion
+matrix) ignore them as ``labels=range(C)`` does in the one-shot functions (an
+"other" prediction of a true class ``i`` is a false negative of ``i``);
+accuracy (and Hamming / zero-one loss) counts every sample with an "other"
+label as an error, even two equal ones; MCC, kappa and balanced accuracy read
+the classes' C x C block only.
 """
 
 from __future__ import annotations
@@ -31,7 +48,8 @@ from .._labels import encode
 from .._prf import check_beta, prf_from_counts
 from .._stats import LabelCounts, counts_from_confusion
 from ..backends import ops as _ops
-from ._functional import StreamMetric, array_namespace, int_dtypes
+from .._validation import check_targets
+from ._functional import StreamMetric, array_namespace, count_dtype, int_dtypes, is_float
 
 _PRF = ("precision", "recall", "f1", "fbeta")
 _METRICS = _PRF + ("accuracy", "jaccard", "mcc", "kappa", "confusion", "balanced_accuracy",
@@ -61,8 +79,11 @@ class LabelStream(StreamMetric):
     weighted : bool, default=False
         Accept ``sample_weight`` (float state) instead of int64 counts.
     validate : bool, default=False
-        Check on the host that every label is in ``0..num_classes-1`` (a
-        device sync per batch).
+        Check on the host that every label is an integer in
+        ``0..num_classes-1`` (float labels: integral and finite), as the
+        one-shot functions do (a device sync per batch).  Without it, see
+        the module docstring for what bad labels give (non-integral float
+        labels are none of the classes).
     assume_valid : bool, default=False
         The caller guarantees integer labels in ``0..num_classes-1``: skip the
         two clips that send other values to the "other" bins (about 1.3x
@@ -96,6 +117,15 @@ class LabelStream(StreamMetric):
         self.assume_valid = bool(assume_valid)
         self._labels = list(range(num_classes))
         self.key = ("confusion", num_classes, self.weighted, self.validate, self.assume_valid)
+
+    def config(self):
+        """What the state means (checked by ``load_state_dict``)."""
+        zd = self.zero_division
+        return {"kind": "LabelStream", "metric": self.metric, "num_classes": self.num_classes,
+                "average": self.average, "beta": self.beta, "pos_label": _plain(self.pos_label),
+                "zero_division": zd if isinstance(zd, str) else float(zd),
+                "weights": self.kappa_weights, "adjusted": bool(self.adjusted),
+                "normalize": self.normalize, "weighted": self.weighted}
 
     # -- state ---------------------------------------------------------------
     def _init(self, xp, device, fdt):
@@ -149,6 +179,12 @@ class LabelStream(StreamMetric):
                              f"[{yt.shape[0]}, {yp.shape[0]}]")
         c = self.num_classes
         ints = int_dtypes(xp)
+        ft, fp = is_float(yt, xp), is_float(yp, xp)
+        if ft or fp:
+            if self.validate and yt.shape[0]:  # host reads: the one-shot target checks
+                check_targets(yt, yp, xp=xp, validate=True, exact_binary=False)
+            yt = _float_labels(yt, c, xp) if ft else yt
+            yp = _float_labels(yp, c, xp) if fp else yp
         if (sample_weight is None and not self.validate and yt.dtype in ints
                 and yp.dtype in ints):
             # the training-loop case: one kernel (cells and bincount) per batch
@@ -217,6 +253,20 @@ class LabelStream(StreamMetric):
         if self.average == "binary":
             out = xp.reshape(out, ())
         return out
+
+
+def _float_labels(y, c, xp):
+    """Float labels as integer codes, compared as values (no host read): an
+    integral value is that integer; a non-integral one and NaN are -1 (an
+    "other" bin) and values beyond ``[-1, c]`` are clipped before the cast (no
+    overflow), so they land in the "other" bins on every backend."""
+    y = xp.where(y == xp.floor(y), y, xp.full_like(y, -1.0))  # NaN: not integral
+    return xp.astype(xp.clip(y, -1.0, float(c)), count_dtype(xp, _ns.device_of(y)))
+
+
+def _plain(v):
+    """A host scalar as a plain Python value (for the saved configuration)."""
+    return v.item() if hasattr(v, "item") else v
 
 
 # -- formulas on the confusion matrix (scikit-learn's) ----------------------------

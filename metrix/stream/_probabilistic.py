@@ -5,6 +5,13 @@ scikit-learn's: probabilities clipped to ``[eps, 1 - eps]`` with ``eps`` the
 machine epsilon of ``y_proba``'s dtype, then ``-log p[y]`` (binary 1-D input
 is the probability of class 1).  Written here (``_sample_log_loss``) until
 ``metrix.probabilistic`` exposes its helper.
+
+**Bad labels**, as :func:`metrix.log_loss` with ``labels=range(C)``: with
+``validate=True`` each batch is checked by the one-shot checks (a true label
+outside ``0..C-1`` raises, so do NaN or out-of-range probabilities; rows that
+do not sum to one warn); with ``validate=False`` nothing is read and a true
+label that is not one of the integers ``0..C-1`` (2.5, -1, NaN included)
+makes its loss NaN, so the result is NaN, on every backend.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ import math
 
 from .. import _namespace as _ns
 from .._arith import safe_divide
-from ._functional import StreamMetric, dtype_probe, result_dtype
+from ._functional import StreamMetric, dtype_probe, is_float, result_dtype
 
 
 class LogLossStream(StreamMetric):
@@ -21,14 +28,22 @@ class LogLossStream(StreamMetric):
 
     ``num_classes=None`` (or 2 with 1-D scores): binary, ``y_proba`` of shape
     ``(n,)`` is the probability of class 1; else ``y_proba`` is ``(n, C)``.
-    ``normalize=False`` gives the summed loss.
+    ``normalize=False`` gives the summed loss.  ``validate=True`` checks each
+    batch as :func:`metrix.log_loss` does (a device sync per batch); see the
+    module docstring for bad labels without it.
     """
 
-    def __init__(self, num_classes=None, *, normalize=True):
+    def __init__(self, num_classes=None, *, normalize=True, validate=False):
         if num_classes is not None and (not isinstance(num_classes, int) or num_classes < 2):
             raise ValueError(f"num_classes must be None or an int >= 2, got {num_classes!r}")
         self.num_classes, self.normalize = num_classes, bool(normalize)
-        self.key = ("log_loss", num_classes)
+        self.validate = bool(validate)
+        self.key = ("log_loss", num_classes, self.validate)
+
+    def config(self):
+        """What the state means (checked by ``load_state_dict``)."""
+        return {"kind": "LogLossStream", "num_classes": self.num_classes,
+                "normalize": self.normalize}
 
     def _init(self, xp, device, fdt):
         acc = _ns.max_float_dtype(xp, device)
@@ -38,6 +53,16 @@ class LogLossStream(StreamMetric):
 
     def update(self, state, y_true, y_proba, sample_weight=None):
         xp, device, _, yt, p, w = self._inputs(state, y_true, y_proba, sample_weight)
+        k = self.num_classes or 2
+        if p.ndim == 2 and p.shape[1] == 1 and k == 2:
+            p = xp.reshape(p, (-1,))
+        if not (p.ndim == 2 and p.shape[1] == k) and not (p.ndim == 1 and k == 2):
+            want = f"(n_samples, {k})" + (" or (n_samples,)" if k == 2 else "")
+            raise ValueError(f"y_proba must have shape {want}, got {tuple(p.shape)}")
+        if self.validate and p.shape[0]:  # host reads: validate=True only
+            from .._proba import proba_problem
+
+            proba_problem(yt, p, w, labels=list(range(k)), validate=True)
         acc = state["sw"].dtype
         loss = _sample_log_loss(xp.reshape(yt, (-1,)), p, xp=xp, acc=acc)
         n = loss.shape[0]
@@ -55,13 +80,25 @@ class LogLossStream(StreamMetric):
 
 
 def _sample_log_loss(y, p, *, xp, acc):
-    """``-log clip(p)[y]`` per sample (clip at the epsilon of ``p``'s dtype)."""
+    """``-log clip(p)[y]`` per sample (clip at the epsilon of ``p``'s dtype); NaN
+    where ``y`` is not one of the classes ``0..k-1`` (no host read)."""
     if not xp.isdtype(p.dtype, "real floating"):
         p = xp.astype(p, acc)
     eps = float(xp.finfo(p.dtype).eps)
     if p.ndim == 1:
         p = xp.stack([1.0 - p, p], axis=1)
     p = xp.clip(p, eps, 1.0 - eps)
-    idx = xp.reshape(xp.astype(y, _ns.count_dtype(xp, _ns.device_of(p))), (-1, 1))
+    k = p.shape[1]
+    cdt = _ns.count_dtype(xp, _ns.device_of(p))
+    if is_float(y, xp):
+        valid = (y == xp.floor(y)) & (y >= 0) & (y < k)  # NaN fails every compare
+        y = xp.where(valid, y, xp.zeros_like(y))
+    else:
+        if y.dtype != cdt:
+            y = xp.astype(y, cdt)
+        valid = (y >= 0) & (y < k)
+        y = xp.where(valid, y, xp.zeros_like(y))
+    idx = xp.reshape(xp.astype(y, cdt), (-1, 1))
     picked = xp.take_along_axis(p, idx, axis=1)[:, 0]
-    return -xp.log(xp.astype(picked, acc))
+    loss = -xp.log(xp.astype(picked, acc))
+    return xp.where(valid, loss, xp.full_like(loss, math.nan))

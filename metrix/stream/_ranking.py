@@ -20,10 +20,30 @@ on all the data.  More than ``N`` samples raise :class:`BufferFullError`.
 
 Both compute with the same formulas: :func:`metrix._curves.roc_auc_from_groups`
 and :func:`metrix._curves.average_precision_from_groups` on tie groups.
+
+**Scores outside [0, 1]** (logits, NaN).  ``thresholds=T`` (an int) bins
+probabilities: its thresholds are evenly spaced on [0, 1].
+
+* ``validate=True`` raises ``ValueError`` for a score outside [0, 1], NaN or
+  infinite: apply a sigmoid (binary, multilabel) or a softmax (multiclass)
+  first, pass explicit ``thresholds=`` edges on the scores' scale, or use the
+  exact mode (``capacity=``).  With explicit thresholds and in the exact mode
+  any finite score is accepted (NaN and infinity still raise).
+* ``validate=False`` reads no value; the binning decides, the same on every
+  backend: a score below the first threshold (below 0 for ``thresholds=T``,
+  ``-inf`` included) is in bin 0, one at or above the last (above 1, ``+inf``)
+  in the top bin ``T``, and a NaN score in bin 0, as a score below every
+  threshold.  Logits binned with ``thresholds=T`` thus count as tied when
+  both are below 0 or both above 1 (the value of the scores clipped to
+  ``[-1, 1]`` with ``T`` thresholds on [0, 1]), which is rarely what is
+  wanted.  With explicit thresholds the scores below the first and above the
+  last edge are the end bins, so thresholds that hold every distinct score
+  give the exact AUC / AP.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 
 from .. import _namespace as _ns
@@ -61,7 +81,9 @@ class RankingStream(StreamMetric):
         (the exact mode always accepts weights).
     validate : bool, default=False
         Check targets (0/1, or ``0..C-1``) and finite scores on the host (a sync
-        per batch).  Without it, other target values give wrong counts.
+        per batch), and, for ``thresholds=T``, that the scores are probabilities
+        in [0, 1] (see the module docstring for scores outside).  Without it,
+        other target values give wrong counts.
     """
 
     def __init__(self, metric="roc_auc", *, num_classes=None, num_labels=None,
@@ -91,7 +113,7 @@ class RankingStream(StreamMetric):
         if self.capacity is not None:
             self.thresholds = None
             self.weighted = True
-            self.key = ("rank_exact", self.task, self.rows, self.capacity)
+            self.key = ("rank_exact", self.task, self.rows, self.capacity, self.validate)
             return
         if isinstance(thresholds, numbers.Integral) and not isinstance(thresholds, bool):
             if thresholds < 2:
@@ -104,9 +126,18 @@ class RankingStream(StreamMetric):
                 raise ValueError("thresholds must hold at least one threshold")
             self.thresholds = tuple(values)
         self.weighted = bool(weighted)
-        self.key = ("rank_binned", self.task, self.rows, self.thresholds, self.weighted)
+        self.key = ("rank_binned", self.task, self.rows, self.thresholds, self.weighted,
+                    self.validate)
         # binary, evenly spaced thresholds: a batch is one histogram kernel
         self._one_kernel = self.task == "binary" and isinstance(self.thresholds, int)
+
+    def config(self):
+        """What the state means (checked by ``load_state_dict``)."""
+        t = self.thresholds
+        return {"kind": "RankingStream", "metric": self.metric, "task": self.task,
+                "rows": self.rows, "average": self.average,
+                "thresholds": list(t) if isinstance(t, tuple) else t,
+                "capacity": self.capacity, "weighted": self.weighted}
 
     @property
     def n_thresholds(self):
@@ -188,8 +219,14 @@ class RankingStream(StreamMetric):
         return {**state, "hist": own}, add
 
     def _check_values(self, y, s, xp):
+        probabilities = self.capacity is None and isinstance(self.thresholds, int)
         if not bool(xp.all(xp.isfinite(s))):
-            raise ValueError("Input y_score contains NaN or infinity.")
+            raise ValueError("Input y_score contains NaN or infinity."
+                             + (" " + self._range_hint() if probabilities else ""))
+        if probabilities and s.shape[0] and not bool(xp.all((s >= 0) & (s <= 1))):
+            lo, hi = float(xp.min(s)), float(xp.max(s))
+            raise ValueError(f"y_score has values outside [0, 1] (min {lo:.6g}, max "
+                             f"{hi:.6g}). " + self._range_hint())
         if self.task == "multiclass":
             ok = xp.all((y >= 0) & (y < self.rows))
         else:
@@ -199,12 +236,19 @@ class RankingStream(StreamMetric):
             raise ValueError(f"y_true values must be {what} for {self.task} streaming "
                              "ranking metrics.")
 
+    def _range_hint(self):
+        act = "a softmax" if self.task == "multiclass" else "a sigmoid"
+        return (f"The binned mode (thresholds={self.thresholds}, evenly spaced on [0, 1]) "
+                f"expects probabilities: apply {act} to logits, pass explicit "
+                "thresholds= edges on the scores' scale, or use the exact mode (capacity=N).")
+
     def _bins(self, s, xp, device):
         """Bin of each score: the number of thresholds ``<= score`` (``0..T``).
 
         For ``thresholds=T`` (``t_j = j / (T - 1)``) it is arithmetic, one
         multiply-add and a clip (``floor(s (T - 1)) + 1``, the comparison made
-        in the scaled space); explicit thresholds use ``searchsorted``.
+        in the scaled space); explicit thresholds use ``searchsorted``.  A NaN
+        score is in bin 0 (below every threshold) in both.
         """
         cdt = count_dtype(xp, device)
         t = self.thresholds
@@ -214,7 +258,9 @@ class RankingStream(StreamMetric):
             return self._ops(xp).binned_codes(s, None, n_thresholds=t)
         acc = _ns.max_float_dtype(xp, device)
         thr = xp.asarray(list(t), dtype=acc, device=device)
-        return xp.astype(xp.searchsorted(thr, xp.astype(s, acc), side="right"), cdt)
+        s = xp.astype(s, acc)
+        s = xp.where(s == s, s, xp.full_like(s, -math.inf))  # NaN: bin 0 (it sorts last)
+        return xp.astype(xp.searchsorted(thr, s, side="right"), cdt)
 
     def _histogram(self, state, y, s, w, xp, device, o):
         """Counts per (row, positive, bin): one ``bincount`` of ``(2 row + pos) (T+1) + k``."""

@@ -86,6 +86,14 @@ class RegressionStream(StreamMetric):
             self.capacity = None
             self.key = ("reg_" + self.statistic, k)
 
+    def config(self):
+        """What the state means (checked by ``load_state_dict``)."""
+        mo = self.multioutput
+        return {"kind": "RegressionStream", "metric": self.metric,
+                "num_outputs": self.num_outputs,
+                "multioutput": mo if isinstance(mo, str) else list(mo),
+                "force_finite": self.force_finite, "capacity": self.capacity}
+
     def _init(self, xp, device, fdt):
         k = self.num_outputs or 1
         acc = _ns.max_float_dtype(xp, device)

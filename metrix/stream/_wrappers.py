@@ -13,10 +13,13 @@ takes part with an empty state on the group's device.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from .. import _namespace as _ns
 from ..backends import _collectives as _coll
 from ..backends import ops as _ops
 from ._buffer import BufferFullError
+from ._checkpoint import CONFIG_KEY, check_config, decode_config, encode_config, load_state
 from ._collection import CollectionStream
 from ._functional import StreamMetric, iter_leaves, set_leaves, state_namespace, warm
 from ._label import LabelStream
@@ -138,26 +141,54 @@ class Metric:
         return self
 
     def state_dict(self) -> dict:
-        """``{"path/of/leaf": array}`` (empty before the first update)."""
+        """``{"path/of/leaf": array, "config": array}``: the state's arrays and the
+        metric's configuration (JSON text as a ``uint8`` array on the state's
+        device; see :mod:`metrix.stream._checkpoint`).  Before the first update
+        only ``"config"`` (a NumPy array): loading that empties a metric."""
         if self.state is None:
-            return {}
-        return {"/".join(p): v for p, v in iter_leaves(self.state)}
+            return {CONFIG_KEY: encode_config(self.spec, _ns.get_namespace_and_device()[0],
+                                              None)}
+        out = {"/".join(p): v for p, v in iter_leaves(self.state)}
+        out[CONFIG_KEY] = encode_config(self.spec, *self._placement[:2])
+        return out
 
     def load_state_dict(self, state_dict: dict):
-        """Restore a :meth:`state_dict` (in the namespace and on the device of its arrays)."""
-        if not state_dict:
-            self.state, self._placement = None, None
+        """Restore a :meth:`state_dict`, checked against this metric.
+
+        Raises ``ValueError`` when the saved configuration differs (naming the
+        setting: ``num_classes: saved 3, this metric 5``) or a leaf's shape or
+        dtype kind does not fit (int counts vs float sums), ``KeyError`` naming
+        missing and unexpected keys.  The arrays move to this metric's
+        namespace and device when it has them (it was updated, moved with
+        :meth:`to` or loaded before), else the metric takes the arrays'.
+
+        A dict with only ``"config"`` (saved before any update) empties the
+        metric, as :meth:`reset`.  An empty dict ``{}`` carries neither state
+        nor configuration: it is accepted by a metric that holds no data yet
+        (nothing changes) and raises ``ValueError`` on one that does; call
+        :meth:`reset` to clear a metric.
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"{type(self).__name__}.load_state_dict expects a dict from "
+                            f"state_dict(), got {type(state_dict).__name__}")
+        values = dict(state_dict)
+        saved = values.pop(CONFIG_KEY, None)
+        name = type(self).__name__
+        if saved is not None:
+            check_config(self.spec, decode_config(saved), name)
+        if not values:
+            if saved is None and self._state is not None:
+                raise ValueError(
+                    f"{name}.load_state_dict({{}}): an empty dict holds no state and no "
+                    "configuration, and this metric holds data. Call reset() to clear it, or "
+                    "load a state_dict() of a metric configured like this one.")
+            self.reset()  # the saved metric had seen no data
             return self
-        arrays = list(state_dict.values())
-        xp, device = _ns.get_namespace_and_device(*arrays)
-        self._create(xp=xp, device=device)
-        values = {tuple(k.split("/")): v for k, v in state_dict.items()}
-        expected = {p for p, _ in iter_leaves(self.state)}
-        if set(values) != expected:
-            raise KeyError(f"state_dict keys {sorted(state_dict)} do not match this "
-                           f"metric's state {sorted('/'.join(p) for p in expected)}")
-        self.state = set_leaves(self.state, values)
-        self._placement = (xp, device, self._placement[2])
+        if self._placement is not None:
+            xp, device = self._placement[:2]
+        else:
+            xp, device = _ns.get_namespace_and_device(*values.values())
+        self._adopt(load_state(self.spec, values, xp, device, name))
         self._recount()
         return self
 
@@ -324,6 +355,18 @@ class _Ranking(Metric):
         super().update(y_true, y_pred, sample_weight)
 
 
+_SCORE_RULE = """
+    Scores: the default ``thresholds=1000`` (an int ``T``) bins probabilities on
+    [0, 1].  With ``validate=True`` a score outside [0, 1] (or NaN, infinite)
+    raises ``ValueError``: apply a sigmoid / softmax to logits, pass explicit
+    ``thresholds=`` edges on the scores' scale (any finite score is then
+    accepted), or use the exact mode ``capacity=``.  With ``validate=False``
+    nothing is read: a score below 0 is in the lowest bin (below every
+    threshold), one above 1 in the top bin with 1.0, and a NaN score in the
+    lowest bin, on every backend.  See :mod:`metrix.stream._ranking`.
+    """
+
+
 class AUROC(_Ranking):
     """Streaming ROC AUC: binned (``thresholds``, default 1000) or exact (``capacity``).
 
@@ -341,7 +384,12 @@ class AUROC(_Ranking):
 
 
 class AveragePrecision(_Ranking):
-    """Streaming average precision: binned (default 1000 thresholds) or exact."""
+    """Streaming average precision: binned (default 1000 thresholds) or exact.
+
+    ``AveragePrecision(num_classes=None, num_labels=None, average="macro",
+    thresholds=1000, capacity=None, weighted=False, validate=False)``; see
+    :class:`metrix.stream.RankingStream`.
+    """
 
     def __init__(self, num_classes=None, average="macro", *, num_labels=None,
                  thresholds=DEFAULT_THRESHOLDS, capacity=None, weighted=False,
@@ -352,11 +400,23 @@ class AveragePrecision(_Ranking):
                                        weighted=weighted, validate=validate))
 
 
-class LogLoss(Metric):
-    """Streaming log loss (``num_classes=None``: binary, 1-D probabilities of class 1)."""
+for _cls in (AUROC, AveragePrecision):
+    if _cls.__doc__:  # None under python -OO
+        _cls.__doc__ += _SCORE_RULE
 
-    def __init__(self, num_classes=None, *, normalize=True):
-        super().__init__(LogLossStream(num_classes, normalize=normalize))
+
+class LogLoss(Metric):
+    """Streaming log loss (``num_classes=None``: binary, 1-D probabilities of class 1).
+
+    ``LogLoss(num_classes=None, *, normalize=True, validate=False)``; equals
+    ``metrix.log_loss(..., labels=range(num_classes))`` on all the data.  With
+    ``validate=False`` a true label outside ``0..num_classes-1`` makes the
+    result NaN (no host read); with ``validate=True`` it raises, as the
+    one-shot function does.  See :class:`metrix.stream.LogLossStream`.
+    """
+
+    def __init__(self, num_classes=None, *, normalize=True, validate=False):
+        super().__init__(LogLossStream(num_classes, normalize=normalize, validate=validate))
 
 
 class MetricCollection(Metric):
