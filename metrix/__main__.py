@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "demo":
-        from .demo import run_demo
+        from .cli.demo import run_demo
 
         return run_demo(args.n, n_resamples=args.bootstrap)
     if args.command == "eval":

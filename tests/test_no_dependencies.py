@@ -40,7 +40,7 @@ def test_import_backends_and_numpy_adapter():
     _run("""
         import numpy as np
         import metrix.backends
-        from metrix._namespace import get_namespace_and_device
+        from metrix._core.namespace import get_namespace_and_device
         xp, dev = get_namespace_and_device(np.array([0, 1, 1]))
         o = metrix.backends.ops(xp)
         assert o.bincount(np.array([0, 1, 1]), length=3).tolist() == [1, 2, 0]

@@ -16,7 +16,7 @@ what their library does better.  Native imports stay inside those modules, so
 
 from __future__ import annotations
 
-from .._namespace import backend_name
+from .._core.namespace import backend_name
 from ._generic import GenericOps
 
 __all__ = ["ops", "GenericOps"]

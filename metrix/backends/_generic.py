@@ -7,7 +7,8 @@ read on the host and every output shape is fixed by the arguments.
 
 from __future__ import annotations
 
-from .._namespace import asarray, count_dtype, device_of
+from .._core.namespace import asarray, count_dtype, device_of
+from ._quantile import weighted_quantile
 
 
 class GenericOps:
@@ -269,12 +270,10 @@ class GenericOps:
                           overwrite_input=False):
         """Weighted quantile(s) along ``axis`` with scikit-learn's definition.
 
-        See :func:`metrix._quantile.weighted_quantile`.
+        See :func:`metrix.backends._quantile.weighted_quantile`.
         """
-        from .._quantile import weighted_quantile
-
         return weighted_quantile(x, q, weights=weights, axis=axis, average=average,
-                                 overwrite_input=overwrite_input, xp=self.xp)
+                                 overwrite_input=overwrite_input, xp=self.xp, adapter=self)
 
     def order_statistics(self, x, ranks, /, *, overwrite=False):
         """The values of 0-based ``ranks`` along axis 0 of a 2-D ``x`` (NaN last).

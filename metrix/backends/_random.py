@@ -22,7 +22,7 @@ import numbers
 
 import numpy as np
 
-from .._namespace import backend_name, count_dtype
+from .._core.namespace import backend_name, count_dtype
 
 __all__ = ["generator"]
 
@@ -78,19 +78,19 @@ class _HostRandom(_NumpyRandom):
     """Draw with NumPy, then move to the namespace and device (array-api-strict...)."""
 
     def _move(self, a):
-        from .._namespace import asarray
+        from .._core.namespace import asarray
 
         dtype = count_dtype(self.xp, self.device) if a.dtype.kind == "i" else None
         return asarray(a, xp=self.xp, device=self.device, dtype=dtype)
 
     def poisson(self, shape, dtype):
-        from .._namespace import asarray
+        from .._core.namespace import asarray
 
         return asarray(self.rng.poisson(1.0, size=shape).astype(np.float64), xp=self.xp,
                        device=self.device, dtype=dtype)
 
     def _move_float(self, a, like):
-        from .._namespace import asarray
+        from .._core.namespace import asarray
 
         return asarray(a.astype(np.float64), xp=self.xp, device=self.device, dtype=like.dtype)
 
@@ -211,7 +211,7 @@ class _CupyRandom:
 
 
 def _host(a):
-    from .._namespace import to_host
+    from .._core.namespace import to_host
 
     return to_host(a)
 

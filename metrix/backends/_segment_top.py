@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .numpy import minmax_numpy
+from ._minmax import minmax_numpy
 
 #: elements per chunk of the code pass (its float and int temporaries stay in L2)
 _CHUNK = 1 << 16

@@ -6,6 +6,7 @@ import numpy as np
 
 from ._generic import GenericOps
 # the pair count's chunk is also the chunk of ``minmax`` and of the dense encoding
+from ._minmax import minmax_numpy
 from ._pair_count import CHUNK as _CHUNK
 from ._pair_count import (codes_or_other_numpy, pair_bincount_declared_numpy,
                           pair_bincount_discover_numpy, pair_bincount_numpy)
@@ -148,20 +149,6 @@ def unique_inverse_dense(x):
     table = np.cumsum(present) - 1
     values = (np.flatnonzero(present) + lo).astype(x.dtype)
     return values, table[offset]
-
-
-def minmax_numpy(x):
-    """``(min(x), max(x))`` in one chunked read of ``x`` instead of two full passes
-    (a NaN propagates into both)."""
-    n = x.shape[0] if x.ndim else 1
-    if x.ndim != 1 or n <= 4 * _CHUNK:
-        return x.min(), x.max()
-    los, his = [], []
-    for s in range(0, n, _CHUNK):
-        c = x[s:s + _CHUNK]
-        los.append(c.min())
-        his.append(c.max())
-    return np.min(los), np.max(his)
 
 
 def split_sort_numpy(score, pos):

@@ -445,7 +445,7 @@ def _evaluate(metrix, spec, data):
 
 
 def _intervals(metrix, specs, results, data, args):
-    from metrix._bootstrap import bootstrap_with_estimate
+    from metrix.evaluation.intervals import bootstrap_with_estimate
 
     todo = [(s, r) for s, r in zip(specs, results)
             if r["status"] == "ok" and s.interval and not isinstance(r["value"], list)]

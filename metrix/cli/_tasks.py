@@ -46,7 +46,7 @@ def host_classes(a: np.ndarray) -> list:
     if a.dtype.kind in "iubf":
         import array_api_compat.numpy as xp
 
-        from .._labels import distinct_values
+        from ..classification._encoding import distinct_values
 
         return distinct_values(xp.asarray(a), xp=xp).tolist()
     return np.unique(a).tolist()

@@ -16,7 +16,7 @@ in-place write, static shapes: it traces under ``jax.jit`` and
 
 from __future__ import annotations
 
-from .. import _namespace as _ns
+from .._core import namespace as _ns
 
 
 class BufferFullError(ValueError):

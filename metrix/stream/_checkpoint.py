@@ -30,8 +30,8 @@ import json
 
 import numpy as np
 
-from .. import _namespace as _ns
-from .._validation import _dtype_kind
+from .._core import namespace as _ns
+from .._core.validation import _dtype_kind
 from ._functional import field_kind, iter_leaves, set_leaves
 
 CONFIG_KEY = "config"

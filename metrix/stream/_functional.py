@@ -20,7 +20,7 @@ it does not grow with the number of updates.
 
 from __future__ import annotations
 
-from .. import _namespace as _ns
+from .._core import namespace as _ns
 from ..backends import ops as _ops
 
 BUFFER, META = "buf_", "meta_"
@@ -234,7 +234,7 @@ _COUNT: dict = {}
 
 
 def count_dtype(xp, device):
-    """:func:`metrix._namespace.count_dtype`, cached per (namespace, device)."""
+    """:func:`metrix._core.namespace.count_dtype`, cached per (namespace, device)."""
     key = (id(xp), str(device))
     found = _COUNT.get(key)
     if found is None:

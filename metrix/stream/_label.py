@@ -6,7 +6,7 @@ The state is ``{"cm": counts}``: a (C+2) x (C+2) confusion matrix, kept flat
 has row/column ``i + 1``; rows/columns 0 and ``C + 1`` are "other" bins for
 values below 0 and at or above ``C`` (e.g. an ``ignore_index`` of -100).
 Integer labels are encoded by one clip per array, float labels compared as
-values (``_float_labels``), other dtypes through :func:`metrix._labels.encode`
+values (``_float_labels``), other dtypes through :func:`metrix.classification._encoding.encode`
 with the declared labels.  The matrix is int64 (exact counts) unless the metric is created with
 ``weighted=True``, where it is a sum of sample weights in the widest float of
 the device.  The dtype is fixed at construction, so every rank of a
@@ -14,10 +14,10 @@ distributed job holds the same dtypes.
 
 Every metric of the family reads the same matrix (a collection pays for one
 bincount per batch), with the one-shot formulas: precision / recall / F-beta
-through :func:`metrix._prf.prf_from_counts` on the per-class counts of
-:func:`metrix._stats.counts_from_confusion`; jaccard, MCC, Cohen's kappa and
+through :func:`metrix.classification._prf.prf_from_counts` on the per-class counts of
+:func:`metrix.classification._statistic.counts_from_confusion`; jaccard, MCC, Cohen's kappa and
 balanced accuracy by the private formulas below (scikit-learn's, on the
-matrix; the lead may dedupe them with ``metrix.agreement``).
+matrix; the lead may dedupe them with ``metrix.classification.agreement``).
 
 **Bad labels.**  With ``validate=True`` every batch is checked as the
 one-shot functions check their input: float labels must be integral and
@@ -41,14 +41,14 @@ from __future__ import annotations
 
 import math
 
-from .. import _namespace as _ns
-from .._arith import safe_divide
-from ..agreement import kappa_terms, kappa_value, mcc_from_counts
-from .._labels import encode
-from .._prf import check_beta, prf_from_counts
-from .._stats import LabelCounts, counts_from_confusion
+from .._core import namespace as _ns
+from .._core.arith import safe_divide
+from ..classification.agreement import kappa_terms, kappa_value, mcc_from_counts
+from ..classification._encoding import encode
+from ..classification._prf import check_beta, prf_from_counts
+from ..classification._statistic import LabelCounts, counts_from_confusion
 from ..backends import ops as _ops
-from .._validation import check_targets
+from .._core.validation import check_targets
 from ._functional import StreamMetric, array_namespace, count_dtype, int_dtypes, is_float
 
 _PRF = ("precision", "recall", "f1", "fbeta")
@@ -141,7 +141,7 @@ class LabelStream(StreamMetric):
         Cell ``(i + 1, j + 1)`` holds true class ``i``, predicted ``j``; row /
         column 0 and ``C + 1`` are the "other" bins.  Integer labels cost one
         clip per array and the combination; other dtypes go through
-        :func:`metrix._labels.encode` (class codes ``0..C-1``, ``C`` for others).
+        :func:`metrix.classification._encoding.encode` (class codes ``0..C-1``, ``C`` for others).
         """
         c = self.num_classes
         ints = int_dtypes(xp)

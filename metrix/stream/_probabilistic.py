@@ -4,7 +4,7 @@ State ``{"sw", "s_loss"}`` (widest float).  The per-sample loss is
 scikit-learn's: probabilities clipped to ``[eps, 1 - eps]`` with ``eps`` the
 machine epsilon of ``y_proba``'s dtype, then ``-log p[y]`` (binary 1-D input
 is the probability of class 1).  Written here (``_sample_log_loss``) until
-``metrix.probabilistic`` exposes its helper.
+``metrix.classification.probabilistic`` exposes its helper.
 
 **Bad labels**, as :func:`metrix.log_loss` with ``labels=range(C)``: with
 ``validate=True`` each batch is checked by the one-shot checks (a true label
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import math
 
-from .. import _namespace as _ns
-from .._arith import safe_divide
+from .._core import namespace as _ns
+from .._core.arith import safe_divide
 from ._functional import StreamMetric, dtype_probe, is_float, result_dtype
 
 
@@ -60,7 +60,7 @@ class LogLossStream(StreamMetric):
             want = f"(n_samples, {k})" + (" or (n_samples,)" if k == 2 else "")
             raise ValueError(f"y_proba must have shape {want}, got {tuple(p.shape)}")
         if self.validate and p.shape[0]:  # host reads: validate=True only
-            from .._proba import proba_problem
+            from ..classification._proba_input import proba_problem
 
             proba_problem(yt, p, w, labels=list(range(k)), validate=True)
         acc = state["sw"].dtype

@@ -13,13 +13,13 @@ group of tied scores), i.e. the trapezoid through the ``T`` threshold points.
 
 **Exact** (``capacity=N``): scores, targets and weights in a preallocated
 buffer of ``N`` rows (:mod:`metrix.stream._buffer`); ``compute`` runs the
-one-shot statistic of :mod:`metrix._curves` (through
-:mod:`metrix._ranking_multi`) on the buffer, free rows weighing nothing, so
+one-shot statistic of :mod:`metrix.ranking._statistic` (through
+:mod:`metrix.ranking._averaging`) on the buffer, free rows weighing nothing, so
 the value equals :func:`metrix.roc_auc_score` / :func:`metrix.average_precision_score`
 on all the data.  More than ``N`` samples raise :class:`BufferFullError`.
 
-Both compute with the same formulas: :func:`metrix._curves.roc_auc_from_groups`
-and :func:`metrix._curves.average_precision_from_groups` on tie groups.
+Both compute with the same formulas: :func:`metrix.ranking._statistic.roc_auc_from_groups`
+and :func:`metrix.ranking._statistic.average_precision_from_groups` on tie groups.
 
 **Scores outside [0, 1]** (logits, NaN).  ``thresholds=T`` (an int) bins
 probabilities: its thresholds are evenly spaced on [0, 1].
@@ -46,9 +46,9 @@ from __future__ import annotations
 import math
 import numbers
 
-from .. import _namespace as _ns
-from .._curves import average_precision_from_groups, roc_auc_from_groups
-from .._ranking_multi import average_binary, row_scores, weighted_mean
+from .._core import namespace as _ns
+from ..ranking._statistic import average_precision_from_groups, roc_auc_from_groups
+from ..ranking._averaging import average_binary, row_scores, weighted_mean
 from ..backends import ops as _ops
 from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
 from ._functional import (StreamMetric, array_namespace, count_dtype, dtype_probe,

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import math
 
-from .. import _namespace as _ns
-from .._arith import safe_divide
+from .._core import namespace as _ns
+from .._core.arith import safe_divide
 from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
 from ._functional import StreamMetric, dtype_probe, result_dtype
 

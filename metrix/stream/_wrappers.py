@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .. import _namespace as _ns
+from .._core import namespace as _ns
 from ..backends import _collectives as _coll
 from ..backends import ops as _ops
 from ._buffer import BufferFullError

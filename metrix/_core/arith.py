@@ -1,0 +1,41 @@
+"""Small arithmetic helpers shared by every family (no in-place writes, no syncs)."""
+
+from __future__ import annotations
+
+
+def safe_divide(numerator, denominator, *, zero_value, xp):
+    """``numerator / denominator`` where the denominator is non-zero, else ``zero_value``.
+
+    Built on ``xp.where`` (STYLE.md, rule 4): no masked write, no ``xp.any``.
+    ``zero_value`` is a Python float (may be nan) or an array broadcastable
+    to the result.
+    """
+    zero = denominator == 0
+    safe = xp.where(zero, xp.ones_like(denominator), denominator)
+    return xp.where(zero, xp.asarray(zero_value, dtype=safe.dtype, device=_dev(safe)),
+                    numerator / safe)
+
+
+def nanaverage(a, *, weights=None, xp):
+    """Weighted mean of ``a`` ignoring NaNs, as scikit-learn's ``_nanaverage``.
+
+    All-NaN (or empty) gives NaN; all-zero weights fall back to the plain mean.
+    Returns a 0-d array.
+    """
+    nan = xp.isnan(a)
+    a0 = xp.where(nan, xp.zeros_like(a), a)
+    keep = xp.astype(~nan, a.dtype)
+    count = xp.sum(keep)
+    plain = safe_divide(xp.sum(a0), count, zero_value=float("nan"), xp=xp)
+    if weights is None:
+        return plain
+    w = xp.astype(weights, a.dtype) * keep
+    wsum = xp.sum(w)
+    weighted = safe_divide(xp.sum(w * a0), wsum, zero_value=float("nan"), xp=xp)
+    return xp.where(wsum == 0, plain, weighted)
+
+
+def _dev(x):
+    from .namespace import device_of
+
+    return device_of(x)

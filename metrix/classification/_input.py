@@ -1,0 +1,225 @@
+"""From raw label inputs to one validated, encoded statistic.
+
+``label_problem`` is the single entry of every label metric: namespace and
+device, validation (once), sample weights, label encoding and the
+sufficient statistic (``_stats``), in that order.  Metrics then apply their
+formula to the returned counts or matrix.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from . import _encoding as _labels
+from .._core import namespace as _ns
+from . import _statistic as _stats
+from .._core.validation import check_sample_weight, check_targets
+from ..backends import ops as _ops
+
+
+class LabelProblem(NamedTuple):
+    xp: object
+    device: object
+    y_type: str           # "binary" | "multiclass" | "multilabel-indicator"
+    classes: object       # host array of the class values, in result order
+    counts: _stats.LabelCounts  # per selected class (length C)
+    cm: object            # C x C confusion matrix (want_cm) or None
+    weights: object       # validated sample weights (widest float) or None
+    float_dtype: object   # dtype of float results
+    acc_dtype: object     # dtype sums are accumulated in
+    n_samples: int
+    y_true: object        # validated 1-D / 2-D arrays (before encoding)
+    y_pred: object
+
+
+def prepare_inputs(y_true, y_pred, sample_weight, *, validate, exact_binary=True):
+    """Namespace, device, arrays, targets, weights, dtypes (shared by all label metrics)."""
+    xp, device = _ns.get_namespace_and_device(y_true, y_pred, sample_weight)
+    yt = _ns.asarray(y_true, xp=xp, device=device)
+    yp = _ns.asarray(y_pred, xp=xp, device=device)
+    targets = check_targets(yt, yp, xp=xp, validate=validate, exact_binary=exact_binary)
+    acc = _ns.max_float_dtype(xp, device)
+    fdt = _ns.result_float_dtype(xp, device, _float_or_none(yt, xp), _float_or_none(yp, xp),
+                                 _float_or_none(sample_weight, xp))
+    w = check_sample_weight(sample_weight, targets.y_true.shape[0], xp=xp, device=device,
+                            dtype=acc, validate=validate)
+    return xp, device, targets, w, fdt, acc
+
+
+def _float_or_none(a, xp):
+    if a is None or not hasattr(a, "dtype"):
+        return None
+    try:
+        return a if xp.isdtype(a.dtype, "real floating") else None
+    except Exception:
+        return None
+
+
+def label_problem(y_true, y_pred, *, labels=None, sample_weight=None, validate=True,
+                  want_cm=False, samplewise=False, prepared=None) -> LabelProblem:
+    """Validate, encode and count.  ``prepared``: the output of ``prepare_inputs``."""
+    if prepared is None:
+        prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate)
+    xp, device, targets, w, fdt, acc = prepared
+    yt, yp = targets.y_true, targets.y_pred
+    o = _ops(xp)
+    n = int(yt.shape[0])
+    if targets.y_type == "multilabel-indicator":
+        if want_cm:
+            raise ValueError("multilabel-indicator is not supported")
+        return _multilabel(targets, labels, w, fdt, acc, xp, device, samplewise, validate, n)
+    if samplewise:
+        raise ValueError(
+            "Samplewise metrics are not available outside of multilabel classification.")
+    repeated = None
+    if labels is not None:
+        labels, repeated = _distinct_labels(_ns.host_list(labels))
+    weights = w
+    space = cm_full = None
+    if labels is None and weights is None and targets.bounds is None:
+        space, cm_full = _discover_and_count(yt, yp, n, xp, o)
+    elif labels is not None and weights is None:
+        space, cm_full = _declared_count(yt, yp, labels, xp, o)
+    if space is None:
+        space = _labels.encode(yt, yp, labels=labels, xp=xp, device=device,
+                               bounds=targets.bounds)
+    dense = cm_full is not None or _stats.use_dense(space.size, n) or (
+        want_cm and space.size * space.size <= _stats.DENSE_CELLS_LIMIT)
+    if dense:
+        if cm_full is None:
+            cm_full = _stats.confusion_counts(space.y_true, space.y_pred, size=space.size,
+                                              weights=weights, xp=xp, ops=o)
+        full = _stats.counts_from_confusion(cm_full, xp=xp)
+    else:
+        cm_full = None
+        full = _stats.label_counts(space.y_true, space.y_pred, size=space.size,
+                                   weights=weights, xp=xp, ops=o)
+    present = None
+    if space.classes is None:
+        # host read: which of the discovered codes occur (data-dependent shape);
+        # a class whose samples all weigh 0 is still present, as in scikit-learn
+        if weights is None:
+            seen = full.true + full.pred
+        else:
+            seen = (o.bincount(space.y_true, length=space.size)
+                    + o.bincount(space.y_pred, length=space.size))
+        present = _ns.to_host(seen > 0)
+    classes, select = _labels.resolve(space, present)
+    counts = _stats.select_counts(full, select, xp=xp, device=device)
+    cm = None
+    if want_cm:
+        if cm_full is None:
+            cm = _sparse_confusion(space, select, classes, weights, xp, device, o)
+        else:
+            cm = _stats.select_matrix(cm_full, select, xp=xp, device=device)
+    if repeated is not None:
+        classes, counts, cm = _expand_repeated(repeated, counts, cm, xp, device)
+    y_type = targets.y_type
+    if not validate or not space.declared:
+        y_type = "binary" if len(classes) <= 2 else "multiclass"
+    return LabelProblem(xp, device, y_type, classes, counts, cm, weights, fdt, acc, n, yt, yp)
+
+
+def _distinct_labels(labels):
+    """``(distinct labels, repeated)``: the labels without repeats (first
+    occurrence order) and, when some repeat, the given list (else None)."""
+    distinct = list(dict.fromkeys(labels))
+    return distinct, (labels if len(distinct) != len(labels) else None)
+
+
+def _expand_repeated(labels, counts, cm, xp, device):
+    """scikit-learn's results for repeated ``labels``, from the distinct ones'.
+
+    Per-label counts repeat (each position reads its value's counts, so a
+    micro average counts a repeated label twice); the confusion matrix keeps
+    each value at its last position and leaves the earlier ones empty
+    (scikit-learn's ``{label: index}`` mapping).
+    """
+    position = {v: i for i, v in enumerate(dict.fromkeys(labels))}
+    counts = _stats.select_counts(counts, [position[v] for v in labels], xp=xp, device=device)
+    if cm is not None:
+        last = {v: i for i, v in enumerate(labels)}
+        empty = cm.shape[0]  # the zero row / column appended below
+        pick = [position[v] if last[v] == i else empty for i, v in enumerate(labels)]
+        cm = xp.concat([cm, xp.zeros((1, cm.shape[1]), dtype=cm.dtype, device=device)], axis=0)
+        cm = xp.concat([cm, xp.zeros((cm.shape[0], 1), dtype=cm.dtype, device=device)], axis=1)
+        cm = _stats.select_matrix(cm, pick, xp=xp, device=device)
+    return _ns.host_values(labels), counts, cm
+
+
+def _discover_and_count(yt, yp, n, xp, o):
+    """Non-negative integer labels: their range and confusion counts in one pass
+    (``ops.pair_bincount_discover``); ``(None, None)`` where it does not apply."""
+    dense_side = math.isqrt(min(_stats.DENSE_CELLS_LIMIT, max(1 << 16, n)))
+    found = o.pair_bincount_discover(yt, yp, max_size=dense_side)
+    if found is None:
+        return None, None
+    flat, size = found
+    space = _labels.LabelSpace(yt, yp, size, None, 0, False, "i")
+    return space, xp.reshape(flat, (size, size))
+
+
+def _declared_count(yt, yp, labels, xp, o):
+    """Declared integer labels ``0..C-1``: codes and confusion counts in one
+    chunked pass (``ops.pair_bincount_declared``); ``(None, None)`` elsewhere.
+
+    The space then carries no code arrays (the counts are all that is read)."""
+    labels = _ns.host_list(labels)
+    if _labels._kind(yt, xp) != "i" or _labels._kind(yp, xp) != "i" or not (
+            _ns.host_arange_equal(labels)):
+        return None, None
+    c = len(labels)
+    flat = o.pair_bincount_declared(yt, yp, n=c)
+    if flat is None:
+        return None, None
+    space = _labels.LabelSpace(None, None, c + 1, labels, 0, True, "i")
+    return space, xp.reshape(flat, (c + 1, c + 1))
+
+
+def _sparse_confusion(space, select, classes, weights, xp, device, o):
+    """Confusion matrix of the present classes when the code space is too large."""
+    c = len(classes)
+    if c * c > _stats.MAX_CONFUSION_CELLS:
+        raise ValueError(
+            f"confusion_matrix with {c} classes needs {c}*{c} = {c * c} cells, more than "
+            f"the limit of {_stats.MAX_CONFUSION_CELLS}. Use per-class metrics "
+            "(precision_recall_fscore_support, multilabel_confusion_matrix) instead.")
+    cdt = _ns.count_dtype(xp, device)
+    if select is None:
+        codes_t, codes_p = space.y_true, space.y_pred
+    else:
+        lut_h = [c] * space.size
+        for i, pos in enumerate(select):
+            lut_h[int(pos)] = i
+        lut = _ns.asarray(lut_h, xp=xp, device=device, dtype=cdt)
+        codes_t, codes_p = xp.take(lut, space.y_true), xp.take(lut, space.y_pred)
+    keep = (codes_t < c) & (codes_p < c)
+    size = c + 1
+    codes_t = xp.where(keep, codes_t, xp.full_like(codes_t, c))
+    codes_p = xp.where(keep, codes_p, xp.full_like(codes_p, c))
+    cm = _stats.confusion_counts(codes_t, codes_p, size=size, weights=weights, xp=xp, ops=o)
+    return cm[:c, :c]
+
+
+def _multilabel(targets, labels, w, fdt, acc, xp, device, samplewise, validate, n):
+    yt, yp = targets.y_true, targets.y_pred
+    n_labels = int(yt.shape[1])
+    if labels is None:
+        classes = list(range(n_labels))
+    else:
+        classes = _ns.host_list(labels)
+        if classes and max(classes) >= n_labels:
+            raise ValueError(
+                "All labels must be in [0, n labels) for multilabel targets. "
+                f"Got {max(classes)} > {n_labels - 1}")
+        if classes and min(classes) < 0:
+            raise ValueError(
+                "All labels must be in [0, n labels) for multilabel targets. "
+                f"Got {min(classes)} < 0")
+        idx = _ns.asarray(classes, xp=xp, device=device, dtype=_ns.count_dtype(xp, device))
+        yt, yp = xp.take(yt, idx, axis=1), xp.take(yp, idx, axis=1)
+    counts = _stats.multilabel_counts(yt, yp, weights=w, axis=1 if samplewise else 0,
+                                      dtype=acc, xp=xp)
+    return LabelProblem(xp, device, "multilabel-indicator", classes, counts, None, w, fdt, acc,
+                        n, yt, yp)

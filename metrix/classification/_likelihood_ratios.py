@@ -1,0 +1,93 @@
+"""Likelihood ratios of a two-class confusion matrix, with scikit-learn's undefined rules.
+
+Used by :func:`metrix.class_likelihood_ratios`: the replacement values
+(``replace_undefined_by``), the ratios from the per-class counts, and
+scikit-learn's warnings (emitted only with ``validate=True``).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+from .._core import namespace as _ns
+from . import _statistic as _stats
+from .._core.arith import safe_divide
+from ..exceptions import UndefinedMetricWarning
+
+
+def _matrix_counts(prob):
+    xp = prob.xp
+    counts = prob.counts if prob.cm is None else _stats.counts_from_confusion(prob.cm, xp=xp)
+    return tuple(xp.astype(c, prob.acc_dtype) for c in counts)
+
+
+def _scalar(value, prob):
+    return prob.xp.asarray(value, dtype=prob.acc_dtype, device=_ns.device_of(prob.counts.tp))
+
+
+def check_replace_lr(replace_undefined_by):
+    """(LR+ value, LR- value) that replace undefined ratios, as scikit-learn checks."""
+    r = replace_undefined_by
+    if isinstance(r, dict):
+        msg = ("The dictionary passed as `replace_undefined_by` needs to be in the form "
+               "`{'LR+': `value_1`, 'LR-': `value_2`}` where the value for `LR+` ranges "
+               "from `1.0` to `np.inf` or is `np.nan` and the value for `LR-` ranges from "
+               f"`0.0` to `1.0` or is `np.nan`; got `{r}`.")
+        pos, neg = r.get("LR+"), r.get("LR-")
+        real = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (pos, neg))
+        if not ("LR+" in r and "LR-" in r and real) or pos < 1.0 or not (0.0 <= neg <= 1.0
+                                                                          or neg != neg):
+            raise ValueError(msg)
+        return float(pos), float(neg)
+    if isinstance(r, numbers.Real) and not isinstance(r, bool):
+        if r != r:
+            return float("nan"), float("nan")
+        if r == 1.0:
+            return 1.0, 1.0
+    raise ValueError(
+        "The 'replace_undefined_by' parameter of class_likelihood_ratios must be a float "
+        f"among {{1.0, nan}} or an instance of 'dict'. Got {r!r} instead.")
+
+
+def likelihood_ratios_from_problem(prob, *, replace, validate):
+    """(LR+, LR-) of a two-class problem; class 1 (second label) is positive."""
+    xp = prob.xp
+    tp_c, pred_c, true_c = _matrix_counts(prob)
+    tn, tp = tp_c[0], tp_c[1]
+    fp, fn = pred_c[1] - tp, true_c[1] - tp
+    support_pos, support_neg = tp + fn, tn + fp
+    if validate:  # host reads, validate=True only
+        _warn_lr(bool(support_pos == 0), bool(fp == 0), bool(tp == 0), bool(tn == 0))
+    nan = float("nan")
+    pos_den, neg_den = fp * support_pos, tn * support_pos
+    lr_pos = xp.where(fp == 0, _scalar(replace[0], prob),
+                      safe_divide(tp * support_neg, pos_den, zero_value=nan, xp=xp))
+    lr_neg = xp.where(tn == 0, _scalar(replace[1], prob),
+                      safe_divide(fn * support_neg, neg_den, zero_value=nan, xp=xp))
+    return xp.astype(lr_pos, prob.float_dtype), xp.astype(lr_neg, prob.float_dtype)
+
+
+def _warn_lr(no_pos, fp_zero, tp_zero, tn_zero):
+    if no_pos:
+        warnings.warn(
+            "No samples of the positive class are present in `y_true`. "
+            "`positive_likelihood_ratio` and `negative_likelihood_ratio` are both set "
+            "to `np.nan`. Use the `replace_undefined_by` param to control this "
+            "behavior. To suppress this warning or turn it into an error, see Python's "
+            "`warnings` module and `warnings.catch_warnings()`.",
+            UndefinedMetricWarning, stacklevel=4)
+    if fp_zero:
+        start = ("No samples were predicted for the positive class and "
+                 "`positive_likelihood_ratio` is " if tp_zero
+                 else "`positive_likelihood_ratio` is ill-defined and ")
+        # scikit-learn's message ends here (the rest of its sentence is a dangling literal)
+        warnings.warn(start + "set to `np.nan`. Use the `replace_undefined_by` param to ",
+                      UndefinedMetricWarning, stacklevel=4)
+    if tn_zero:
+        warnings.warn(
+            "`negative_likelihood_ratio` is ill-defined and set to `np.nan`. "
+            "Use the `replace_undefined_by` param to control this behavior. To "
+            "suppress this warning or turn it into an error, see Python's "
+            "`warnings` module and `warnings.catch_warnings()`.",
+            UndefinedMetricWarning, stacklevel=4)

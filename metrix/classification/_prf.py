@@ -1,0 +1,115 @@
+"""Precision, recall and F-beta from per-class counts, with scikit-learn's rules.
+
+Shared by ``precision_recall_fscore_support`` and the metrics built on it
+(``jaccard_score``, ``classification_report``, the top-k retrieval report).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+from .._core import namespace as _ns
+from .._core.arith import nanaverage, safe_divide
+from .._core.validation import check_average, check_zero_division
+from ..exceptions import UndefinedMetricWarning
+
+AVERAGES = (None, "micro", "macro", "weighted", "samples", "binary")
+
+
+def warn_prf(average, modifier, msg_start, result_size):
+    """scikit-learn's ``_warn_prf`` wording."""
+    axis0, axis1 = "sample", "label"
+    if average == "samples":
+        axis0, axis1 = axis1, axis0
+    msg = ("{0} ill-defined and being set to 0.0 {{0}} no {1} {2}s. Use `zero_division` "
+           "parameter to control this behavior.".format(msg_start, modifier, axis0))
+    if result_size == 1:
+        msg = msg.format("due to")
+    else:
+        msg = msg.format(f"in {axis1}s with")
+    warnings.warn(msg, UndefinedMetricWarning, stacklevel=4)
+
+
+def prf_divide(num, den, *, metric, modifier, average, warn_for, zero_division, xp,
+               validate):
+    """``num / den`` with ``zero_division`` where ``den == 0`` (and the warning).
+
+    The warning needs a host read of ``any(den == 0)``; it is emitted only on
+    the ``validate=True`` path, as every value-reading check.
+    """
+    value = check_zero_division(zero_division)
+    out = safe_divide(num, den, zero_value=value, xp=xp)
+    if validate and zero_division == "warn" and metric in warn_for:
+        if bool(xp.any(den == 0)):  # host read, validate=True only
+            warn_prf(average, modifier, f"{metric.capitalize()} is", int(den.shape[0]))
+    return out
+
+
+def check_beta(beta):
+    if not isinstance(beta, numbers.Real) or isinstance(beta, bool) or not beta >= 0:
+        raise ValueError(
+            "The 'beta' parameter must be a float in the range [0.0, inf]. "
+            f"Got {beta!r} instead.")
+
+
+def setwise_labels(targets, *, average, labels, pos_label):
+    """scikit-learn's ``_check_set_wise_labels``: the labels to count for ``average``."""
+    check_average(average, AVERAGES)
+    y_type = targets.y_type
+    if average == "binary":
+        if y_type == "binary":
+            values = list(targets.values or ())
+            if pos_label not in values and len(values) >= 2:
+                raise ValueError(
+                    f"pos_label={pos_label} is not a valid label. It should be one of "
+                    f"{_ns.host_values(values)}")
+            return [pos_label]
+        options = [None, "micro", "macro", "weighted", "samples"]
+        if y_type == "multiclass":
+            options.remove("samples")
+        raise ValueError(
+            f"Target is {y_type} but average='binary'. Please choose another average "
+            f"setting, one of {options!r}.")
+    if pos_label not in (None, 1):
+        warnings.warn(
+            f"Note that pos_label (set to {pos_label!r}) is ignored when average != "
+            f"'binary' (got {average!r}). You may use labels=[pos_label] to specify a "
+            "single positive class.", UserWarning, stacklevel=4)
+    return labels
+
+
+def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, xp,
+                    dtype, acc_dtype, validate):
+    """(precision, recall, fscore, support) from ``LabelCounts`` (selected classes).
+
+    Ratios are formed in ``acc_dtype`` (the widest float) and returned in ``dtype``.
+    """
+    tp, pred, true = (xp.astype(c, acc_dtype) for c in counts)
+    if average == "micro":
+        tp, pred, true = (xp.reshape(xp.sum(c), (1,)) for c in (tp, pred, true))
+    kw = dict(average=average, warn_for=warn_for, zero_division=zero_division, xp=xp,
+              validate=validate)
+    precision = prf_divide(tp, pred, metric="precision", modifier="predicted", **kw)
+    recall = prf_divide(tp, true, metric="recall", modifier="true", **kw)
+    if math.isinf(beta):
+        fscore = recall
+    elif beta == 0:
+        fscore = precision
+    else:
+        beta2 = float(beta) ** 2
+        fscore = prf_divide((1 + beta2) * tp, beta2 * true + pred, metric="f-score",
+                            modifier="true nor predicted", **kw)
+    if average is None:
+        return (xp.astype(precision, dtype), xp.astype(recall, dtype),
+                xp.astype(fscore, dtype), counts.true)
+    if average == "weighted":
+        avg_w = true
+    elif average == "samples":
+        avg_w = weights
+    else:
+        avg_w = None
+    out = tuple(xp.astype(nanaverage(v, weights=avg_w, xp=xp), dtype)
+                for v in (precision, recall, fscore))
+    return out + (None,)

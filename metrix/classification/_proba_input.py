@@ -1,0 +1,322 @@
+"""From raw probabilistic inputs to one validated, encoded problem.
+
+``proba_problem`` is the single entry of ``log_loss``, ``brier_score_loss``,
+``d2_log_loss_score``, ``d2_brier_score`` and the probabilistic part of
+``evaluate``: namespace and device, scikit-learn's checks (once), the class
+of every sample as a column code, and the probabilities.  The metrics then
+read ``true_proba`` (the probability given to the true class) and, for the
+Brier family, the whole matrix.
+
+Two target conventions, as in scikit-learn:
+
+* ``mode="multiclass"`` (log loss; Brier with 2-D ``y_proba``): the columns
+  are the sorted classes of ``labels`` (or of ``y_true``); a 1-D ``y_proba``
+  is the probability of the second (greater) class.
+* ``mode="binary"`` (Brier with 1-D ``y_proba``): the positive class is
+  ``pos_label`` (inferred as scikit-learn does).
+
+With ``labels`` declared (multiclass) or ``pos_label`` given (binary) and
+``validate=False`` nothing is read on the host.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import NamedTuple
+
+from . import _encoding as _labels
+from .._core import namespace as _ns
+from .._core.validation import (_target_info, assert_all_finite, check_consistent_length,
+                          check_sample_weight, column_or_1d)
+from ..backends import ops as _ops
+
+
+class ProbaProblem(NamedTuple):
+    xp: object
+    device: object
+    codes: object         # int column code of each sample's true class, in [0, n_classes)
+    proba: object         # (n, K) probabilities, or (n,) probability of column 1
+    n_classes: int        # K (2 for a 1-D ``proba``)
+    weights: object       # validated sample weights (widest float) or None
+    float_dtype: object   # dtype of the probabilities (and of float results)
+    acc_dtype: object     # dtype sums and logs are computed in
+    eps: float            # machine epsilon of the probabilities' dtype (clipping)
+    n_samples: int
+    # declared labels read without validation: a code may be ``n_classes`` (a
+    # true label outside ``labels``); such a sample's probability is NaN
+    unchecked_codes: bool = False
+
+
+def _float_proba(y_proba, xp, device):
+    """``(probabilities, eps)``: at least float32 (float16 / bfloat16 sums lose
+    whole units), and the machine epsilon of the dtype given, which clips the
+    logs as scikit-learn clips them."""
+    p = _ns.asarray(y_proba, xp=xp, device=device)
+    if not xp.isdtype(p.dtype, "real floating"):
+        p = xp.astype(p, _ns.max_float_dtype(xp, device))
+    eps = float(xp.finfo(p.dtype).eps)
+    if p.dtype != xp.float64 and p.dtype != xp.float32:  # float16 / bfloat16
+        p = xp.astype(p, xp.float32)
+    return p, eps
+
+
+def _check_range(p, xp, low_word):
+    # host reads: validate=True only
+    lo, hi = _ops(xp).minmax(p)  # one read (p is finite: checked before)
+    if bool(hi > 1):
+        raise ValueError(f"y_prob contains values greater than 1: {float(hi)}")
+    if bool(lo < 0):
+        raise ValueError(f"y_prob contains values {low_word} than 0: {float(lo)}")
+
+
+def _label_info(y, xp):
+    """(type of target, is string/object, integer (min, max) or None) of y_true
+    (host reads); the bounds spare :func:`discover_codes` a second read."""
+    info = _target_info(y, xp=xp, input_name="y_true")
+    return info.y_type, (_ns.is_numpy_namespace(xp) and y.dtype.kind in "OUS"), info.bounds
+
+
+def discover_codes(y, xp, device, bounds=None):
+    """Sorted classes of ``y`` (host) and each sample's position among them.
+
+    ``bounds``: the integer (min, max) of ``y`` when already read.
+    """
+    kind = _labels._kind(y, xp)
+    if kind == "i" and y.shape[0] > 0:
+        # two consecutive integers (the usual binary case): min and max say it all
+        if bounds is None:
+            bounds = _ops(xp).minmax(y)  # host reads: the classes are data
+        lo, hi = (int(v) for v in bounds)
+        if hi - lo == 1:
+            cdt = _ns.count_dtype(xp, device)
+            codes = y if (lo == 0 and y.dtype == cdt) else xp.astype(y - lo, cdt)
+            return _labels._restore_kind(_ns.host_values([lo, hi]), kind), codes
+    space = _labels.encode(y, y, labels=None, xp=xp, device=device)
+    if space.classes is not None:
+        return space.classes, space.y_true
+    present = _ns.to_host(_ops(xp).bincount(space.y_true, length=space.size) > 0)
+    classes, select = _labels.resolve(space, present)
+    codes = space.y_true
+    if select is not None and list(select) != list(range(space.size)):
+        lut_h = [0] * space.size
+        for i, pos in enumerate(select):
+            lut_h[int(pos)] = i
+        lut = _ns.asarray(lut_h, xp=xp, device=device, dtype=_ns.count_dtype(xp, device))
+        codes = xp.take(lut, codes)
+    return classes, codes
+
+
+def _declared_codes(y, labels, original, xp, device, validate):
+    """Sorted declared classes and codes (``len(classes)`` for undeclared values)."""
+    classes = sorted(set(labels))
+    if len(classes) != len(labels):  # scikit-learn raises too (a shape mismatch)
+        raise ValueError(f"Parameter 'labels' must be unique, got {original}.")
+    if validate and list(labels) != classes:
+        warnings.warn(
+            f"Labels passed were {original}. But this function assumes labels are "
+            "ordered lexicographically. "
+            f"Pass the ordered labels={_ns.host_values(classes).tolist()} and ensure that "
+            "the columns of y_prob correspond to this ordering.", UserWarning, stacklevel=4)
+    codes = _labels.encode(y, y, labels=classes, xp=xp, device=device).y_true
+    if validate:
+        outside = codes == len(classes)
+        if bool(xp.any(outside)):  # host read, validate=True only
+            bad = set(_ns.host_values(y)[_ns.to_host(outside)].tolist())
+            raise ValueError(
+                f"y_true contains values {bad} not belonging to the passed labels "
+                f"{original}.")
+    return classes, codes
+
+
+def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None,
+                  mode="multiclass", validate=True) -> ProbaProblem:
+    """Validate and encode (y_true, y_proba) as scikit-learn does."""
+    xp, device = _ns.get_namespace_and_device(y_proba, y_true, sample_weight)
+    p, eps = _float_proba(y_proba, xp, device)
+    yt = _ns.asarray(y_true, xp=xp, device=device)
+    if yt.ndim == 2 and yt.shape[1] == 1:
+        yt = xp.reshape(yt, (-1,))
+    check_consistent_length(p, yt, sample_weight)
+    acc = _ns.max_float_dtype(xp, device)
+    fdt = p.dtype
+    n = int(p.shape[0])
+    if n == 0:  # a shape, not a value: checked with validate=False too
+        raise ValueError(f"Found array with 0 sample(s) (shape={tuple(p.shape)}) while a "
+                         "minimum of 1 is required.")
+    w = check_sample_weight(sample_weight, n, xp=xp, device=device, dtype=acc,
+                            validate=validate)
+    if mode == "binary":
+        p = column_or_1d(p, xp=xp, input_name="y_prob")
+        yt = column_or_1d(yt, xp=xp, input_name="y_true")
+        if validate:
+            assert_all_finite(yt, xp=xp, input_name="y_true")
+            assert_all_finite(p, xp=xp, input_name="y_prob")
+            y_type, is_str, _ = _label_info(yt, xp)
+            if y_type != "binary":
+                raise ValueError(
+                    f"The type of the target inferred from y_true is {y_type} but should be "
+                    "binary according to the shape of y_prob.")
+            _check_range(p, xp, "less")
+            pos_label = _binary_pos_label(yt, pos_label, is_str, xp)
+        elif pos_label is None:
+            pos_label = 1
+        codes = xp.astype(_equals(yt, pos_label, xp), _ns.count_dtype(xp, device))
+        return ProbaProblem(xp, device, codes, p, 2, w, fdt, acc, eps, n)
+
+    if p.ndim > 2:
+        raise ValueError(f"Found array with dim {p.ndim}. None expected <= 2.")
+    bounds = None
+    if validate:
+        assert_all_finite(p, xp=xp, input_name="y_proba")
+        _check_range(p, xp, "lower")
+        if yt.ndim != 1:
+            raise ValueError("Multioutput target data is not supported with label "
+                             "binarization")
+        y_type, _, bounds = _label_info(yt, xp)
+        if labels is None and y_type not in ("binary", "multiclass"):
+            raise ValueError(f"Unknown label type: {y_type}")
+    if labels is None:
+        classes, codes = discover_codes(yt, xp, device, bounds)
+        if len(classes) == 1:
+            raise ValueError(
+                f"y_true contains only one label ({_ns.host_values(classes)[0]}). Please "
+                "provide the list of all expected class labels explicitly through the "
+                "labels argument.")
+    else:
+        declared = _ns.host_list(labels)
+        classes, codes = _declared_codes(yt, declared, labels, xp, device, validate)
+        if len(classes) < 2:
+            raise ValueError(
+                "The labels array needs to contain at least two labels, got "
+                f"{_ns.host_values(classes)}.")
+    if p.ndim == 2 and p.shape[1] == 1:
+        p = xp.reshape(p, (-1,))
+    k = 2 if p.ndim == 1 else int(p.shape[1])
+    if validate and p.ndim == 2:
+        rowsum = xp.sum(xp.astype(p, acc), axis=1)
+        tol = 1e-8 + math.sqrt(eps)
+        if not bool(xp.all(xp.abs(rowsum - 1) <= tol)):  # host read
+            warnings.warn("The y_prob values do not sum to one. Make sure to pass "
+                          "probabilities.", UserWarning, stacklevel=3)
+    if len(classes) != k:
+        if labels is None:
+            raise ValueError(
+                "y_true and y_prob contain different number of classes: "
+                f"{len(classes)} vs {k}. Please provide the true labels explicitly through "
+                f"the labels argument. Classes found in y_true: {_ns.host_values(classes)}")
+        raise ValueError(
+            "The number of classes in labels is different from that in y_prob. Classes "
+            f"found in labels: {_ns.host_values(classes)}")
+    return ProbaProblem(xp, device, codes, p, k, w, fdt, acc, eps, n,
+                        unchecked_codes=labels is not None and not validate)
+
+
+def _equals(y, value, xp):
+    if _ns.is_numpy_namespace(xp):
+        return xp.asarray(y == value)
+    return y == value
+
+
+def _binary_pos_label(yt, pos_label, is_str, xp):
+    """scikit-learn's ``_check_pos_label_consistency`` with the greatest-label fallback."""
+    if pos_label is not None:
+        return pos_label
+    classes = _ns.host_unique(_ns.to_host(yt))
+    ok = classes.dtype.kind not in "OUS" and classes.shape[0] <= 2 and (
+        classes.tolist() in ([0, 1], [-1, 1], [0], [-1], [1]))
+    if ok:
+        return 1
+    if not is_str:
+        return classes[-1].item()
+    classes_repr = ", ".join(repr(c) for c in classes.tolist())
+    raise ValueError(
+        f"y_true takes value in {{{classes_repr}}} and pos_label is not specified: either "
+        "make y_true take value in {0, 1} or {-1, 1} or pass pos_label explicitly.")
+
+
+# -- shared statistics -----------------------------------------------------
+
+def true_proba(prob):
+    """The probability given to each sample's true class (input dtype, unclipped);
+    NaN for a true label outside the declared ``labels`` (``validate=False``)."""
+    return _true_proba_rows(prob.codes, prob.proba, prob.xp, _outside_code(prob))
+
+
+def _outside_code(prob):
+    """The code of labels outside the declared ones where it may occur, else None."""
+    return prob.n_classes if prob.unchecked_codes else None
+
+
+def _true_proba_rows(codes, p, xp, outside=None):
+    if outside is not None:
+        # sync-free rule for unchecked labels: the row's probability is NaN (so
+        # is the loss), on every backend, instead of an out-of-bounds read
+        inside = codes < outside
+        q = _true_proba_rows(xp.where(inside, codes, xp.zeros_like(codes)), p, xp)
+        return xp.where(inside, q, xp.asarray(float("nan"), dtype=q.dtype,
+                                              device=_ns.device_of(q)))
+    if p.ndim == 1:
+        # |[code == 0] - p| is exactly p (code 1) or 1 - p (code 0), without the
+        # branchy select of a random mask
+        return xp.abs(xp.astype(codes == 0, p.dtype) - p)
+    return xp.take_along_axis(p, codes[:, None], axis=1)[:, 0]
+
+
+def _clipped_log(q, prob, bounds):
+    """``log(clip(q, eps, 1 - eps))`` in the accumulation dtype; ``bounds`` are the
+    limits as 0-d arrays (``maximum``/``minimum`` with arrays cost less per block
+    than ``clip``, and trace under ``torch.compile``)."""
+    xp = prob.xp
+    q = xp.astype(q, prob.acc_dtype, copy=False)
+    return xp.log(xp.minimum(xp.maximum(q, bounds[0]), bounds[1]))
+
+
+def sum_neg_log_true_proba(prob):
+    """``sum_i w_i * -log(clip(p_i,y_i))`` in one fused pass (no N-sized temporaries
+    on CPUs: ``ops(xp).fused_sums`` works on cache-sized row blocks)."""
+    xp = prob.xp
+    bounds = tuple(xp.asarray(v, dtype=prob.acc_dtype, device=prob.device)
+                   for v in (prob.eps, 1 - prob.eps))
+
+    outside = _outside_code(prob)
+
+    def rows(codes, p):
+        return (_clipped_log(_true_proba_rows(codes, p, xp, outside), prob, bounds),)
+
+    (s,) = _ops(xp).fused_sums(rows, [prob.codes, prob.proba], weights=prob.weights)
+    return -s
+
+
+def total_weight(prob):
+    """``sum_i w_i`` (the sample count without weights)."""
+    if prob.weights is None:
+        return prob.n_samples
+    return prob.xp.sum(prob.weights)
+
+
+def weighted_mean(values, prob):
+    xp = prob.xp
+    if prob.weights is None:
+        return xp.mean(values)
+    return xp.sum(values * prob.weights) / xp.sum(prob.weights)
+
+
+def class_weights(prob):
+    """(Weighted) number of samples of each column class, length ``n_classes``."""
+    xp = prob.xp
+    w = prob.weights
+    counts = _ops(xp).bincount(prob.codes, length=prob.n_classes + 1, weights=w)
+    return xp.astype(counts[: prob.n_classes], prob.acc_dtype)
+
+
+def squared_error(prob, q=None):
+    """Per-sample ``sum_c (T_ic - P_ic)^2`` (the unscaled Brier term), accumulation dtype."""
+    xp = prob.xp
+    p = xp.astype(prob.proba, prob.acc_dtype, copy=False)
+    if q is None:
+        q = true_proba(prob)
+    q = xp.astype(q, prob.acc_dtype, copy=False)
+    if p.ndim == 1:
+        return 2 * (1 - q) ** 2
+    return xp.sum(p * p, axis=1) - 2 * q + 1

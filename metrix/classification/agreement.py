@@ -1,0 +1,546 @@
+"""Label metrics read off the confusion matrix: agreement, balance, error rates.
+
+Every metric here is a formula on one :class:`~metrix.classification._input.LabelProblem`
+(per-class counts ``tp``, ``pred``, ``true``, and the C x C matrix where a
+weighted kappa needs it).  The formulas are the private ``*_from_problem``
+helpers; the public functions validate, build the problem and call them, and
+:func:`metrix.evaluate` calls the same helpers on one shared problem.
+
+With ``labels=`` declared and ``validate=False`` each metric is a pure array
+program (it traces under ``jax.jit`` and ``torch.compile(fullgraph=True)``);
+warnings that need a value on the host are emitted only with ``validate=True``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+from .._core import namespace as _ns
+from . import _statistic as _stats
+from .._core.arith import nanaverage, safe_divide
+from .confusion import correct_and_total
+from ._input import label_problem, prepare_inputs
+from ._likelihood_ratios import check_replace_lr, likelihood_ratios_from_problem
+from ._prf import prf_divide, setwise_labels
+from ..exceptions import UndefinedMetricWarning
+
+__all__ = [
+    "jaccard_score",
+    "balanced_accuracy_score",
+    "matthews_corrcoef",
+    "cohen_kappa_score",
+    "hamming_loss",
+    "zero_one_loss",
+    "class_likelihood_ratios",
+]
+
+
+def _out(x, xp):
+    return _ns.to_output(x, xp)
+
+
+def _counts(prob):
+    xp = prob.xp
+    return tuple(xp.astype(c, prob.acc_dtype) for c in prob.counts)
+
+
+def _matrix_counts(prob):
+    """Per-class counts of the confusion matrix (as scikit-learn's ``confusion_matrix``).
+
+    With declared labels a sample counts only if both its labels are declared,
+    so the row / column sums come from the C x C matrix; without labels they
+    are the plain per-class counts.
+    """
+    if prob.cm is None:
+        return _counts(prob)
+    return tuple(prob.xp.astype(c, prob.acc_dtype)
+                 for c in _stats.counts_from_confusion(prob.cm, xp=prob.xp))
+
+
+def _check_single_label_type(y_type):
+    if y_type not in ("binary", "multiclass"):
+        raise ValueError(f"{y_type} is not supported")
+
+
+def _warn_single_label(prob):
+    """scikit-learn's ``confusion_matrix`` warning for a 1 x 1 matrix (host-known shape)."""
+    if len(prob.classes) == 1:
+        warnings.warn(
+            "A single label was found in 'y_true' and 'y_pred'. For the confusion matrix "
+            "to have the correct shape, use the 'labels' parameter to pass all known "
+            "labels.", UserWarning, stacklevel=3)
+
+
+def _check_labels_nonempty(labels):
+    if labels is not None and len(_ns.host_list(labels)) == 0:
+        raise ValueError("'labels' should contain at least one label.")
+
+
+# -- jaccard ---------------------------------------------------------------
+
+def setwise_problem(y_true, y_pred, *, labels, pos_label, average, sample_weight, validate,
+                    prepared=None):
+    """The label problem of a set-wise metric (``average`` / ``pos_label`` rules)."""
+    val_targets = validate or (average == "binary" and labels is None)
+    if prepared is None:
+        prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=val_targets,
+                                  exact_binary=average == "binary")
+    targets = prepared[2]
+    if average == "binary" and not validate and labels is not None:
+        declared = _ns.host_list(labels)
+        if targets.y_type != "multilabel-indicator":
+            targets = targets._replace(y_type="binary" if len(declared) <= 2 else "multiclass",
+                                       values=tuple(declared))
+    labels = setwise_labels(targets, average=average, labels=labels, pos_label=pos_label)
+    return label_problem(y_true, y_pred, labels=labels, validate=validate,
+                         samplewise=average == "samples",
+                         prepared=prepared[:2] + (targets,) + prepared[3:])
+
+
+def jaccard_from_problem(prob, *, average, zero_division, validate):
+    r"""Jaccard index per class ``tp / (tp + fp + fn)``, averaged as ``average``."""
+    xp = prob.xp
+    tp, pred, true = _counts(prob)
+    if average == "micro":
+        tp, pred, true = (xp.reshape(xp.sum(c), (1,)) for c in (tp, pred, true))
+    jac = prf_divide(tp, pred + true - tp, metric="jaccard", modifier="true or predicted",
+                     average=average, warn_for=("jaccard",), zero_division=zero_division,
+                     xp=xp, validate=validate)
+    if average is None:
+        return xp.astype(jac, prob.float_dtype)
+    weights = true if average == "weighted" else (
+        prob.weights if average == "samples" else None)
+    return xp.astype(nanaverage(jac, weights=weights, xp=xp), prob.float_dtype)
+
+
+def _check_jaccard_zero_division(zero_division):
+    ok = (zero_division == "warn") if isinstance(zero_division, str) else (
+        isinstance(zero_division, numbers.Real) and not isinstance(zero_division, bool)
+        and zero_division in (0, 1))
+    if not ok:
+        raise ValueError(
+            "The 'zero_division' parameter of jaccard_score must be a float among {0.0, 1.0}"
+            f" or a str among {{'warn'}}. Got {zero_division!r} instead.")
+
+
+def jaccard_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
+                  sample_weight=None, zero_division="warn", validate=True):
+    r"""Jaccard similarity coefficient (intersection over union) per class, or averaged.
+
+    .. math:: J = \frac{tp}{tp + fp + fn}
+
+    Read off the per-class counts of one confusion-matrix ``bincount``.
+
+    Parameters
+    ----------
+    y_true, y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+        Labels, or label-indicator matrices (any supported array library).
+    labels : array-like, default=None
+        Classes to include (declared order). Sync-free with ``validate=False``.
+    pos_label : int, float, bool or str, default=1
+        The class reported when ``average="binary"``.
+    average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
+    sample_weight : array of shape (n_samples,), default=None
+    zero_division : {"warn", 0.0, 1.0}, default="warn"
+        Value where ``tp + fp + fn == 0``; "warn" gives 0 and an
+        ``UndefinedMetricWarning`` (with ``validate=True``).
+    validate : bool, default=True
+        Check values; ``False`` reads no value on the host.
+
+    Returns
+    -------
+    score : 0-d array, or array of shape (n_classes,) when ``average=None``
+        On the inputs' device (NumPy scalar for NumPy inputs).
+
+    References
+    ----------
+    .. [1] scikit-learn, ``sklearn.metrics.jaccard_score``.
+    .. [2] P. Jaccard, "Etude comparative de la distribution florale", 1901.
+    """
+    _check_jaccard_zero_division(zero_division)
+    prob = setwise_problem(y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
+                           sample_weight=sample_weight, validate=validate)
+    res = jaccard_from_problem(prob, average=average, zero_division=zero_division,
+                               validate=validate)
+    return _out(res, prob.xp)
+
+
+# -- balanced accuracy -----------------------------------------------------
+
+def balanced_accuracy_from_problem(prob, *, adjusted, validate):
+    """Mean recall over the classes present in ``y_true`` (optionally chance-adjusted)."""
+    xp = prob.xp
+    tp, _, true = _matrix_counts(prob)
+    has_true = true > 0
+    per_class = safe_divide(tp, true, zero_value=0.0, xp=xp)
+    n_classes = xp.sum(xp.astype(has_true, prob.acc_dtype))
+    if validate and not bool(xp.all(has_true)):  # host read, validate=True only
+        warnings.warn("y_pred contains classes not in y_true", UserWarning, stacklevel=3)
+    score = safe_divide(xp.sum(per_class), n_classes, zero_value=float("nan"), xp=xp)
+    if adjusted:
+        chance = 1 / n_classes
+        score = (score - chance) / (1 - chance)
+    return xp.astype(score, prob.float_dtype)
+
+
+def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=False,
+                            labels=None, validate=True):
+    r"""Balanced accuracy: the mean of the per-class recalls.
+
+    .. math:: \mathrm{BA} = \frac{1}{|K|}\sum_{k \in K} \frac{tp_k}{tp_k + fn_k},
+       \qquad \mathrm{BA}_{adj} = \frac{\mathrm{BA} - 1/|K|}{1 - 1/|K|}
+
+    where ``K`` is the set of classes with true samples.
+
+    Parameters
+    ----------
+    y_true, y_pred : array of shape (n_samples,)
+    sample_weight : array of shape (n_samples,), default=None
+    adjusted : bool, default=False
+        Rescale so that chance scores 0 and perfect scores 1.
+    labels : array-like, default=None
+        metrix extension: the complete set of classes (it must contain every
+        value of ``y_true`` and ``y_pred``). Declaring it with ``validate=False``
+        makes the call sync-free; the value is that of scikit-learn.
+    validate : bool, default=True
+
+    Returns
+    -------
+    score : 0-d array
+        On the inputs' device (NumPy scalar for NumPy inputs).
+
+    References
+    ----------
+    .. [1] scikit-learn, ``sklearn.metrics.balanced_accuracy_score``.
+    .. [2] K. H. Brodersen et al., "The balanced accuracy and its posterior
+       distribution", ICPR 2010.
+    """
+    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
+                              exact_binary=False)
+    _check_single_label_type(prepared[2].y_type)
+    prob = label_problem(y_true, y_pred, labels=labels, validate=validate,
+                         want_cm=labels is not None, prepared=prepared)
+    _warn_single_label(prob)
+    return _out(balanced_accuracy_from_problem(prob, adjusted=adjusted, validate=validate),
+                prob.xp)
+
+
+# -- Matthews correlation --------------------------------------------------
+
+def mcc_from_counts(tp, pred, true, *, xp):
+    r"""MCC (Gorodkin's multiclass form) from per-class counts; 0 where undefined.
+
+    .. math:: \frac{c\,n - \sum_k p_k t_k}
+                   {\sqrt{(n^2 - \sum_k p_k^2)(n^2 - \sum_k t_k^2)}}
+
+    with ``c`` the trace of the confusion matrix, ``p``/``t`` its column / row sums.
+    Shared by :func:`matthews_corrcoef` and the streaming ``MatthewsCorrCoef``.
+    """
+    n_correct, n = xp.sum(tp), xp.sum(pred)
+    cov_ytyp = n_correct * n - xp.sum(true * pred)
+    cov_ypyp = n * n - xp.sum(pred * pred)
+    cov_ytyt = n * n - xp.sum(true * true)
+    den = cov_ypyp * cov_ytyt
+    zero = den == 0
+    safe = xp.where(zero, xp.ones_like(den), den)
+    return xp.where(zero, xp.zeros_like(den), cov_ytyp / xp.sqrt(safe))
+
+
+def mcc_from_problem(prob):
+    r"""MCC from the trace and the row / column sums of the confusion matrix."""
+    xp = prob.xp
+    return xp.astype(mcc_from_counts(*_matrix_counts(prob), xp=xp), prob.float_dtype)
+
+
+def matthews_corrcoef(y_true, y_pred, *, sample_weight=None, labels=None, validate=True):
+    r"""Matthews correlation coefficient (binary and multiclass; Gorodkin's R_K).
+
+    .. math::
+        \mathrm{MCC} = \frac{c\,s - \sum_k p_k t_k}
+        {\sqrt{(s^2 - \sum_k p_k^2)(s^2 - \sum_k t_k^2)}}
+
+    with ``c`` the trace of the confusion matrix, ``s`` its total, ``t_k`` and
+    ``p_k`` its row and column sums; 0 where the denominator is 0.
+
+    Parameters
+    ----------
+    y_true, y_pred : array of shape (n_samples,)
+    sample_weight : array of shape (n_samples,), default=None
+    labels : array-like, default=None
+        metrix extension: the complete set of classes (sync-free with
+        ``validate=False``); it must contain every value present.
+    validate : bool, default=True
+
+    Returns
+    -------
+    mcc : 0-d array
+        In [-1, 1], on the inputs' device.
+
+    References
+    ----------
+    .. [1] scikit-learn, ``sklearn.metrics.matthews_corrcoef``.
+    .. [2] J. Gorodkin, "Comparing two K-category assignments by a K-category
+       correlation coefficient", Comput. Biol. Chem. 28, 2004.
+    """
+    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
+                              exact_binary=False)
+    _check_single_label_type(prepared[2].y_type)
+    prob = label_problem(y_true, y_pred, labels=labels, validate=validate,
+                         want_cm=labels is not None, prepared=prepared)
+    _warn_single_label(prob)
+    return _out(mcc_from_problem(prob), prob.xp)
+
+
+# -- Cohen's kappa ---------------------------------------------------------
+
+def _check_kappa_params(weights, replace_undefined_by):
+    if weights not in (None, "linear", "quadratic"):
+        raise ValueError(
+            "The 'weights' parameter of cohen_kappa_score must be a str among "
+            f"{{'linear', 'quadratic'}} or None. Got {weights!r} instead.")
+    r = replace_undefined_by
+    ok = isinstance(r, numbers.Real) and not isinstance(r, bool) and (
+        math.isnan(r) or -1.0 <= r <= 1.0)
+    if not ok:
+        raise ValueError(
+            "The 'replace_undefined_by' parameter of cohen_kappa_score must be a float in "
+            f"the range [-1.0, 1.0] or nan. Got {r!r} instead.")
+
+
+def kappa_terms(cm, counts, *, weights, xp, acc):
+    r"""``(n, observed, expected)`` of Cohen's kappa from a confusion matrix.
+
+    ``observed = sum(W * C)`` and ``expected = sum(W * outer(pred, true)) / n``
+    with ``W`` the disagreement weights (0/1, ``|i - j|`` or ``(i - j)^2``);
+    ``counts`` are the matrix's (tp, pred, true).  Shared with the streaming
+    ``CohenKappa``.
+    """
+    tp, pred, true = counts
+    n = xp.sum(true)
+    if weights is None:
+        observed = n - xp.sum(tp)                       # off-diagonal mass of C
+        chance = n * n - xp.sum(pred * true)            # off-diagonal mass of outer(p, t)
+    else:
+        cm = xp.astype(cm, acc)
+        idx = xp.arange(cm.shape[0], dtype=acc, device=_ns.device_of(cm))
+        diff = idx[:, None] - idx[None, :]
+        w_mat = xp.abs(diff) if weights == "linear" else diff * diff
+        observed = xp.sum(w_mat * cm)
+        chance = xp.sum(w_mat * (pred[:, None] * true[None, :]))
+    return n, observed, safe_divide(chance, n, zero_value=0.0, xp=xp)
+
+
+def kappa_value(n, observed, expected, *, replace_undefined_by, xp):
+    """``1 - observed / expected``; ``replace_undefined_by`` where n or expected is 0."""
+    undefined = (n == 0) | (expected == 0)
+    safe = xp.where(undefined, xp.ones_like(expected), expected)
+    fill = xp.asarray(float(replace_undefined_by), dtype=expected.dtype,
+                      device=_ns.device_of(expected))
+    return xp.where(undefined, fill, 1 - observed / safe)
+
+
+def kappa_from_problem(prob, *, weights, replace_undefined_by, validate):
+    r"""Cohen's kappa ``1 - sum(w * C) / sum(w * E)``, ``E`` the chance matrix."""
+    xp = prob.xp
+    n, observed, expected = kappa_terms(prob.cm, _matrix_counts(prob), weights=weights,
+                                        xp=xp, acc=prob.acc_dtype)
+    if validate:  # host reads, validate=True only
+        if bool(n == 0):
+            warnings.warn(
+                "`y2` contains no labels that are present in both `y1` and `labels`."
+                "`cohen_kappa_score` is undefined and set to the value defined by "
+                "the `replace_undefined_by` param, which is set to "
+                f"{replace_undefined_by}.", UndefinedMetricWarning, stacklevel=3)
+        elif bool(expected == 0):
+            warnings.warn(
+                "`y1`, `y2` and `labels` have only one label in common. "
+                "`cohen_kappa_score` is undefined and set to the value defined by the "
+                "the `replace_undefined_by` param, which is set to "
+                f"{replace_undefined_by}.", UndefinedMetricWarning, stacklevel=3)
+    kappa = kappa_value(n, observed, expected, replace_undefined_by=replace_undefined_by,
+                        xp=xp)
+    return xp.astype(kappa, prob.float_dtype)
+
+
+def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None,
+                      replace_undefined_by=float("nan"), validate=True):
+    r"""Cohen's kappa: agreement of two annotators beyond chance.
+
+    .. math:: \kappa = 1 - \frac{\sum_{ij} w_{ij} C_{ij}}{\sum_{ij} w_{ij} E_{ij}},
+       \qquad E_{ij} = \frac{p_i\, t_j}{s}
+
+    with ``w`` zero on the diagonal and one elsewhere (unweighted), ``|i - j|``
+    (linear) or ``(i - j)^2`` (quadratic). Unweighted kappa needs only the
+    per-class counts; weighted kappa reads the C x C matrix.
+
+    Parameters
+    ----------
+    y1, y2 : array of shape (n_samples,)
+        Labels of the two annotators.
+    labels : array-like, default=None
+        Classes to index the matrix (sync-free with ``validate=False``); at
+        least one must occur in ``y1``.
+    weights : {None, "linear", "quadratic"}, default=None
+    sample_weight : array of shape (n_samples,), default=None
+    replace_undefined_by : float in [-1, 1] or nan, default=nan
+        Value when kappa is undefined (an ``UndefinedMetricWarning`` is
+        emitted with ``validate=True``).
+    validate : bool, default=True
+
+    Returns
+    -------
+    kappa : 0-d array
+        On the inputs' device.
+
+    References
+    ----------
+    .. [1] scikit-learn, ``sklearn.metrics.cohen_kappa_score``.
+    .. [2] J. Cohen, "A coefficient of agreement for nominal scales", 1960.
+    """
+    _check_kappa_params(weights, replace_undefined_by)
+    _check_labels_nonempty(labels)
+    prepared = prepare_inputs(y1, y2, sample_weight, validate=validate, exact_binary=False)
+    _check_single_label_type(prepared[2].y_type)
+    prob = label_problem(y1, y2, labels=labels, validate=validate,
+                         want_cm=weights is not None or labels is not None,
+                         prepared=prepared)
+    _warn_single_label(prob)
+    if labels is not None and validate and not bool(prob.xp.sum(prob.counts.true) > 0):
+        raise ValueError(
+            "At least one label in `labels` must be present in `y1` (even though "
+            "`cohen_kappa_score` is otherwise agnostic to the order of `y1` and `y2`).")
+    res = kappa_from_problem(prob, weights=weights, replace_undefined_by=replace_undefined_by,
+                             validate=validate)
+    return _out(res, prob.xp)
+
+
+# -- error rates -----------------------------------------------------------
+
+def zero_one_loss(y_true, y_pred, *, normalize=True, sample_weight=None, validate=True):
+    r"""Zero-one loss: the fraction (or number) of wrong predictions.
+
+    .. math:: L_{01} = 1 - \frac{\sum_i w_i [\hat y_i = y_i]}{\sum_i w_i}
+
+    Multilabel input counts a sample as right only if all its labels are.
+
+    Parameters
+    ----------
+    y_true, y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+    normalize : bool, default=True
+        ``False`` returns the (weighted) number of misclassifications.
+    sample_weight : array of shape (n_samples,), default=None
+    validate : bool, default=True
+
+    Returns
+    -------
+    loss : 0-d array
+        On the inputs' device.
+
+    References
+    ----------
+    .. [1] scikit-learn, ``sklearn.metrics.zero_one_loss``.
+    """
+    xp, _, targets, w, fdt, acc = prepare_inputs(y_true, y_pred, sample_weight,
+                                                 validate=validate, exact_binary=False)
+    correct, total = correct_and_total(targets, w, xp, acc)
+    if normalize:
+        loss = 1 - safe_divide(correct, total, zero_value=0.0, xp=xp)
+    else:
+        loss = total - correct
+    return _out(xp.astype(loss, fdt), xp)
+
+
+def hamming_loss(y_true, y_pred, *, sample_weight=None, validate=True):
+    r"""Hamming loss: the (weighted) fraction of wrong labels.
+
+    .. math:: L_H = \frac{\sum_i w_i \sum_l [\hat y_{il} \ne y_{il}]}{L \sum_i w_i}
+
+    ``L = 1`` for binary and multiclass input.
+
+    Parameters
+    ----------
+    y_true, y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+    sample_weight : array of shape (n_samples,), default=None
+    validate : bool, default=True
+
+    Returns
+    -------
+    loss : 0-d array
+        On the inputs' device.
+
+    References
+    ----------
+    .. [1] scikit-learn, ``sklearn.metrics.hamming_loss``.
+    .. [2] G. Tsoumakas, I. Katakis, "Multi-Label Classification: An Overview", 2007.
+    """
+    xp, _, targets, w, fdt, acc = prepare_inputs(y_true, y_pred, sample_weight,
+                                                 validate=validate, exact_binary=False)
+    return _out(xp.astype(hamming_from_targets(targets, w, xp, acc), fdt), xp)
+
+
+def hamming_from_targets(targets, weights, xp, acc):
+    """(Weighted) fraction of wrong labels, in ``acc``."""
+    yt, yp = targets.y_true, targets.y_pred
+    if targets.y_type == "multilabel-indicator":
+        wrong = xp.sum(xp.astype(yt != yp, acc), axis=1)
+        n_labels = float(yt.shape[1])
+    else:
+        wrong = xp.astype(yt != yp, acc)
+        n_labels = 1.0
+    if weights is None:
+        return xp.sum(wrong) / (wrong.shape[0] * n_labels)
+    return xp.sum(wrong * weights) / (xp.sum(weights) * n_labels)
+
+
+# -- likelihood ratios -----------------------------------------------------
+
+def class_likelihood_ratios(y_true, y_pred, *, labels=None, sample_weight=None,
+                            replace_undefined_by=float("nan"), validate=True):
+    r"""Positive and negative likelihood ratios of a binary classification.
+
+    .. math:: LR_+ = \frac{tp / (tp + fn)}{fp / (fp + tn)}, \qquad
+              LR_- = \frac{fn / (tp + fn)}{tn / (fp + tn)}
+
+    Parameters
+    ----------
+    y_true, y_pred : array of shape (n_samples,)
+        Binary labels; the positive class is the second of ``labels`` (the
+        greater label by default).
+    labels : array-like of length 2, default=None
+        ``[negative, positive]`` (sync-free with ``validate=False``).
+    sample_weight : array of shape (n_samples,), default=None
+    replace_undefined_by : nan, 1.0 or dict, default=nan
+        Values for undefined ratios: nan, 1.0 (both worst-case 1), or
+        ``{"LR+": value in [1, inf] or nan, "LR-": value in [0, 1] or nan}``.
+    validate : bool, default=True
+
+    Returns
+    -------
+    (positive_likelihood_ratio, negative_likelihood_ratio) : tuple of 0-d arrays
+        On the inputs' device.
+
+    References
+    ----------
+    .. [1] scikit-learn, ``sklearn.metrics.class_likelihood_ratios``.
+    .. [2] J. A. Brenner, "Likelihood ratios in diagnostic testing", 2009.
+    """
+    replace = check_replace_lr(replace_undefined_by)
+    _check_labels_nonempty(labels)
+    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate)
+    y_type = prepared[2].y_type
+    if validate and y_type != "binary":
+        raise ValueError(
+            "class_likelihood_ratios only supports binary classification "
+            f"problems, got targets of type: {y_type}")
+    _check_single_label_type(y_type)
+    prob = label_problem(y_true, y_pred, labels=labels, validate=validate,
+                         want_cm=labels is not None, prepared=prepared)
+    _warn_single_label(prob)
+    if len(prob.classes) != 2:
+        raise ValueError(
+            f"class_likelihood_ratios needs exactly two classes, got {len(prob.classes)}; "
+            "pass labels=[negative, positive].")
+    lr_pos, lr_neg = likelihood_ratios_from_problem(prob, replace=replace, validate=validate)
+    return _out(lr_pos, prob.xp), _out(lr_neg, prob.xp)

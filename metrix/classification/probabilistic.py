@@ -1,0 +1,338 @@
+"""Probabilistic classification metrics: log loss, Brier score, hinge loss, D^2.
+
+Each metric builds one :class:`~metrix.classification._proba_input.ProbaProblem` (validation and
+class encoding, once) and reads the probability of the true class:
+``log_loss`` and ``d2_log_loss_score`` its clipped logarithm, the Brier
+metrics the squared error.  Logarithms and sums are computed in the widest
+float of the device (float64 where available); results have the dtype of
+``y_proba``.  With ``labels`` declared (or ``pos_label`` for 1-D Brier) and
+``validate=False`` each metric is a pure array program.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .._core import namespace as _ns
+from . import _proba_input as _proba
+from .._core.validation import (check_consistent_length, check_sample_weight, column_or_1d,
+                          num_samples)
+from ..exceptions import UndefinedMetricWarning
+
+__all__ = [
+    "log_loss",
+    "brier_score_loss",
+    "hinge_loss",
+    "d2_log_loss_score",
+    "d2_brier_score",
+]
+
+
+def _out(x, xp):
+    return _ns.to_output(x, xp)
+
+
+def _renamed_y_pred(y_proba, y_pred):
+    """scikit-learn 1.9's ``y_pred`` -> ``y_proba`` deprecation."""
+    if isinstance(y_pred, str) and y_pred == "deprecated":
+        return y_proba
+    if y_proba is not None:
+        raise ValueError("Cannot use both `y_pred` and `y_proba`. `y_pred` is deprecated, "
+                         "use `y_proba` instead.")
+    warnings.warn("`y_pred` was renamed to `y_proba` in version 1.9 and will be removed in "
+                  "1.11. Use `y_proba` instead.", FutureWarning, stacklevel=3)
+    return y_pred
+
+
+def log_loss_from_problem(prob, *, normalize, neg_log_sum=None):
+    """Mean (or sum) of ``-log(clip(p_true))`` over samples.
+
+    ``neg_log_sum``: the weighted sum when already computed (``evaluate``).
+    """
+    total = _proba.sum_neg_log_true_proba(prob) if neg_log_sum is None else neg_log_sum
+    if normalize:
+        total = total / _proba.total_weight(prob)
+    return prob.xp.astype(total, prob.float_dtype)
+
+
+def log_loss(y_true, y_proba=None, *, normalize=True, sample_weight=None, labels=None,
+             y_pred="deprecated", validate=True):
+    r"""Log loss (cross-entropy) of predicted probabilities.
+
+    .. math:: L = -\frac{1}{\sum_i w_i}\sum_i w_i \log \operatorname{clip}(p_{i, y_i},
+              \epsilon, 1 - \epsilon)
+
+    with ``epsilon`` the machine epsilon of ``y_proba``'s dtype, as scikit-learn.
+
+    Parameters
+    ----------
+    y_true : array of shape (n_samples,)
+        True labels.
+    y_proba : array of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities; columns are the sorted classes. A 1-D array is
+        the probability of the greater class.
+    normalize : bool, default=True
+        Mean over samples; ``False`` gives the sum.
+    sample_weight : array of shape (n_samples,), default=None
+    labels : array-like, default=None
+        All classes (sorted order gives the columns). Required when ``y_true``
+        has a single class; with ``validate=False`` the call is sync-free.
+    y_pred : deprecated
+        Old name of ``y_proba`` (scikit-learn 1.9).
+    validate : bool, default=True
+        Check ranges, classes and row sums (reads values on the host).
+
+    Returns
+    -------
+    loss : 0-d array
+        On the inputs' device, in ``y_proba``'s float dtype.
+
+    References
+    ----------
+    .. [1] scikit-learn, ``sklearn.metrics.log_loss``.
+    .. [2] C. M. Bishop, *Pattern Recognition and Machine Learning*, 2006, p. 209.
+    """
+    y_proba = _renamed_y_pred(y_proba, y_pred)
+    prob = _proba.proba_problem(y_true, y_proba, sample_weight, labels=labels,
+                                validate=validate)
+    return _out(log_loss_from_problem(prob, normalize=normalize), prob.xp)
+
+
+def brier_from_problem(prob, *, scale_by_half, sq=None):
+    """Weighted mean of ``sum_c (T_ic - P_ic)^2`` (halved as ``scale_by_half``)."""
+    if sq is None:
+        sq = _proba.squared_error(prob)
+    score = _proba.weighted_mean(sq, prob)
+    if scale_by_half == "auto":
+        scale_by_half = prob.n_classes < 3
+    if scale_by_half:
+        score = score * 0.5
+    return prob.xp.astype(score, prob.float_dtype)
+
+
+def _brier_problem(y_true, y_proba, sample_weight, pos_label, labels, validate):
+    p = getattr(y_proba, "shape", None)
+    ndim = len(p) if p is not None else _ns.host_values(y_proba).ndim
+    one_d = ndim == 1 or (ndim == 2 and (p[1] if p is not None
+                                         else _ns.host_values(y_proba).shape[1]) == 1)
+    return _proba.proba_problem(y_true, y_proba, sample_weight, labels=labels,
+                                pos_label=pos_label, mode="binary" if one_d else "multiclass",
+                                validate=validate)
+
+
+def _check_scale(scale_by_half):
+    if not (isinstance(scale_by_half, bool) or scale_by_half == "auto"):
+        raise ValueError("The 'scale_by_half' parameter of brier_score_loss must be an "
+                         f"instance of 'bool' or a str among {{'auto'}}. Got {scale_by_half!r} "
+                         "instead.")
+
+
+def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, labels=None,
+                     scale_by_half="auto", validate=True):
+    r"""Brier score: mean squared error of the predicted probabilities.
+
+    .. math:: BS = \frac{1}{\sum_i w_i}\sum_i w_i \sum_c (y_{ic} - p_{ic})^2
+
+    halved (to lie in [0, 1]) for binary problems by default.
+
+    Parameters
+    ----------
+    y_true : array of shape (n_samples,)
+    y_proba : array of shape (n_samples,) or (n_samples, n_classes)
+        1-D: probability of ``pos_label``; 2-D: one column per sorted class.
+    sample_weight : array of shape (n_samples,), default=None
+    pos_label : int, float, bool or str, default=None
+        Positive class for 1-D ``y_proba`` (inferred as scikit-learn does; 1
+        with ``validate=False``).
+    labels : array-like, default=None
+        Classes of a 2-D ``y_proba`` (sync-free with ``validate=False``).
+    scale_by_half : bool or "auto", default="auto"
+        "auto" halves for binary problems only.
+    validate : bool, default=True
+
+    Returns
+    -------
+    score : 0-d array
+        On the inputs' device, in ``y_proba``'s float dtype.
+
+    References
+    ----------
+    .. [1] scikit-learn, ``sklearn.metrics.brier_score_loss``.
+    .. [2] G. W. Brier, "Verification of forecasts expressed in terms of
+       probability", Monthly Weather Review 78, 1950.
+    """
+    _check_scale(scale_by_half)
+    prob = _brier_problem(y_true, y_proba, sample_weight, pos_label, labels, validate)
+    return _out(brier_from_problem(prob, scale_by_half=scale_by_half), prob.xp)
+
+
+def _d2_undefined(y_true, y_proba, sample_weight):
+    check_consistent_length(y_proba, y_true, sample_weight)
+    if num_samples(y_proba) < 2:
+        warnings.warn("D^2 score is not well-defined with less than two samples.",
+                      UndefinedMetricWarning, stacklevel=3)
+        xp, device = _ns.get_namespace_and_device(y_proba, y_true, sample_weight)
+        p, _ = _proba._float_proba(y_proba, xp, device)
+        return _out(xp.asarray(float("nan"), dtype=p.dtype, device=device), xp)
+    return None
+
+
+def d2_log_loss_from_problem(prob, *, neg_log_sum=None, class_w=None):
+    """``1 - log_loss(model) / log_loss(class-prior model)`` (sums, weighted)."""
+    xp = prob.xp
+    if class_w is None:
+        class_w = _proba.class_weights(prob)
+    num = _proba.sum_neg_log_true_proba(prob) if neg_log_sum is None else neg_log_sum
+    prior = class_w / xp.sum(class_w)
+    eps = float(xp.finfo(prob.acc_dtype).eps)
+    den = -xp.sum(class_w * xp.log(xp.clip(prior, eps, 1 - eps)))
+    return xp.astype(1 - num / den, prob.float_dtype)
+
+
+def d2_log_loss_score(y_true, y_proba=None, *, sample_weight=None, labels=None,
+                      y_pred="deprecated", validate=True):
+    r""":math:`D^2` for the log loss: the fraction of log loss explained.
+
+    .. math:: D^2 = 1 - \frac{L(y, p)}{L(y, \bar p)}
+
+    where ``\bar p`` predicts the (weighted) class proportions of ``y_true``.
+
+    Parameters are those of :func:`log_loss` (without ``normalize``).
+
+    Returns
+    -------
+    d2 : 0-d array
+        On the inputs' device; nan (with a warning) for fewer than two samples.
+
+    References
+    ----------
+    .. [1] scikit-learn, ``sklearn.metrics.d2_log_loss_score``.
+    """
+    y_proba = _renamed_y_pred(y_proba, y_pred)
+    early = _d2_undefined(y_true, y_proba, sample_weight)
+    if early is not None:
+        return early
+    prob = _proba.proba_problem(y_true, y_proba, sample_weight, labels=labels,
+                                validate=validate)
+    return _out(d2_log_loss_from_problem(prob), prob.xp)
+
+
+def d2_brier_from_problem(prob, *, sq=None, class_w=None):
+    """``1 - brier(model) / brier(class-prior model)``; the prior's Brier is ``1 - sum q^2``."""
+    xp = prob.xp
+    if sq is None:
+        sq = _proba.squared_error(prob)
+    if class_w is None:
+        class_w = _proba.class_weights(prob)
+    prior = class_w / xp.sum(class_w)
+    null = 1 - xp.sum(prior * prior)
+    return xp.astype(1 - _proba.weighted_mean(sq, prob) / null, prob.float_dtype)
+
+
+def d2_brier_score(y_true, y_proba, *, sample_weight=None, pos_label=None, labels=None,
+                   validate=True):
+    r""":math:`D^2` for the Brier score (Brier skill score).
+
+    .. math:: D^2 = 1 - \frac{BS(y, p)}{BS(y, \bar p)}, \qquad
+              BS(y, \bar p) = 1 - \sum_c \bar p_c^2
+
+    Parameters are those of :func:`brier_score_loss` (without ``scale_by_half``).
+
+    Returns
+    -------
+    d2 : 0-d array
+        On the inputs' device; nan (with a warning) for fewer than two samples.
+
+    References
+    ----------
+    .. [1] scikit-learn, ``sklearn.metrics.d2_brier_score``.
+    """
+    early = _d2_undefined(y_true, y_proba, sample_weight)
+    if early is not None:
+        return early
+    prob = _brier_problem(y_true, y_proba, sample_weight, pos_label, labels, validate)
+    return _out(d2_brier_from_problem(prob), prob.xp)
+
+
+def hinge_loss(y_true, pred_decision, *, labels=None, sample_weight=None, validate=True):
+    r"""Average hinge loss (binary, or Crammer-Singer multiclass).
+
+    .. math:: L = \frac{1}{\sum_i w_i}\sum_i w_i \max(0, 1 - m_i), \quad
+       m_i = y_i f_i \text{ (binary, } y_i = \pm 1), \quad
+       m_i = f_{i, y_i} - \max_{j \ne y_i} f_{ij} \text{ (multiclass)}
+
+    Parameters
+    ----------
+    y_true : array of shape (n_samples,)
+        True labels; binary: the greater label is positive.
+    pred_decision : array of shape (n_samples,) or (n_samples, n_classes)
+        Decision function values (one column per sorted class when multiclass).
+    labels : array-like, default=None
+        All classes of a multiclass problem (sync-free with ``validate=False``).
+    sample_weight : array of shape (n_samples,), default=None
+    validate : bool, default=True
+
+    Returns
+    -------
+    loss : 0-d array
+        On the inputs' device.
+
+    References
+    ----------
+    .. [1] scikit-learn, ``sklearn.metrics.hinge_loss``.
+    .. [2] K. Crammer, Y. Singer, "On the algorithmic implementation of
+       multiclass kernel-based vector machines", JMLR 2, 2001.
+    """
+    xp, device = _ns.get_namespace_and_device(y_true, pred_decision, sample_weight)
+    check_consistent_length(y_true, pred_decision, sample_weight)
+    f, _ = _proba._float_proba(pred_decision, xp, device)
+    yt = column_or_1d(_ns.asarray(y_true, xp=xp, device=device), xp=xp, input_name="y_true")
+    acc = _ns.max_float_dtype(xp, device)
+    n = int(yt.shape[0])
+    w = check_sample_weight(sample_weight, n, xp=xp, device=device, dtype=acc,
+                            validate=validate)
+    if labels is not None:
+        declared = _ns.host_list(labels)
+        classes = sorted(set(declared))
+    else:
+        classes, codes = _proba.discover_codes(yt, xp, device)
+        classes = _ns.host_values(classes).tolist()
+    n_classes = len(classes)
+    if n_classes > 2:
+        if f.ndim <= 1:
+            raise ValueError(
+                "The shape of pred_decision cannot be 1d arraywith a multiclass target. "
+                "pred_decision shape must be (n_samples, n_classes), that is "
+                f"({n}, {n_classes}). Got: {tuple(f.shape)}")
+        if n_classes != f.shape[1]:
+            if labels is None:
+                raise ValueError("Please include all labels in y_true or pass labels as "
+                                 "third argument")
+            raise ValueError(
+                "The shape of pred_decision is not consistent with the number of classes. "
+                "With a multiclass target, pred_decision shape must be (n_samples, "
+                f"n_classes), that is ({n}, {n_classes}). Got: {tuple(f.shape)}")
+        if labels is not None:
+            codes = _proba._labels.encode(yt, yt, labels=classes, xp=xp, device=device).y_true
+            if validate and bool(xp.any(codes == n_classes)):  # host read
+                raise ValueError("y contains previously unseen labels")
+            codes = xp.clip(codes, 0, n_classes - 1)
+        fa = xp.astype(f, acc)
+        own = xp.take_along_axis(fa, codes[:, None], axis=1)[:, 0]
+        cols = xp.arange(n_classes, dtype=codes.dtype, device=_ns.device_of(codes))
+        others = xp.where(codes[:, None] == cols[None, :],
+                          xp.asarray(-float("inf"), dtype=acc, device=_ns.device_of(fa)), fa)
+        margin = own - xp.max(others, axis=1)
+    else:
+        f = column_or_1d(f, xp=xp, input_name="pred_decision")
+        if labels is not None and validate:
+            classes = _ns.host_values(_proba.discover_codes(yt, xp, device)[0]).tolist()
+        if len(classes) == 2:
+            pos = xp.astype(_proba._equals(yt, classes[1], xp), acc)
+            sign = 2 * pos - 1
+        else:  # a single class: scikit-learn's LabelBinarizer gives -1 everywhere
+            sign = -xp.ones((n,), dtype=acc, device=_ns.device_of(f))
+        margin = xp.astype(sign, acc) * xp.astype(f, acc)
+    losses = xp.clip(1 - margin, 0, None)
+    loss = xp.mean(losses) if w is None else xp.sum(losses * w) / xp.sum(w)
+    return _out(xp.astype(loss, f.dtype), xp)

@@ -1,0 +1,452 @@
+"""Vectorised bootstrap paths: B resamples of a metric without B metric calls.
+
+A *path* turns a batch of resamples into a batch of metric values with a few
+array operations over all resamples at once.  A batch of ``M`` resamples is
+either ``idx`` (an ``(M, N)`` array of drawn sample indices, multinomial
+resampling) or ``counts`` (an ``(M, N)`` float array of Poisson(1) counts).
+
+* **Label metrics** (accuracy, precision / recall / F-beta, balanced accuracy,
+  MCC, Cohen's kappa): the label set is discovered once on the full data, the
+  labels are encoded once, and one ``bincount`` of ``m * S + cell`` (weights:
+  the drawn samples' weights) gives the ``M`` confusion matrices (``S = C^2``
+  cells; for many classes three length-``C`` bincounts instead).  The metric
+  formula is then applied to the ``(M, C)`` per-class counts by broadcasting
+  (a small batched copy of scikit-learn's formulas: ``metrix.classification._prf`` and the
+  agreement formulas reduce over all axes, so they do not batch).
+* **Binary ranking metrics** (``roc_auc_score``, ``average_precision_score``):
+  the scores are sorted once for all resamples; each resample is a row of
+  counts in that order, and cumulative sums along the row give every
+  resample's ROC / PR statistic at once (ties grouped by the shared sort).
+* **Mean-based regression metrics** (MAE, MSE, RMSE, R², explained variance,
+  MAPE): one ``(M, N) @ (N, k)`` product of counts with per-sample terms.
+
+Every path also gives the jackknife values for ``method="bca"`` (labels and
+regression in closed form from the full-data statistic; ranking by the same
+batched code on leave-one-out count rows, O(N^2): meant for moderate N).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..classification import _encoding as _labels
+from .._core import namespace as _ns
+from .._core.arith import safe_divide
+from ..classification._input import label_problem
+from ..backends import ops as _ops
+
+#: elements of one intermediate (M, N) or (G, C) block
+BLOCK = 1 << 22
+#: unweighted label metrics resample the confusion cells directly (see LabelPath)
+CELL_PATH = True
+
+
+class _Path:
+    """A batch of resamples: per-sample draws by default."""
+
+    cell_level = False
+
+    def sample(self, rng, m, resampling):
+        if resampling == "multinomial":
+            return self.values(idx=rng.integers(self.n, (m, self.n)))
+        return self.values(counts=rng.poisson((m, self.n), self.acc))
+
+    #: elements of one (M, N) intermediate: small enough to stay in cache-ish memory
+    block_elements = 1 << 21
+
+    def block_rows(self):
+        """Resamples per batch (the default ``batch_size``)."""
+        if self.cell_level:
+            return max(1, BLOCK // (self.c1 * self.c1))
+        return max(1, self.block_elements // max(self.n, 1))
+
+
+def _counts_matrix(idx, n, *, xp, o, dtype):
+    """(M, N) resample counts from (M, N) drawn indices (one bincount)."""
+    m = idx.shape[0]
+    dev = _ns.device_of(idx)
+    rows = xp.reshape(xp.arange(m, dtype=_ns.count_dtype(xp, dev), device=dev), (-1, 1)) * n
+    flat = o.bincount(xp.reshape(rows + idx, (-1,)), length=m * n)
+    return xp.astype(xp.reshape(flat, (m, n)), dtype)
+
+
+# ---------------------------------------------------------------------------
+# label metrics
+
+_PRF_KW = {"labels", "pos_label", "average", "sample_weight", "zero_division", "beta"}
+_LABEL_KW = {
+    "accuracy_score": {"sample_weight", "normalize"},
+    "precision_score": _PRF_KW - {"beta"},
+    "recall_score": _PRF_KW - {"beta"},
+    "f1_score": _PRF_KW - {"beta"},
+    "fbeta_score": _PRF_KW,
+    "balanced_accuracy_score": {"sample_weight", "adjusted"},
+    "matthews_corrcoef": {"sample_weight"},
+    "cohen_kappa_score": {"sample_weight", "weights", "replace_undefined_by"},
+}
+
+
+class LabelPath(_Path):
+    """B confusion matrices from one bincount, then a batched formula.
+
+    Without sample weights the confusion matrix of a resample depends on the
+    resample only through how many of each cell's samples it drew, so the
+    ``M`` matrices are drawn directly: ``Multinomial(N, cm / N)`` (multinomial
+    resampling) or independent ``Poisson(cm)`` cells (Poisson resampling).
+    This is the same distribution as drawing ``N`` indices per resample, at a
+    cost of O(M C^2) instead of O(M N).  With sample weights, indices (or
+    Poisson counts) are drawn per sample and one ``bincount`` of
+    ``m * C^2 + cell`` weighted by the drawn samples' weights gives the
+    matrices.
+    """
+
+    def __init__(self, name, y_true, y_pred, kw):
+        self.name, self.kw = name, dict(kw)
+        sw = kw.get("sample_weight")
+        average = kw.get("average", "binary")
+        labels = kw.get("labels")
+        prob = label_problem(y_true, y_pred, sample_weight=sw, validate=True)
+        xp, dev = prob.xp, prob.device
+        if name in ("precision_score", "recall_score", "f1_score", "fbeta_score"):
+            if average == "binary":
+                classes = [kw.get("pos_label", 1)]
+            elif labels is not None:
+                classes = _ns.host_list(labels)
+            else:
+                classes = _ns.host_list(prob.classes)
+        else:
+            classes = _ns.host_list(prob.classes)
+        self.xp, self.device, self.o = xp, dev, _ops(xp)
+        self.acc, self.fdt = prob.acc_dtype, prob.float_dtype
+        space = _labels.encode(prob.y_true, prob.y_pred, labels=classes, xp=xp, device=dev)
+        self.c = len(classes)
+        self.c1 = space.size  # classes + the "other" bin
+        self.t, self.p = space.y_true, space.y_pred
+        self.t = _ns.asarray(self.t, xp=xp, device=dev)
+        self.p = _ns.asarray(self.p, xp=xp, device=dev)
+        self.w = prob.weights
+        self.n = int(self.t.shape[0])
+        self.dense = self.c1 * self.c1 <= 4096
+        self.cell = self.t * self.c1 + self.p
+        self.cell_level = CELL_PATH and self.w is None and self.dense
+        if self.cell_level:
+            self.cm0 = xp.reshape(self._bincount(xp.reshape(self.cell, (1, -1)), None,
+                                                 self.c1 * self.c1, 1), (-1,))
+
+    def sample(self, rng, m, resampling):
+        if not self.cell_level:
+            return super().sample(rng, m, resampling)
+        xp, c1 = self.xp, self.c1
+        if resampling == "multinomial":
+            cells = rng.multinomial(self.n, self.cm0, m)
+        else:
+            cells = rng.poisson_rates(self.cm0, m)
+        cm = xp.reshape(xp.astype(cells, self.acc), (m, c1, c1))
+        diag = xp.reshape(cm, (m, -1))[:, :: c1 + 1]
+        return self.formula(diag, xp.sum(cm, axis=1), xp.sum(cm, axis=2))
+
+    # -- statistic ----------------------------------------------------------
+    def _bincount(self, codes, weights, length, m):
+        xp, dev = self.xp, self.device
+        rows = xp.reshape(xp.arange(m, dtype=codes.dtype, device=dev), (-1, 1)) * length
+        flat = xp.reshape(rows + codes, (-1,))
+        wflat = None if weights is None else xp.reshape(weights, (-1,))
+        out = self.o.bincount(flat, length=m * length, weights=wflat)
+        return xp.reshape(xp.astype(out, self.acc), (m, length))
+
+    def counts(self, idx=None, counts=None):
+        """(tp, pred, true) per bin, each (M, C+1), for a batch of resamples."""
+        xp = self.xp
+        if idx is not None and self.w is not None:
+            # weighted: counts per sample (one bincount of the indices), then sequential
+            # passes, instead of two random gathers (codes and weights) per draw
+            counts, idx = _counts_matrix(idx, self.n, xp=xp, o=self.o, dtype=self.acc), None
+        if idx is not None:
+            m = idx.shape[0]
+            w = None if self.w is None else xp.take(self.w, xp.reshape(idx, (-1,)))
+            w = None if w is None else xp.reshape(w, idx.shape)
+
+            def pick(a):
+                return xp.reshape(xp.take(a, xp.reshape(idx, (-1,))), idx.shape)
+        else:
+            m = counts.shape[0]
+            w = counts if self.w is None else counts * xp.reshape(self.w, (1, -1))
+
+            def pick(a):
+                return xp.broadcast_to(xp.reshape(a, (1, -1)), counts.shape)
+        c1 = self.c1
+        if self.dense:
+            cm = xp.reshape(self._bincount(pick(self.cell), w, c1 * c1, m), (m, c1, c1))
+            diag = xp.reshape(cm, (m, -1))[:, :: c1 + 1]
+            return diag, xp.sum(cm, axis=1), xp.sum(cm, axis=2)
+        hit = xp.where(self.t == self.p, self.t, xp.full_like(self.t, c1))
+        true = self._bincount(pick(self.t), w, c1, m)
+        pred = self._bincount(pick(self.p), w, c1, m)
+        tp = self._bincount(pick(hit), w, c1 + 1, m)[:, :c1]
+        return tp, pred, true
+
+    def values(self, idx=None, counts=None):
+        return self.formula(*self.counts(idx=idx, counts=counts))
+
+    def jackknife(self):
+        """Leave-one-out values, grouped: (values (G, ...), multiplicity (G,))."""
+        xp, dev, c1 = self.xp, self.device, self.c1
+        tp, pred, true = self.counts(counts=xp.ones((1, self.n), dtype=self.acc, device=dev))
+        if self.w is None:  # one group per confusion cell, weighted by its count
+            g = xp.arange(c1 * c1, device=dev)
+            gt, gp = g // c1, g % c1
+            gw = xp.ones((c1 * c1,), dtype=self.acc, device=dev)
+            cm = self._bincount(xp.reshape(self.cell, (1, -1)), None, c1 * c1, 1)
+            mult = xp.reshape(cm, (-1,))
+        else:  # one group per sample
+            gt, gp, gw = self.t, self.p, xp.astype(self.w, self.acc)
+            mult = xp.ones((self.n,), dtype=self.acc, device=dev)
+        eye = xp.eye(c1, dtype=self.acc, device=dev)
+        out = []
+        step = max(1, BLOCK // c1)
+        for s in range(0, int(gt.shape[0]), step):
+            t_, p_, w_ = gt[s:s + step], gp[s:s + step], xp.reshape(gw[s:s + step], (-1, 1))
+            et, ep = xp.take(eye, t_, axis=0) * w_, xp.take(eye, p_, axis=0) * w_
+            same = xp.reshape(xp.astype(t_ == p_, self.acc), (-1, 1))
+            out.append(self.formula(tp - et * same, pred - ep, true - et))
+        return xp.concat(out, axis=0), mult
+
+    # -- formulas -------------------------------------------------------------
+    def formula(self, tp, pred, true):
+        name, kw, xp = self.name, self.kw, self.xp
+        c = self.c
+        if name == "accuracy_score":
+            correct, total = xp.sum(tp, axis=1), xp.sum(true, axis=1)
+            if not kw.get("normalize", True):
+                return correct
+            return safe_divide(correct, total, zero_value=0.0, xp=xp)
+        tp, pred, true = tp[:, :c], pred[:, :c], true[:, :c]
+        if name == "balanced_accuracy_score":
+            present = xp.astype(true > 0, self.acc)
+            k = xp.sum(present, axis=1)
+            score = safe_divide(xp.sum(safe_divide(tp, true, zero_value=0.0, xp=xp), axis=1),
+                                k, zero_value=math.nan, xp=xp)
+            if kw.get("adjusted", False):
+                chance = safe_divide(xp.ones_like(k), k, zero_value=math.nan, xp=xp)
+                score = (score - chance) / (1 - chance)
+            return score
+        if name in ("matthews_corrcoef", "cohen_kappa_score"):
+            s, corr = xp.sum(true, axis=1), xp.sum(tp, axis=1)
+            tt_pp = xp.sum(true * pred, axis=1)
+            if name == "cohen_kappa_score":
+                expected = s - safe_divide(tt_pp, s, zero_value=0.0, xp=xp)
+                undefined = (s == 0) | (expected == 0)
+                fill = float(kw.get("replace_undefined_by", math.nan))
+                k = 1.0 - safe_divide(s - corr, expected, zero_value=0.0, xp=xp)
+                return xp.where(undefined, xp.full_like(k, fill), k)
+            cov_tp = corr * s - tt_pp
+            den = (s * s - xp.sum(pred * pred, axis=1)) * (s * s - xp.sum(true * true, axis=1))
+            safe = xp.where(den == 0, xp.ones_like(den), den)
+            return xp.where(den == 0, xp.zeros_like(den), cov_tp / xp.sqrt(safe))
+        return self._prf(tp, pred, true)
+
+    def _prf(self, tp, pred, true):
+        xp, kw = self.xp, self.kw
+        average = kw.get("average", "binary")
+        zd = kw.get("zero_division", "warn")
+        zv = 0.0 if zd == "warn" else float(zd)
+        beta = 1.0 if self.name == "f1_score" else float(kw.get("beta", 1.0))
+        if average == "micro":
+            tp, pred, true = (xp.sum(v, axis=1, keepdims=True) for v in (tp, pred, true))
+        if self.name == "precision_score" or (self.name == "fbeta_score" and beta == 0):
+            v = safe_divide(tp, pred, zero_value=zv, xp=xp)
+        elif self.name == "recall_score" or math.isinf(beta):
+            v = safe_divide(tp, true, zero_value=zv, xp=xp)
+        else:
+            b2 = beta * beta
+            v = safe_divide((1 + b2) * tp, b2 * true + pred, zero_value=zv, xp=xp)
+        if average is None:
+            return v
+        if average in ("binary", "micro"):
+            return v[:, 0]
+        nan = xp.isnan(v)
+        v0 = xp.where(nan, xp.zeros_like(v), v)
+        keep = xp.astype(~nan, v.dtype)
+        plain = safe_divide(xp.sum(v0, axis=1), xp.sum(keep, axis=1), zero_value=math.nan,
+                            xp=xp)
+        if average == "macro":
+            return plain
+        wk = true * keep
+        wsum = xp.sum(wk, axis=1)
+        weighted = safe_divide(xp.sum(wk * v0, axis=1), wsum, zero_value=math.nan, xp=xp)
+        return xp.where(wsum == 0, plain, weighted)
+
+
+# ---------------------------------------------------------------------------
+# binary ranking metrics
+
+class RankingPath(_Path):
+    """One shared descending sort; per resample, cumulative sums of its counts."""
+
+    def __init__(self, name, y_true, y_score, kw):
+        xp, dev = _ns.get_namespace_and_device(y_true, y_score, kw.get("sample_weight"))
+        self.xp, self.device, self.o, self.name = xp, dev, _ops(xp), name
+        yt = _ns.asarray(y_true, xp=xp, device=dev)
+        ys = _ns.asarray(y_score, xp=xp, device=dev)
+        self.acc = _ns.max_float_dtype(xp, dev)
+        self.fdt = _ns.result_float_dtype(xp, dev, ys)
+        if name == "roc_auc_score":  # label_binarize: the greater class is positive
+            pos = _ns.host_unique(_ns.to_host(yt))[-1]  # host read, once
+            pos = pos.item() if hasattr(pos, "item") else pos
+        else:
+            pos = kw.get("pos_label", 1)
+        self.n = int(yt.shape[0])
+        order = self.o.argsort_desc(ys)
+        s = xp.astype(xp.take(ys, order), self.acc)
+        self.pos = xp.astype(xp.take(yt, order) == pos, self.acc)
+        sw = kw.get("sample_weight")
+        self.w = None if sw is None else xp.take(
+            xp.astype(_ns.asarray(sw, xp=xp, device=dev), self.acc), order)
+        self.order = order
+        self.rank = xp.argsort(order)  # position of each sample in the sorted order
+        neg = -s
+        self.start = xp.searchsorted(neg, neg, side="left")
+        self.end1 = xp.searchsorted(neg, neg, side="right")  # last index of the tie + 1
+
+    def values(self, idx=None, counts=None):
+        xp = self.xp
+        if idx is not None:
+            ranks = xp.reshape(xp.take(self.rank, xp.reshape(idx, (-1,))), idx.shape)
+            k = _counts_matrix(ranks, self.n, xp=xp, o=self.o, dtype=self.acc)
+        else:
+            k = xp.take(xp.astype(counts, self.acc), self.order, axis=1)
+        return self.from_counts(k)
+
+    def from_counts(self, k):
+        """Metric values for count rows ``k`` (M, N) in the sorted order."""
+        xp = self.xp
+        if self.w is not None:
+            k = k * xp.reshape(self.w, (1, -1))
+        kp = k * xp.reshape(self.pos, (1, -1))
+        zero = xp.zeros((k.shape[0], 1), dtype=self.acc, device=self.device)
+        cpos = xp.concat([zero, xp.cumulative_sum(kp, axis=1)], axis=1)
+        npos = cpos[:, -1]
+        if self.name == "roc_auc_score":
+            higher = xp.take(cpos, self.start, axis=1)
+            same = xp.take(cpos, self.end1, axis=1) - higher
+            kn = k - kp
+            nneg = xp.sum(kn, axis=1)
+            area = xp.sum(kn * (higher + 0.5 * same), axis=1)
+            return safe_divide(area, npos * nneg, zero_value=math.nan, xp=xp)
+        call = xp.concat([zero, xp.cumulative_sum(k, axis=1)], axis=1)
+        prec = safe_divide(xp.take(cpos, self.end1, axis=1), xp.take(call, self.end1, axis=1),
+                           zero_value=0.0, xp=xp)
+        return safe_divide(xp.sum(kp * prec, axis=1), npos, zero_value=math.nan, xp=xp)
+
+    def jackknife(self):
+        xp, n = self.xp, self.n
+        out = []
+        step = max(1, BLOCK // max(n, 1))
+        for s in range(0, n, step):
+            e = min(s + step, n)
+            rows = xp.reshape(xp.arange(s, e, device=self.device), (-1, 1))
+            cols = xp.reshape(xp.arange(n, device=self.device), (1, -1))
+            out.append(self.from_counts(xp.astype(rows != cols, self.acc)))
+        return xp.concat(out, axis=0), None
+
+
+# ---------------------------------------------------------------------------
+# regression metrics (weighted means)
+
+_REG = ("mean_absolute_error", "mean_squared_error", "root_mean_squared_error", "r2_score",
+        "explained_variance_score", "mean_absolute_percentage_error")
+
+
+class RegressionPath(_Path):
+    """Per-sample terms X (N, 7); a batch of resamples is one counts @ X product."""
+
+    def __init__(self, name, y_true, y_pred, kw):
+        xp, dev = _ns.get_namespace_and_device(y_true, y_pred, kw.get("sample_weight"))
+        self.xp, self.device, self.o, self.name, self.kw = xp, dev, _ops(xp), name, kw
+        self.acc = acc = _ns.max_float_dtype(xp, dev)
+        yt = xp.astype(_ns.asarray(y_true, xp=xp, device=dev), acc)
+        yp = xp.astype(_ns.asarray(y_pred, xp=xp, device=dev), acc)
+        self.n = int(yt.shape[0])
+        e = yt - yp
+        yc = yt - xp.mean(yt)  # centred: sums of squares without cancellation
+        eps = 2.220446049250313e-16  # scikit-learn: np.finfo(np.float64).eps
+        ape = xp.abs(e) / xp.maximum(xp.abs(yt), xp.asarray(eps, dtype=acc, device=dev))
+        self.x = xp.stack([xp.ones_like(e), e, xp.abs(e), e * e, yc, yc * yc, ape], axis=1)
+        sw = kw.get("sample_weight")
+        self.w = None if sw is None else xp.astype(_ns.asarray(sw, xp=xp, device=dev), acc)
+
+    def values(self, idx=None, counts=None):
+        xp = self.xp
+        k = counts if idx is None else _counts_matrix(idx, self.n, xp=xp, o=self.o,
+                                                      dtype=self.acc)
+        k = xp.astype(k, self.acc)
+        if self.w is not None:
+            k = k * xp.reshape(self.w, (1, -1))
+        return self.from_sums(xp.matmul(k, self.x))
+
+    def jackknife(self):
+        xp = self.xp
+        wx = self.x if self.w is None else self.x * xp.reshape(self.w, (-1, 1))
+        total = xp.sum(wx, axis=0, keepdims=True)
+        return self.from_sums(total - wx), None
+
+    def from_sums(self, s):
+        xp, name = self.xp, self.name
+        w, se, sae, se2, syc, syc2, sape = (s[:, i] for i in range(7))
+        mean = lambda v: safe_divide(v, w, zero_value=math.nan, xp=xp)  # noqa: E731
+        if name == "mean_absolute_error":
+            return mean(sae)
+        if name == "mean_squared_error":
+            return mean(se2)
+        if name == "root_mean_squared_error":
+            return xp.sqrt(mean(se2))
+        if name == "mean_absolute_percentage_error":
+            return mean(sape)
+        if name == "r2_score":
+            num = se2
+            den = syc2 - safe_divide(syc * syc, w, zero_value=0.0, xp=xp)
+        else:  # explained variance
+            num = mean(se2) - mean(se) ** 2
+            den = mean(syc2) - mean(syc) ** 2
+        score = 1.0 - safe_divide(num, den, zero_value=0.0, xp=xp)
+        if self.kw.get("force_finite", True):
+            fallback = xp.where(num == 0, xp.ones_like(num), xp.zeros_like(num))
+            return xp.where(den == 0, fallback, score)
+        return score
+
+
+# ---------------------------------------------------------------------------
+
+def find_path(metric, arrays, kw):
+    """The batched path for ``metric`` on these inputs, or None (loop fallback)."""
+    # a metrix function, told by name and module (no import of the package root)
+    name = getattr(metric, "__name__", None)
+    if (name not in (*_LABEL_KW, "roc_auc_score", "average_precision_score", *_REG)
+            or not getattr(metric, "__module__", "").startswith("metrix.")):
+        name = None
+    if name is None or len(arrays) != 2:
+        return None
+    a, b = arrays
+    if getattr(a, "ndim", 1) != 1 or getattr(b, "ndim", 1) != 1:
+        return None
+    if name in _LABEL_KW:
+        if not set(kw) <= _LABEL_KW[name]:
+            return None
+        if name == "cohen_kappa_score" and kw.get("weights") is not None:
+            return None
+        if kw.get("average", "binary") not in ("binary", "micro", "macro", "weighted", None):
+            return None
+        return LabelPath(name, a, b, kw)
+    if name in ("roc_auc_score", "average_precision_score"):
+        allowed = {"sample_weight", "average", "pos_label"} | (
+            {"max_fpr"} if name == "roc_auc_score" else set())
+        if not set(kw) <= allowed or kw.get("max_fpr") is not None:
+            return None
+        return RankingPath(name, a, b, kw)
+    allowed = {"sample_weight", "multioutput"} | (
+        {"force_finite"} if name in ("r2_score", "explained_variance_score") else set())
+    if not set(kw) <= allowed or kw.get("multioutput", "uniform_average") == "raw_values":
+        return None
+    if not isinstance(kw.get("multioutput", "uniform_average"), str):
+        return None
+    return RegressionPath(name, a, b, kw)

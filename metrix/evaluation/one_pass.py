@@ -1,0 +1,259 @@
+"""``evaluate``: many classification metrics from one pass over the data.
+
+Every label metric requested reads the same :class:`~metrix.classification._input.LabelProblem`
+(one validation, one encoding, one confusion-matrix ``bincount``); every
+probabilistic metric reads the same :class:`~metrix.classification._proba_input.ProbaProblem` and
+the same clipped log-probabilities of the true class.  The formulas are the
+helpers the public metrics call, so ``evaluate(...)["f1_macro"]`` is
+``f1_score(..., average="macro")`` to the last bit.
+"""
+
+from __future__ import annotations
+
+from .._core import namespace as _ns
+from ..classification import _proba_input as _proba
+from ..classification import _statistic as _stats
+from ..classification import agreement as _agr
+from ..classification import probabilistic as _prob
+from ..classification._input import label_problem, prepare_inputs
+from ..classification._prf import prf_from_counts, setwise_labels
+from .._core.validation import check_zero_division
+
+__all__ = ["evaluate", "EVALUATE_METRICS"]
+
+DEFAULT_LABEL_METRICS = ("accuracy", "balanced_accuracy", "precision_macro", "recall_macro",
+                         "f1_macro", "matthews_corrcoef", "cohen_kappa")
+DEFAULT_PROBA_METRICS = ("log_loss", "brier_score_loss")
+_PRF = {"precision": "precision", "recall": "recall", "f1": "f-score"}
+_AVERAGES = {"": "binary", "_micro": "micro", "_macro": "macro", "_weighted": "weighted",
+             "_samples": "samples"}
+_PLAIN = ("accuracy", "balanced_accuracy", "adjusted_balanced_accuracy", "matthews_corrcoef",
+          "cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "hamming_loss",
+          "zero_one_loss")
+_SETWISE = tuple(f"{m}{s}" for m in ("precision", "recall", "f1", "jaccard") for s in _AVERAGES)
+PROBA_METRICS = ("log_loss", "brier_score_loss", "d2_log_loss_score", "d2_brier_score")
+#: binary ranking metrics of a 1-D ``y_score``: one sort for both
+RANKING_METRICS = ("roc_auc", "average_precision")
+#: every name ``evaluate`` understands
+EVALUATE_METRICS = _PLAIN + _SETWISE + PROBA_METRICS + RANKING_METRICS
+
+
+def _split(name):
+    """("precision", "macro") for "precision_macro"; (name, None) otherwise."""
+    for suffix, average in sorted(_AVERAGES.items(), key=lambda kv: -len(kv[0])):
+        if suffix and name.endswith(suffix):
+            return name[: -len(suffix)], average
+    return name, "binary"
+
+
+def evaluate(y_true, y_pred=None, y_score=None, *, metrics=None, labels=None,
+             sample_weight=None, pos_label=1, zero_division="warn", validate=True):
+    r"""Compute many classification metrics at the cost of one.
+
+    Label metrics share one confusion-matrix statistic; probabilistic
+    metrics share one encoding of ``y_true`` and one clipped
+    ``log p(true class)``.
+
+    Parameters
+    ----------
+    y_true : array of shape (n_samples,) or (n_samples, n_labels)
+    y_pred : array of shape (n_samples,) or (n_samples, n_labels), default=None
+        Predicted labels (needed by the label metrics).
+    y_score : array of shape (n_samples,) or (n_samples, n_classes), default=None
+        Predicted probabilities (columns: sorted classes; 1-D: the greater
+        class), needed by the probabilistic metrics.
+    metrics : sequence of str, default=None
+        Names from ``EVALUATE_METRICS``: ``accuracy``, ``balanced_accuracy``,
+        ``adjusted_balanced_accuracy``, ``matthews_corrcoef``, ``cohen_kappa``
+        (``_linear``, ``_quadratic``), ``hamming_loss``, ``zero_one_loss``,
+        ``precision`` / ``recall`` / ``f1`` / ``jaccard`` with an optional
+        ``_micro``, ``_macro``, ``_weighted`` or ``_samples`` suffix (none
+        means ``average="binary"``), ``log_loss``, ``brier_score_loss``,
+        ``d2_log_loss_score``, ``d2_brier_score``, and for a binary 1-D
+        ``y_score`` ``roc_auc`` and ``average_precision`` (one sort for both;
+        AP's positive class is ``pos_label``).  Default: accuracy,
+        balanced accuracy, macro precision / recall / F1, MCC and kappa, plus
+        log loss and Brier score when ``y_score`` is given.
+    labels : array-like, default=None
+        The classes.  With ``labels`` declared and ``validate=False`` the
+        whole call is sync-free (it traces under ``jax.jit`` and
+        ``torch.compile``); the balanced accuracy and MCC then assume they
+        contain every value present, and ``y_score``'s columns are the
+        sorted labels.
+    sample_weight : array of shape (n_samples,), default=None
+    pos_label : int, float, bool or str, default=1
+        The class of the binary averages (names without a suffix).
+    zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
+        As in :func:`precision_recall_fscore_support` (jaccard: "warn", 0, 1).
+    validate : bool, default=True
+
+    Returns
+    -------
+    results : dict of str to 0-d array
+        In the requested order, each on the inputs' device.
+
+    References
+    ----------
+    .. [1] scikit-learn, ``sklearn.metrics`` (the definitions of every metric).
+    """
+    if metrics is None:
+        metrics = (DEFAULT_LABEL_METRICS if y_pred is not None else ()) + (
+            DEFAULT_PROBA_METRICS if y_score is not None else ())
+    metrics = list(metrics)
+    unknown = [m for m in metrics if m not in EVALUATE_METRICS]
+    if unknown:
+        raise ValueError(f"Unknown metric names {unknown}; choose from {EVALUATE_METRICS}.")
+    check_zero_division(zero_division)
+    label_names = [m for m in metrics if m not in PROBA_METRICS + RANKING_METRICS]
+    proba_names = [m for m in metrics if m in PROBA_METRICS]
+    ranking_names = [m for m in metrics if m in RANKING_METRICS]
+    values = {}
+    if label_names:
+        if y_pred is None:
+            raise ValueError(f"{label_names} need y_pred.")
+        values.update(_label_metrics(y_true, y_pred, label_names, labels=labels,
+                                     sample_weight=sample_weight, pos_label=pos_label,
+                                     zero_division=zero_division, validate=validate))
+    if proba_names:
+        if y_score is None:
+            raise ValueError(f"{proba_names} need y_score.")
+        values.update(_proba_metrics(y_true, y_score, proba_names, labels=labels,
+                                     sample_weight=sample_weight, validate=validate))
+    if ranking_names:
+        if y_score is None:
+            raise ValueError(f"{ranking_names} need y_score.")
+        from ..ranking.scores import binary_auc_ap
+
+        values.update(binary_auc_ap(y_true, y_score, ranking_names, pos_label=pos_label,
+                                    sample_weight=sample_weight, validate=validate))
+    return {m: values[m] for m in metrics}
+
+
+def _label_metrics(y_true, y_pred, names, *, labels, sample_weight, pos_label, zero_division,
+                   validate):
+    exact = any(_split(n)[1] == "binary" for n in names if n not in _PLAIN)
+    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
+                              exact_binary=exact)
+    xp, _, targets, w, fdt, acc = prepared
+    multilabel = targets.y_type == "multilabel-indicator"
+    cm_names = {"balanced_accuracy", "adjusted_balanced_accuracy", "matthews_corrcoef",
+                "cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic"} & set(names)
+    if cm_names and multilabel:
+        raise ValueError("multilabel-indicator is not supported")
+    weighted_kappa = bool({"cohen_kappa_linear", "cohen_kappa_quadratic"} & cm_names)
+    prob = label_problem(y_true, y_pred, labels=labels, validate=validate,
+                         want_cm=weighted_kappa or (bool(cm_names) and labels is not None),
+                         prepared=prepared)
+    if cm_names:
+        _agr._warn_single_label(prob)
+    out = {}
+    setwise = {}
+    for name in names:
+        base, average = _split(name)
+        if base in _PRF or base == "jaccard":
+            setwise.setdefault(average, []).append(name)
+    for average, group in setwise.items():
+        sub = _setwise_problem(prob, prepared, y_true, y_pred, average, labels, pos_label,
+                               validate)
+        out.update(_setwise_values(sub, group, average, zero_division, validate))
+    if {"accuracy", "zero_one_loss", "hamming_loss"} & set(names):
+        if labels is None and not multilabel:
+            correct = xp.sum(xp.astype(prob.counts.tp, acc))
+            total = xp.sum(w) if w is not None else xp.asarray(
+                float(prob.n_samples), dtype=acc, device=_ns.device_of(correct))
+        else:
+            correct, total = _agr.correct_and_total(targets, w, xp, acc)
+        accuracy = correct / total
+        if "accuracy" in names:
+            out["accuracy"] = xp.astype(accuracy, fdt)
+        if "zero_one_loss" in names:
+            out["zero_one_loss"] = xp.astype(1 - accuracy, fdt)
+        if "hamming_loss" in names:
+            out["hamming_loss"] = xp.astype(
+                1 - accuracy if not multilabel else
+                _agr.hamming_from_targets(targets, w, xp, acc), fdt)
+    for name, adjusted in (("balanced_accuracy", False), ("adjusted_balanced_accuracy", True)):
+        if name in names:
+            out[name] = _agr.balanced_accuracy_from_problem(prob, adjusted=adjusted,
+                                                            validate=validate)
+    if "matthews_corrcoef" in names:
+        out["matthews_corrcoef"] = _agr.mcc_from_problem(prob)
+    for name, weights in (("cohen_kappa", None), ("cohen_kappa_linear", "linear"),
+                          ("cohen_kappa_quadratic", "quadratic")):
+        if name in names:
+            out[name] = _agr.kappa_from_problem(prob, weights=weights,
+                                                replace_undefined_by=float("nan"),
+                                                validate=validate)
+    return {k: _ns.to_output(v, xp) for k, v in out.items()}
+
+
+def _setwise_problem(prob, prepared, y_true, y_pred, average, labels, pos_label, validate):
+    """The shared problem restricted as ``average`` needs (no new pass, except samples)."""
+    if average == "samples":
+        setwise_labels(prepared[2], average=average, labels=labels, pos_label=pos_label)
+        return label_problem(y_true, y_pred, labels=labels, validate=validate,
+                             samplewise=True, prepared=prepared)
+    if average != "binary":
+        setwise_labels(prepared[2], average=average, labels=labels, pos_label=None)
+        return prob
+    targets = prepared[2]
+    if not validate and labels is not None and targets.y_type != "multilabel-indicator":
+        declared = _ns.host_list(labels)
+        targets = targets._replace(y_type="binary" if len(declared) <= 2 else "multiclass",
+                                   values=tuple(declared))
+    setwise_labels(targets, average="binary", labels=None, pos_label=pos_label)
+    xp = prob.xp
+    classes = _ns.host_list(prob.classes)
+    if pos_label in classes:
+        idx = [classes.index(pos_label)]
+        counts = _stats.select_counts(prob.counts, idx, xp=xp, device=prob.device)
+    else:
+        counts = _stats.LabelCounts(*(xp.zeros_like(c[:1]) for c in prob.counts))
+    return prob._replace(counts=counts)
+
+
+def _setwise_values(sub, group, average, zero_division, validate):
+    xp = sub.xp
+    out = {}
+    prf = [n for n in group if _split(n)[0] in _PRF]
+    if prf:
+        warn_for = tuple(_PRF[_split(n)[0]] for n in prf)
+        p, r, f, _ = prf_from_counts(sub.counts, beta=1.0, average=average, warn_for=warn_for,
+                                     zero_division=zero_division, weights=sub.weights, xp=xp,
+                                     dtype=sub.float_dtype, acc_dtype=sub.acc_dtype,
+                                     validate=validate)
+        if average == "binary":
+            p, r, f = (xp.reshape(v, ()) for v in (p, r, f))
+        for n in prf:
+            out[n] = {"precision": p, "recall": r, "f1": f}[_split(n)[0]]
+    jac = [n for n in group if _split(n)[0] == "jaccard"]
+    if jac:
+        _agr._check_jaccard_zero_division(zero_division)
+        j = _agr.jaccard_from_problem(sub, average=average, zero_division=zero_division,
+                                      validate=validate)
+        out[jac[0]] = xp.reshape(j, ()) if average == "binary" else j
+    return out
+
+
+def _proba_metrics(y_true, y_score, names, *, labels, sample_weight, validate):
+    prob = _proba.proba_problem(y_true, y_score, sample_weight, labels=labels,
+                                validate=validate)
+    out = {}
+    neg_log_sum = None
+    if {"log_loss", "d2_log_loss_score"} & set(names):
+        neg_log_sum = _proba.sum_neg_log_true_proba(prob)  # one fused pass for both
+    sq = _proba.squared_error(prob) if {"brier_score_loss", "d2_brier_score"} & set(
+        names) else None
+    class_w = _proba.class_weights(prob) if {"d2_log_loss_score", "d2_brier_score"} & set(
+        names) else None
+    if "log_loss" in names:
+        out["log_loss"] = _prob.log_loss_from_problem(prob, normalize=True,
+                                                     neg_log_sum=neg_log_sum)
+    if "brier_score_loss" in names:
+        out["brier_score_loss"] = _prob.brier_from_problem(prob, scale_by_half="auto", sq=sq)
+    if "d2_log_loss_score" in names:
+        out["d2_log_loss_score"] = _prob.d2_log_loss_from_problem(prob, neg_log_sum=neg_log_sum,
+                                                                  class_w=class_w)
+    if "d2_brier_score" in names:
+        out["d2_brier_score"] = _prob.d2_brier_from_problem(prob, sq=sq, class_w=class_w)
+    return {k: _ns.to_output(v, prob.xp) for k, v in out.items()}

@@ -1,0 +1,17 @@
+"""Ranking metrics: curves, their areas, label rankings and top-k accuracy.
+
+* :mod:`.curves`: ROC, precision-recall and DET curves (exact or binned);
+* :mod:`.scores`: ``auc``, ``roc_auc_score``, ``average_precision_score``
+  and the label-ranking metrics;
+* :mod:`.label_ranking`: per-sample rankings (top-k accuracy, DCG / NDCG,
+  coverage, label ranking loss and precision).
+
+All read one statistic, :mod:`._statistic` (one sort, tie groups); inputs
+are prepared by :mod:`._input`; :mod:`._averaging` averages binary scores
+over rows.
+"""
+
+from . import scores
+from .scores import *  # noqa: F401,F403
+
+__all__ = list(scores.__all__)

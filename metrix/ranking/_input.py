@@ -1,0 +1,226 @@
+"""Input handling for the ranking family: scores, weights, label encodings.
+
+Parameter and shape checks always run; checks that read values (target
+types, NaN/inf, label sets) run only with ``validate=True``.  String labels
+are NumPy-only: they are compared on the host and the resulting masks or
+codes are moved to the scores' device, so a string ``y_true`` may go with
+scores of any library.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from .._core import namespace as _ns
+from ..classification._encoding import distinct_values
+from .._core.validation import assert_all_finite, check_consistent_length, type_of_target
+from ..backends import ops
+
+
+class Inputs:
+    """Scores, weights and the (not yet encoded) targets of one call."""
+
+    def __init__(self, y_true, y_score, sample_weight, *, validate, ensure_1d_weight=True):
+        xp, device = _ns.get_namespace_and_device(y_score, sample_weight,
+                                                  None if _is_host_strings(y_true) else y_true)
+        self.xp, self.device, self.ops = xp, device, ops(xp)
+        score = _ns.asarray(y_score, xp=xp, device=device)
+        if not xp.isdtype(score.dtype, "real floating"):
+            score = xp.astype(score, _ns.max_float_dtype(xp, device))
+        self.fdt = _ns.result_float_dtype(xp, device, score)
+        self.acc = _ns.max_float_dtype(xp, device)
+        if validate:
+            assert_all_finite(score, xp=xp, input_name="y_score")
+        self.score = score
+        self.host_y = _is_host_strings(y_true)
+        if self.host_y:
+            hxp, _ = _ns.get_namespace_and_device(y_true)
+            self.y = _ns.asarray(y_true, xp=hxp)
+            self.hxp = hxp
+        else:
+            self.y = _ns.asarray(y_true, xp=xp, device=device)
+        check_consistent_length(self.y, score, sample_weight)
+        if score.ndim and score.shape[0] == 0:
+            raise ValueError(f"Found array with 0 sample(s) (shape={tuple(score.shape)}) "
+                             "while a minimum of 1 is required.")
+        self.weight = None
+        if sample_weight is not None:
+            w = _ns.asarray(sample_weight, xp=xp, device=device)
+            if ensure_1d_weight and w.ndim == 2 and w.shape[1] == 1:
+                w = xp.reshape(w, (-1,))
+            if w.ndim != 1:
+                raise ValueError(f"Sample weights must be 1D array or scalar, got {w.ndim}D "
+                                 f"array of shape {tuple(w.shape)}.")
+            if xp.isdtype(w.dtype, "real floating"):
+                self.fdt = _ns.result_float_dtype(xp, device, score, w)
+            w = xp.astype(w, self.acc)
+            if validate:
+                assert_all_finite(w, xp=xp, input_name="sample_weight")
+            self.weight = w
+
+    def to_device(self, a):
+        return _ns.asarray(a, xp=self.xp, device=self.device)
+
+    def out(self, x):
+        """Cast a result to the result dtype; NumPy 0-d become scalars."""
+        return _ns.to_output(self.xp.astype(x, self.fdt), self.xp)
+
+
+def _is_host_strings(y) -> bool:
+    if not _ns.is_host_array(y):
+        return False
+    kind = getattr(getattr(y, "dtype", None), "kind", None)
+    if kind is None:
+        try:
+            first = y[0] if len(y) else None
+            while isinstance(first, (list, tuple)) and first:
+                first = first[0]
+        except TypeError:
+            return False
+        return isinstance(first, str)
+    return kind in "OUS"
+
+
+def target_type(inp: Inputs) -> str:
+    return type_of_target(inp.y, input_name="y_true")
+
+
+def host_values(a, xp) -> list:
+    """A small array's values as Python scalars (a host read)."""
+    if hasattr(a, "tolist") and _ns.is_numpy_namespace(xp):
+        return a.tolist()
+    out = []
+    for i in range(a.shape[0]):
+        v = a[i]
+        if xp.isdtype(v.dtype, "bool"):
+            out.append(bool(v))
+        elif xp.isdtype(v.dtype, "integral"):
+            out.append(int(v))
+        else:
+            f = float(v)
+            out.append(int(f) if f == int(f) else f)
+    return out
+
+
+def unique_values(inp: Inputs) -> list:
+    """Distinct values of ``y_true`` (sorted, host list; reads the data)."""
+    if inp.host_y:
+        return _ns.host_unique(inp.y).tolist()
+    values = distinct_values(inp.y, xp=inp.xp).tolist()
+    return [int(v) if isinstance(v, float) and v == int(v) else v for v in values]
+
+
+def equals(inp: Inputs, value):
+    """``y_true == value`` as a boolean array on the scores' device."""
+    if inp.host_y:
+        return inp.to_device(inp.y == value)
+    y = inp.y
+    xp = inp.xp
+    if xp.isdtype(y.dtype, "bool"):
+        return y if bool(value) else ~y
+    return y == value
+
+
+def positive_of_max(inp: Inputs):
+    """roc_auc_score's binary encoding: the larger of the labels is positive."""
+    if inp.host_y:
+        return inp.to_device(inp.y == _ns.host_unique(inp.y)[-1])
+    xp = inp.xp
+    y = inp.y
+    if xp.isdtype(y.dtype, "bool"):
+        return y | ~xp.any(y)
+    return y == xp.max(y)
+
+
+def check_pos_label(inp: Inputs, pos_label):
+    """scikit-learn's ``_check_pos_label_consistency`` (reads the data)."""
+    if pos_label is not None:
+        return pos_label
+    classes = unique_values(inp)
+    ok_sets = ([0, 1], [-1, 1], [0], [-1], [1])
+    if inp.host_y or not any(classes == s for s in ok_sets):
+        classes_repr = ", ".join(repr(c) for c in classes)
+        raise ValueError(
+            f"y_true takes value in {{{classes_repr}}} and pos_label is not specified: "
+            "either make y_true take value in {0, 1} or {-1, 1} or pass pos_label "
+            "explicitly.")
+    return 1
+
+
+def curve_positive(inp: Inputs, pos_label, *, validate):
+    """The positive mask of a binary curve (roc/pr/det) as scikit-learn encodes it."""
+    if inp.y.ndim == 2 and inp.y.shape[1] == 1:
+        inp.y = inp.xp.reshape(inp.y, (-1,)) if not inp.host_y else inp.y.reshape(-1)
+    if inp.y.ndim != 1:
+        raise ValueError("multilabel-indicator format is not supported")
+    if inp.score.ndim == 2 and inp.score.shape[1] == 1:
+        inp.score = inp.xp.reshape(inp.score, (-1,))
+    if inp.score.ndim != 1:
+        raise ValueError(f"y should be a 1d array, got an array of shape "
+                         f"{tuple(inp.score.shape)} instead.")
+    if validate:
+        y_type = target_type(inp)
+        if not (y_type == "binary" or (y_type == "multiclass" and pos_label is not None)):
+            raise ValueError(f"{y_type} format is not supported")
+        pos_label = check_pos_label(inp, pos_label)
+    elif pos_label is None:
+        pos_label = 1
+    return equals(inp, pos_label)
+
+
+def check_labels(labels, *, n_columns, msgs, inp: Inputs, validate):
+    """Validate declared multiclass ``labels`` (a host list); return them sorted."""
+    labels = [v.item() if hasattr(v, "item") else v for v in labels]
+    uniq = sorted(set(labels))  # pure Python: traceable by dynamo
+    if len(uniq) != len(labels):
+        raise ValueError(msgs["unique"])
+    if uniq != labels:
+        raise ValueError(msgs["ordered"])
+    if len(labels) != n_columns:
+        raise ValueError(msgs["count"].format(len(labels), n_columns))
+    if validate:
+        present = unique_values(inp)
+        if set(present) - set(labels):
+            raise ValueError(msgs["subset"])
+    return labels
+
+
+def encode_classes(inp: Inputs, labels):
+    """Integer codes ``0..C-1`` of ``y_true`` among the sorted ``labels``; ``C``
+    for a value that is none of them (only unchecked input has one: each
+    metric states what such a sample counts as)."""
+    xp = inp.xp
+    cdt = _ns.count_dtype(xp, inp.device)
+    c = len(labels)
+    if inp.host_y:
+        return inp.to_device(_ns.host_encode(inp.y, labels))
+    y = inp.y
+    if xp.isdtype(y.dtype, "bool"):
+        y = xp.astype(y, cdt)
+    if not xp.isdtype(y.dtype, "real floating") and not all(
+            isinstance(v, (int, bool)) for v in labels):
+        y = xp.astype(y, _ns.max_float_dtype(xp, inp.device))
+    lab = _ns.asarray(labels, xp=xp, device=inp.device, dtype=y.dtype)
+    pos = xp.astype(xp.searchsorted(lab, y), cdt)
+    pos_c = xp.minimum(pos, xp.asarray(c - 1, dtype=cdt, device=inp.device))
+    return xp.where(xp.take(lab, pos_c) == y, pos_c, xp.full_like(pos_c, c))
+
+
+def discover_classes(inp: Inputs):
+    """``(classes, codes)`` from the data (a sort; eager only)."""
+    if inp.host_y:
+        hxp = inp.hxp
+        vals, inv = ops(hxp).unique_inverse(inp.y)
+        return vals.tolist(), inp.to_device(inv)
+    xp = inp.xp
+    y = inp.y
+    if xp.isdtype(y.dtype, "bool"):
+        y = xp.astype(y, _ns.count_dtype(xp, inp.device))
+    vals, inv = inp.ops.unique_inverse(y)
+    return host_values(vals, xp), xp.astype(inv, _ns.count_dtype(xp, inp.device))
+
+
+def check_k(k, name="k"):
+    if k is not None and (not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1):
+        raise ValueError(f"The '{name}' parameter of this function must be an int in the "
+                         f"range [1, inf) or None. Got {k!r} instead.")

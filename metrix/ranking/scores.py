@@ -1,0 +1,373 @@
+"""Ranking metrics: ROC / PR / DET curves, their areas, and label rankings.
+
+Every function here reads one sufficient statistic (:mod:`metrix.ranking._statistic`):
+the scores sorted once, descending, with the positive and negative weight of
+each group of tied scores.  AUC and AP are exact (ties count one half, as in
+scikit-learn) and have static shapes, so with ``validate=False`` (and declared
+``labels`` for multiclass input) they trace under ``jax.jit`` and
+``torch.compile(fullgraph=True)``.  Exact curves have a data-dependent length
+(eager only); ``thresholds=`` gives fixed-length binned curves that trace.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from .._core import namespace as _ns
+from .curves import det_curve, precision_recall_curve, roc_curve
+from .label_ranking import (coverage_error, dcg_score, label_ranking_average_precision_score,
+                             label_ranking_loss, ndcg_score, top_k_accuracy_score)
+from ._input import (Inputs, check_labels, discover_classes, encode_classes, equals,
+                             positive_of_max, target_type, unique_values)
+from ._averaging import average_binary, ovo_roc_auc, row_scores
+
+__all__ = [
+    "auc",
+    "average_precision_score",
+    "coverage_error",
+    "dcg_score",
+    "det_curve",
+    "label_ranking_average_precision_score",
+    "label_ranking_loss",
+    "ndcg_score",
+    "precision_recall_curve",
+    "roc_auc_score",
+    "roc_curve",
+    "top_k_accuracy_score",
+]
+
+_AVERAGES = ("micro", "macro", "samples", "weighted", None)
+
+
+def _check_average(average, fn):
+    if average not in _AVERAGES:
+        raise ValueError(
+            f"The 'average' parameter of {fn} must be a str among "
+            f"{{'macro', 'micro', 'samples', 'weighted'}} or None. Got {average!r} instead.")
+
+
+def auc(x, y, *, validate=True):
+    """Area under a curve given by points, with the trapezoidal rule.
+
+    .. math:: A = \\pm \\sum_i (x_{i+1} - x_i) \\frac{y_{i+1} + y_i}{2}
+
+    Parameters
+    ----------
+    x : array of shape (n,)
+        Monotonic (increasing or decreasing) x coordinates.
+    y : array of shape (n,)
+    validate : bool, default=True
+        Check that ``x`` is monotonic (a host read).  Without it a
+        non-increasing ``x`` is taken as decreasing.
+
+    Returns
+    -------
+    area : 0-d array (namespace and device of the inputs).
+
+    References
+    ----------
+    .. [1] https://en.wikipedia.org/wiki/Trapezoidal_rule
+    """
+    from .._core.validation import check_consistent_length, column_or_1d
+
+    xp, device = _ns.get_namespace_and_device(x, y)
+    x = _ns.asarray(x, xp=xp, device=device)
+    y = _ns.asarray(y, xp=xp, device=device)
+    check_consistent_length(x, y)
+    x = column_or_1d(x, xp=xp, input_name="x")
+    y = column_or_1d(y, xp=xp, input_name="y")
+    if x.shape[0] < 2:
+        raise ValueError("At least 2 points are needed to compute area under curve, but "
+                         f"x.shape = {x.shape[0]}")
+    fdt = _ns.result_float_dtype(xp, device, x, y)
+    acc = _ns.max_float_dtype(xp, device)
+    xa, ya = xp.astype(x, acc), xp.astype(y, acc)
+    dx = xa[1:] - xa[:-1]
+    decreasing = xp.any(dx < 0)
+    if validate and bool(decreasing) and not bool(xp.all(dx <= 0)):
+        raise ValueError(f"x is neither increasing nor decreasing : {x}.")
+    one = xp.ones((), dtype=acc, device=device)
+    direction = xp.where(decreasing & xp.all(dx <= 0), -one, one)
+    area = direction * xp.sum(dx * (ya[1:] + ya[:-1]) * 0.5)
+    return _ns.to_output(xp.astype(area, fdt), xp)
+
+
+# -- areas ------------------------------------------------------------------
+
+_OVR_LABEL_MSGS = {
+    "unique": "Parameter 'labels' must be unique",
+    "ordered": "Parameter 'labels' must be ordered",
+    "count": "Number of given labels, {0}, not equal to the number of columns in "
+             "'y_score', {1}",
+    "subset": "'y_true' contains labels not in parameter 'labels'",
+}
+
+
+def _infer_type(inp, labels):
+    y, s = inp.y, inp.score
+    if y.ndim == 2 and y.shape[1] > 1:
+        return "multilabel-indicator"
+    if s.ndim == 2 and (s.shape[1] > 2 or labels is not None):
+        return "multiclass"
+    return "binary"
+
+
+def _score_1d(inp):
+    s = inp.score
+    if s.ndim == 2 and s.shape[1] == 1:
+        s = inp.xp.reshape(s, (-1,))
+    if s.ndim != 1:
+        raise ValueError(f"y should be a 1d array, got an array of shape {tuple(s.shape)} "
+                         "instead.")
+    return s
+
+
+def _binary_row(inp, metric, pos, validate, max_fpr=None):
+    xp = inp.xp
+    s = _score_1d(inp)
+    pos = xp.reshape(pos, (1, -1))
+    value = row_scores(metric, xp.reshape(s, (1, -1)), pos=pos, weight=inp.weight,
+                       acc=inp.acc, xp=xp, ops=inp.ops, max_fpr=max_fpr, warn=validate)
+    return value[0]
+
+
+def _multiclass_codes(inp, labels, validate):
+    n_cols = inp.score.shape[1]
+    if labels is not None:
+        labels = check_labels(labels, n_columns=n_cols, msgs=_OVR_LABEL_MSGS, inp=inp,
+                              validate=validate)
+        return encode_classes(inp, labels), len(labels)
+    classes, codes = discover_classes(inp)
+    if len(classes) != n_cols:
+        raise ValueError("Number of classes in y_true not equal to the number of columns "
+                         "in 'y_score'")
+    return codes, n_cols
+
+
+def roc_auc_score(y_true, y_score, *, average="macro", sample_weight=None, max_fpr=None,
+                  multi_class="raise", labels=None, validate=True):
+    """Area under the ROC curve, exact with ties (binary, multiclass, multilabel).
+
+    .. math:: \\mathrm{AUC} = \\frac{\\sum_g N_g (T_g - P_g / 2)}{T F}
+
+    over the groups ``g`` of tied scores, sorted descending (``P_g``/``N_g``
+    the group's positive/negative weight, ``T_g`` the positive weight up to
+    and including it): the trapezoid through every distinct threshold.
+
+    Parameters
+    ----------
+    y_true : array of shape (n_samples,) or (n_samples, n_classes)
+        Binary or multiclass labels, or a multilabel indicator matrix.
+    y_score : array of shape (n_samples,) or (n_samples, n_classes)
+    average : {'micro', 'macro', 'samples', 'weighted'} or None, default='macro'
+    sample_weight : array of shape (n_samples,), default=None
+    max_fpr : float in (0, 1], default=None
+        Standardised (McClish) partial AUC over [0, max_fpr] (binary).
+    multi_class : {'raise', 'ovr', 'ovo'}, default='raise'
+    labels : host list, default=None
+        The classes of the multiclass ``y_score`` columns (sorted).  Needed
+        for a sync-free, traceable multiclass call.
+    validate : bool, default=True
+        Check target types, finiteness, probabilities, labels (host reads),
+        and warn as scikit-learn.
+
+    Returns
+    -------
+    auc : 0-d array (an array of shape (n_classes,) for ``average=None``),
+        in the namespace and on the device of ``y_score``.
+
+    References
+    ----------
+    .. [1] D. J. Hand, R. J. Till, "A Simple Generalisation of the Area Under
+       the ROC Curve for Multiple Class Classification Problems", Machine
+       Learning 45, 2001.
+    .. [2] D. K. McClish, "Analyzing a portion of the ROC curve", Medical
+       Decision Making 9(3), 1989.
+    """
+    _check_average(average, "roc_auc_score")
+    if max_fpr is not None and not (isinstance(max_fpr, numbers.Real) and 0 < max_fpr <= 1):
+        raise ValueError("The 'max_fpr' parameter of roc_auc_score must be a float in the "
+                         f"range (0.0, 1.0] or None. Got {max_fpr!r} instead.")
+    if multi_class not in ("raise", "ovr", "ovo"):
+        raise ValueError("The 'multi_class' parameter of roc_auc_score must be a str among "
+                         f"{{'ovo', 'ovr', 'raise'}}. Got {multi_class!r} instead.")
+    inp = Inputs(y_true, y_score, sample_weight, validate=validate)
+    xp = inp.xp
+    y_type = target_type(inp) if validate else _infer_type(inp, labels)
+    s = inp.score
+    if y_type == "multiclass" or (y_type == "binary" and s.ndim == 2 and s.shape[1] > 2):
+        if max_fpr is not None and max_fpr != 1.0:
+            raise ValueError("Partial AUC computation not available in multiclass setting, "
+                             "'max_fpr' must be set to `None`, received "
+                             f"`max_fpr={max_fpr}` instead")
+        if multi_class == "raise":
+            raise ValueError("multi_class must be in ('ovo', 'ovr')")
+        return inp.out(_multiclass_auc(inp, labels, multi_class, average, validate))
+    if y_type == "binary":
+        pos = positive_of_max(inp) if inp.y.ndim == 1 else positive_of_max(
+            _flat_y(inp))
+        return inp.out(_binary_row(inp, "roc_auc", pos, validate, max_fpr=max_fpr))
+    if y_type != "multilabel-indicator":
+        raise ValueError(f"{y_type} format is not supported")
+    if s.shape != inp.y.shape:
+        raise ValueError(f"y_true and y_score have different shape {tuple(inp.y.shape)} "
+                         f"and {tuple(s.shape)}")
+    y = xp.astype(inp.y, inp.acc)
+    return inp.out(average_binary("roc_auc", y, s, inp.weight, average, acc=inp.acc, xp=xp,
+                                  ops=inp.ops, max_fpr=max_fpr, warn=validate))
+
+
+def binary_auc_ap(y_true, y_score, names=("roc_auc", "average_precision"), *, pos_label=1,
+                  sample_weight=None, validate=True):
+    """``roc_auc_score`` and ``average_precision_score`` of one binary problem.
+
+    One sort for both when their positive classes coincide (the greater label
+    is ``pos_label``; known with ``validate=True``), else one each.  Returns
+    ``{name: value}`` for the requested ``names``, each equal to the public
+    function's value with these arguments.
+    """
+    names = tuple(names)
+    inp = Inputs(y_true, y_score, sample_weight, validate=validate)
+    if validate:
+        y_type = target_type(inp)
+        if y_type != "binary":
+            raise ValueError(f"roc_auc / average_precision of a {y_type} y_true need the "
+                             "public functions (evaluate takes binary targets only).")
+    s = _score_1d(inp)
+    if inp.y.ndim == 2:
+        _flat_y(inp)
+    present = unique_values(inp) if validate else None
+    if "average_precision" in names and present is not None:
+        _check_ap_pos_label(present, pos_label)
+    masks = {}
+    if "roc_auc" in names:
+        masks["roc_auc"] = positive_of_max(inp)
+    if "average_precision" in names:
+        masks["average_precision"] = equals(inp, pos_label)
+    xp = inp.xp
+    row = xp.reshape(s, (1, -1))
+    kw = dict(weight=inp.weight, acc=inp.acc, xp=xp, ops=inp.ops, warn=validate)
+    if len(masks) == 2 and present is not None and len(present) == 2 \
+            and present[-1] == pos_label:
+        values = row_scores(tuple(masks), row, pos=xp.reshape(masks["roc_auc"], (1, -1)), **kw)
+        out = dict(zip(masks, values))
+    else:
+        out = {m: row_scores(m, row, pos=xp.reshape(p, (1, -1)), **kw)
+               for m, p in masks.items()}
+    return {m: inp.out(out[m][0]) for m in names}
+
+
+def _check_ap_pos_label(present, pos_label):
+    """scikit-learn's check of a binary AP's ``pos_label`` against the labels present."""
+    if len(present) == 2 and pos_label not in present:
+        raise ValueError(f"pos_label={pos_label} is not a valid label. It should be one of "
+                         f"{present}")
+
+
+def _flat_y(inp):
+    inp.y = inp.xp.reshape(inp.y, (-1,)) if not inp.host_y else inp.y.reshape(-1)
+    return inp
+
+
+def _multiclass_auc(inp, labels, multi_class, average, validate):
+    xp = inp.xp
+    s = inp.score
+    if s.ndim != 2:
+        raise ValueError("`y_score` needs to be of shape `(n_samples, n_classes)`, since "
+                         f"`y_true` contains multiple classes. Got `y_score.shape={s.shape}`.")
+    if validate:
+        total = xp.sum(xp.astype(s, inp.acc), axis=1)
+        if not bool(xp.all(xp.abs(total - 1.0) <= 1e-8 + 1e-5)):
+            raise ValueError("Target scores need to be probabilities for multiclass roc_auc, "
+                             "i.e. they should sum up to 1.0 over classes")
+    options = ("macro", "weighted", None)
+    if multi_class == "ovr":
+        options = ("micro",) + options
+    if average not in options:
+        raise ValueError(f"average must be one of {options} for multiclass problems")
+    if average is None and multi_class == "ovo":
+        raise NotImplementedError("average=None is not implemented for multi_class='ovo'.")
+    if inp.y.ndim == 2:
+        _flat_y(inp)
+    codes, _ = _multiclass_codes(inp, labels, validate)
+    if multi_class == "ovo":
+        if inp.weight is not None:
+            raise ValueError("sample_weight is not supported for multiclass one-vs-one ROC "
+                             "AUC, 'sample_weight' must be None in this case.")
+        return ovo_roc_auc(codes, s, average, acc=inp.acc, xp=xp, ops=inp.ops)
+    return average_binary("roc_auc", None, s, inp.weight, average, acc=inp.acc, xp=xp,
+                          ops=inp.ops, codes=codes, warn=validate)
+
+
+def average_precision_score(y_true, y_score, *, average="macro", pos_label=1,
+                            sample_weight=None, labels=None, validate=True):
+    """Average precision: the step-wise area under the precision-recall curve.
+
+    .. math:: \\mathrm{AP} = \\sum_g (R_g - R_{g-1}) P_g
+
+    over the distinct thresholds ``g`` in decreasing order (no linear
+    interpolation, as scikit-learn).
+
+    Parameters
+    ----------
+    y_true : array of shape (n_samples,) or (n_samples, n_classes)
+        Binary or multiclass labels, or a multilabel indicator matrix.
+    y_score : array of shape (n_samples,) or (n_samples, n_classes)
+    average : {'micro', 'macro', 'samples', 'weighted'} or None, default='macro'
+    pos_label : int, float, bool or str, default=1
+        The positive class (binary ``y_true`` only).
+    sample_weight : array of shape (n_samples,), default=None
+    labels : host list, default=None
+        metrix extension: the classes of a multiclass ``y_score``'s columns
+        (sorted); without it they are read from ``y_true`` (a sort and sync).
+    validate : bool, default=True
+
+    Returns
+    -------
+    ap : 0-d array (an array of shape (n_classes,) for ``average=None``).
+
+    References
+    ----------
+    .. [1] https://en.wikipedia.org/wiki/Evaluation_measures_(information_retrieval)
+    """
+    _check_average(average, "average_precision_score")
+    inp = Inputs(y_true, y_score, sample_weight, validate=validate)
+    xp = inp.xp
+    y_type = target_type(inp) if validate else _infer_type(inp, labels)
+    if y_type == "binary":
+        if inp.y.ndim == 2:
+            _flat_y(inp)
+        if validate:
+            _check_ap_pos_label(unique_values(inp), pos_label)
+        return inp.out(_binary_row(inp, "average_precision", equals(inp, pos_label),
+                                   validate))
+    if y_type == "multilabel-indicator":
+        if pos_label != 1:
+            raise ValueError("Parameter pos_label is fixed to 1 for multilabel-indicator "
+                             "y_true. Do not set pos_label or set pos_label to 1.")
+        if inp.score.shape != inp.y.shape:
+            raise ValueError(f"y_true and y_score have different shape {tuple(inp.y.shape)}"
+                             f" and {tuple(inp.score.shape)}")
+        return inp.out(average_binary("average_precision", xp.astype(inp.y, inp.acc),
+                                      inp.score, inp.weight, average, acc=inp.acc, xp=xp,
+                                      ops=inp.ops, warn=validate))
+    if y_type != "multiclass":
+        raise ValueError(f"{y_type} format is not supported")
+    if pos_label != 1:
+        raise ValueError("Parameter pos_label is fixed to 1 for multiclass y_true. Do not set "
+                         "pos_label or set pos_label to 1.")
+    if inp.y.ndim == 2:
+        _flat_y(inp)
+    if labels is not None:
+        labels = check_labels(labels, n_columns=len(labels), msgs=_OVR_LABEL_MSGS, inp=inp,
+                              validate=validate)
+        codes, n_classes = encode_classes(inp, labels), len(labels)
+    else:
+        classes, codes = discover_classes(inp)
+        n_classes = len(classes)
+    s = inp.score
+    if s.ndim != 2 or s.shape[1] != n_classes:
+        raise ValueError("`y_score` needs to be of shape `(n_samples, n_classes)`, since "
+                         f"`y_true` contains multiple classes. Got `y_score.shape={s.shape}`.")
+    return inp.out(average_binary("average_precision", None, s, inp.weight, average,
+                                  acc=inp.acc, xp=xp, ops=inp.ops, codes=codes, warn=validate))

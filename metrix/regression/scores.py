@@ -1,0 +1,549 @@
+"""Regression metrics, with scikit-learn's signatures, values, warnings and errors.
+
+Statistic: weighted sums per output along the sample axis, accumulated in the
+widest float of the device (float64 where it exists).  Each metric's per-row
+terms go through ``ops(xp).fused_sums`` in one pass (cache-sized row blocks
+on CPUs, one call on GPUs and under jit); unweighted medians are order
+statistics (``ops(xp).order_statistics``: an in-place sort in NumPy, a
+selection in torch CPU), weighted ones one argsort per output
+(:func:`metrix.backends._quantile.weighted_quantile` through the adapter op
+``ops(xp).weighted_quantile``).  Variances (R2, explained
+variance) are two-pass: the weighted mean first, then the centred sum of
+squares, so float32 data with a large mean keeps its score.
+
+Every metric takes keyword-only ``validate=True``: with ``validate=False``
+no value is read on the host (no NaN/inf, domain or zero-weight checks) and
+the metric traces under ``jax.jit`` and ``torch.compile(fullgraph=True)``.
+Results are 0-d arrays (NumPy scalars for NumPy) or ``(n_outputs,)`` arrays
+for ``multioutput="raw_values"``, in the namespace and on the device of the
+inputs.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .._core import namespace as _ns
+from ._input import (MULTIOUTPUT_VARIANCE, check_alpha,
+                                 check_force_finite, check_log_domain, check_power,
+                                 check_reg_targets, check_tweedie_domain)
+from ..backends import ops
+from ..exceptions import UndefinedMetricWarning
+
+__all__ = [
+    "max_error",
+    "mean_absolute_error",
+    "mean_squared_error",
+    "root_mean_squared_error",
+    "mean_squared_log_error",
+    "root_mean_squared_log_error",
+    "median_absolute_error",
+    "mean_absolute_percentage_error",
+    "mean_pinball_loss",
+    "r2_score",
+    "explained_variance_score",
+    "mean_tweedie_deviance",
+    "mean_poisson_deviance",
+    "mean_gamma_deviance",
+    "d2_tweedie_score",
+    "d2_pinball_score",
+    "d2_absolute_error_score",
+]
+
+_PARAMS = """\
+    y_true : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Ground truth (correct) target values.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        Estimated target values."""
+_SW = """\
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights."""
+_MO = """\
+    multioutput : {"raw_values", "uniform_average"} or array-like of shape \
+(n_outputs,), default="uniform_average"
+        How to aggregate the outputs: all values, their mean, or their
+        average with these weights."""
+_VAL = """\
+    validate : bool, default=True
+        Check values (NaN/inf, all-zero weights, value domains). With False no
+        value is read on the host: the metric traces under jit/compile."""
+_RET = """\
+    Returns
+    -------
+    {name} : 0-d array, or array of shape (n_outputs,) for "raw_values"
+        In the namespace and on the device of the inputs (a NumPy scalar for
+        NumPy); float32 for float32 inputs, else float64 where available."""
+_REF = """\
+    References
+    ----------
+    .. [1] scikit-learn, ``sklearn.metrics.{name}`` (the numerical reference)."""
+
+
+def _doc(name, summary, formula, extra="", sw=True, mo=True):
+    params = [_PARAMS] + ([_SW] if sw else []) + ([_MO] if mo else [])
+    if extra:
+        params.append(extra)
+    params.append(_VAL)
+    return (f"{summary}\n\n    .. math::\n\n        {formula}\n\n    Parameters\n"
+            f"    ----------\n" + "\n".join(params) + "\n\n" + _RET.format(name=name)
+            + "\n\n" + _REF.format(name=name) + "\n    ")
+
+
+# -- kernels: sums along axis 0 of (n, k) arrays ----------------------------
+
+def _wsum(a, w, xp):
+    """``sum_i w_i a_ik`` per output, shape (k,).
+
+    One output: a flat sum or dot product (BLAS); many outputs: ``w @ a``
+    (one gemv).
+    """
+    if a.shape[1] == 1:
+        va = a[:, 0]
+        s = xp.sum(va) if w is None else xp.matmul(w, va)
+        return xp.reshape(xp.asarray(s), (1,))
+    return xp.sum(a, axis=0) if w is None else xp.matmul(w, a)
+
+
+def _total_weight(t):
+    return t.n_samples if t.sample_weight is None else t.xp.sum(t.sample_weight)
+
+
+def _wmean(a, t):
+    return _wsum(a, t.sample_weight, t.xp) / _total_weight(t)
+
+
+def _means(t, fn, *arrays):
+    """Weighted means per output of the per-row terms ``fn(*arrays)`` (a tuple).
+
+    One fused pass over the rows (``ops(xp).fused_sums``): on CPUs the
+    temporaries of ``fn`` live in cache-sized blocks, on GPUs in one kernel.
+    """
+    sums = ops(t.xp).fused_sums(fn, arrays, weights=t.sample_weight)
+    total = _total_weight(t)
+    return tuple(s / total for s in sums)
+
+
+def _mean(a, t):
+    """Weighted mean per output; refined once on float32-only devices."""
+    m = _wmean(a, t)
+    if t.acc_dtype == t.xp.float32:  # no float64: one correction pass
+        m = m + _means(t, lambda x: (x - m,), a)[0]
+    return m
+
+
+def _out(value, t):
+    return _ns.to_output(t.xp.astype(value, t.out_dtype), t.xp)
+
+
+def _reduce(errors, t):
+    """Aggregate per-output values as ``multioutput`` says (scikit-learn's ``_average``)."""
+    xp, mo = t.xp, t.multioutput
+    if isinstance(mo, str) and mo == "raw_values":
+        return _out(errors, t)
+    if mo is None or isinstance(mo, str):
+        return _out(xp.mean(errors), t)
+    return _out(xp.sum(errors * mo) / xp.sum(mo), t)
+
+
+def _const(value, t):
+    return t.xp.asarray(value, dtype=t.acc_dtype, device=t.device)
+
+
+def _nan_result(t, msg):
+    warnings.warn(msg, UndefinedMetricWarning, stacklevel=3)
+    return _out(_const(float("nan"), t), t)
+
+
+def _explained_fraction(num, den, t, force_finite):
+    """scikit-learn's ``_assemble_fraction_of_explained_deviance``, without masked writes."""
+    xp = t.xp
+    den_safe = xp.where(den == 0, xp.ones_like(den), den)
+    ratio = num / den_safe
+    if force_finite:
+        scores = xp.where(num == 0, xp.ones_like(num),
+                          xp.where(den == 0, xp.zeros_like(num), 1 - ratio))
+    else:  # 1 - num / 0 without a division warning: -inf, or nan for 0 / 0
+        inf = _const(float("inf"), t)
+        at_zero = xp.where(num == 0, _const(float("nan"), t), xp.where(num > 0, -inf, inf))
+        scores = xp.where(den == 0, at_zero, 1 - ratio)
+    mo = t.multioutput
+    if isinstance(mo, str) and mo == "variance_weighted":
+        all_zero = xp.all(den == 0)  # constant y everywhere: uniform weights
+        den_sum = xp.sum(den)
+        den_sum = xp.where(den_sum == 0, xp.ones_like(den_sum), den_sum)
+        return _out(xp.where(all_zero, xp.mean(scores), xp.sum(scores * den) / den_sum), t)
+    return _reduce(scores, t)
+
+
+# -- mean errors ------------------------------------------------------------
+
+def mean_absolute_error(y_true, y_pred, *, sample_weight=None,
+                        multioutput="uniform_average", validate=True):
+    t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
+                          func="mean_absolute_error")
+    return _reduce(_means(t, lambda a, b: (abs(b - a),), t.y_true, t.y_pred)[0], t)
+
+
+def _mse_raw(t, log=False):
+    """Mean squared error per output (of ``log1p`` of the targets with ``log``)."""
+    xp = t.xp
+
+    def squared(a, b):
+        # log1p(a) - log1p(b) as one log1p: half the logs, and no cancellation
+        d = xp.log1p((a - b) / (1 + b)) if log else a - b
+        return (d * d,)
+
+    return _means(t, squared, t.y_true, t.y_pred)[0]
+
+
+def mean_squared_error(y_true, y_pred, *, sample_weight=None,
+                       multioutput="uniform_average", validate=True):
+    t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
+                          func="mean_squared_error")
+    return _reduce(_mse_raw(t), t)
+
+
+def root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
+                            multioutput="uniform_average", validate=True):
+    t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
+                          func="root_mean_squared_error", custom_checks=False)
+    return _reduce(t.xp.sqrt(_mse_raw(t)), t)
+
+
+def mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
+                           multioutput="uniform_average", validate=True):
+    t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
+                          func="mean_squared_log_error")
+    if validate:
+        check_log_domain(t, "Mean Squared Logarithmic Error")
+    return _reduce(_mse_raw(t, log=True), t)
+
+
+def root_mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
+                                multioutput="uniform_average", validate=True):
+    t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
+                          func="root_mean_squared_log_error")
+    if validate:
+        check_log_domain(t, "Root Mean Squared Logarithmic Error")
+    return _reduce(t.xp.sqrt(_mse_raw(t, log=True)), t)
+
+
+def mean_absolute_percentage_error(y_true, y_pred, *, sample_weight=None,
+                                   multioutput="uniform_average", validate=True):
+    t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
+                          func="mean_absolute_percentage_error")
+    xp = t.xp
+    eps = _const(2.220446049250313e-16, t)  # float64 eps, as scikit-learn
+
+    def ape(a, b):
+        return (abs((b - a) / xp.maximum(abs(a), eps)),)
+
+    return _reduce(_means(t, ape, t.y_true, t.y_pred)[0], t)
+
+
+def _pinball_raw(t, alpha, *preds):
+    """Mean pinball loss per output of each prediction in ``preds`` (one pass).
+
+    ``alpha * mean(d+) + (1 - alpha) * mean(d-)`` from ``mean(d)`` and one
+    clipped mean: the part with the larger coefficient is summed directly,
+    the other is the difference, so the rounding stays below eps of the result.
+    """
+    xp = t.xp
+    upper = alpha >= 0.5
+
+    def terms(a, *bs):
+        out = []
+        for b in bs:
+            d = a - b
+            out += [d, xp.clip(d, min=0.0) if upper else xp.clip(d, max=0.0)]
+        return tuple(out)
+
+    means = _means(t, terms, t.y_true, *preds)
+    losses = []
+    for s, part in zip(means[0::2], means[1::2]):
+        pos, neg = (part, part - s) if upper else (s - part, -part)
+        losses.append(alpha * pos + (1 - alpha) * neg)
+    return losses
+
+
+def mean_pinball_loss(y_true, y_pred, *, sample_weight=None, alpha=0.5,
+                      multioutput="uniform_average", validate=True):
+    alpha = check_alpha(alpha, "mean_pinball_loss")
+    t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
+                          func="mean_pinball_loss")
+    return _reduce(_pinball_raw(t, alpha, t.y_pred)[0], t)
+
+
+def max_error(y_true, y_pred, *, validate=True):
+    t = check_reg_targets(y_true, y_pred, None, None, validate=validate,
+                          func="max_error", multioutput_param=False)
+    if t.n_outputs > 1:
+        raise ValueError("Multioutput not supported in max_error")
+    xp = t.xp
+    return _out(ops(xp).fused_max(lambda a, b: xp.abs(a - b), [t.y_true, t.y_pred])[0], t)
+
+
+# -- median -----------------------------------------------------------------
+
+def median_absolute_error(y_true, y_pred, *, multioutput="uniform_average",
+                          sample_weight=None, validate=True):
+    t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
+                          func="median_absolute_error")
+    xp = t.xp
+    r = abs(t.y_pred - t.y_true)  # __abs__: NumPy reuses the temporary
+    errors = ops(xp).weighted_quantile(r, 0.5, weights=t.sample_weight, average=True,
+                                       overwrite_input=True)
+    return _reduce(errors, t)
+
+
+# -- explained variance -----------------------------------------------------
+
+def explained_variance_score(y_true, y_pred, *, sample_weight=None,
+                             multioutput="uniform_average", force_finite=True,
+                             validate=True):
+    check_force_finite(force_finite, "explained_variance_score")
+    t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
+                          allowed=MULTIOUTPUT_VARIANCE, func="explained_variance_score")
+    xp = t.xp
+    m_true = _wmean(t.y_true, t)
+    m_diff = m_true - _wmean(t.y_pred, t)       # mean(y_true - y_pred), from two sums
+    if t.acc_dtype == xp.float32:  # no float64: one correction pass for the means
+        c_diff, c_true = _means(t, lambda a, b: (a - b - m_diff, a - m_true),
+                                t.y_true, t.y_pred)
+        m_diff, m_true = m_diff + c_diff, m_true + c_true
+
+    def squares(a, b):
+        c, e = a - b - m_diff, a - m_true
+        return c * c, e * e
+
+    num, den = _means(t, squares, t.y_true, t.y_pred)
+    return _explained_fraction(num, den, t, force_finite)
+
+
+def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
+             force_finite=True, validate=True):
+    check_force_finite(force_finite, "r2_score")
+    t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
+                          allowed=MULTIOUTPUT_VARIANCE, allow_none=True, func="r2_score")
+    if t.n_samples < 2:
+        return _nan_result(t, "R^2 score is not well-defined with less than two samples.")
+    m = _mean(t.y_true, t)
+
+    def squares(a, b):
+        d, e = a - b, a - m
+        return d * d, e * e
+
+    num, den = _means(t, squares, t.y_true, t.y_pred)
+    return _explained_fraction(num, den, t, force_finite)
+
+
+# -- deviances --------------------------------------------------------------
+
+def _times_pow(u, x, e, xp):
+    """``u * x**e`` with the common exponents as square roots and products.
+
+    A general ``pow`` costs about three multiplications' worth of a
+    logarithm and an exponential; ``sqrt`` and ``*`` are exact-rounded and
+    cheap.  Negative exponents divide by the positive power.
+    """
+    k = abs(e)
+    if k == 0:
+        return u
+    if k == 0.5:
+        v = xp.sqrt(x)
+    elif k == 1:
+        v = x
+    elif k == 1.5:
+        v = x * xp.sqrt(x)
+    elif k == 2:
+        v = x * x
+    elif k == 2.5:
+        v = x * x * xp.sqrt(x)
+    elif k == 3:
+        v = x * x * x
+    else:
+        v = x ** k
+    return u * v if e > 0 else u / v
+
+
+def _general_half_deviances(a, preds, p, xp):
+    """Halved unit deviances for a power outside {0, 1, 2}, and their first term.
+
+    ``a^(2-p) / ((1-p)(2-p)) - b^(1-p) (a / (1-p) - b / (2-p))``: two powers
+    per row instead of three.  The first term ``base`` depends on ``a`` alone.
+    """
+    at = xp.where(a > 0, a, xp.zeros_like(a)) if p < 0 else a
+    base = _times_pow(1 / ((1 - p) * (2 - p)), at, 2 - p, xp)
+    c1, c2 = 1 / (1 - p), 1 / (2 - p)
+    return tuple(base - _times_pow(a * c1 - b * c2, b, 1 - p, xp) for b in preds), base
+
+
+def _half_deviances(a, preds, p, xp):
+    """Unit Tweedie deviances of ``a`` against each of ``preds``, halved.
+
+    ``preds`` may broadcast; the factor 2 is applied to the means.
+    """
+    if p == 0:
+        return tuple((a - b) * (a - b) for b in preds)
+    if p == 1:
+        # xlogy(y, y / mu): y = 0 gives ratio 0, log(tiny) is finite and 0 * it is 0
+        tiny = xp.finfo(a.dtype).smallest_normal
+        return tuple(a * xp.log(xp.clip(a / b, min=tiny)) - a + b for b in preds)
+    if p == 2:
+        return tuple(a / b - xp.log(a / b) - 1 for b in preds)
+    return _general_half_deviances(a, preds, p, xp)[0]
+
+
+def _tweedie_targets(y_true, y_pred, sample_weight, power, validate, func):
+    power = check_power(power, func)
+    t = check_reg_targets(y_true, y_pred, sample_weight, None, validate=validate,
+                          func=func, multioutput_param=False)
+    if t.n_outputs > 1:
+        raise ValueError(f"Multioutput not supported in {func}")
+    return t
+
+
+def _mean_deviances(t, power, *preds):
+    """Mean Tweedie deviance of ``y_true`` against each of ``preds`` (one pass)."""
+    xp, scale = t.xp, 1.0 if power == 0 else 2.0
+    means = _means(t, lambda a, *bs: _half_deviances(a, bs, power, xp), t.y_true, *preds)
+    return [scale * m[0] for m in means]
+
+
+def mean_tweedie_deviance(y_true, y_pred, *, sample_weight=None, power=0, validate=True):
+    t = _tweedie_targets(y_true, y_pred, sample_weight, power, validate,
+                         "mean_tweedie_deviance")
+    if validate:
+        check_tweedie_domain(t.y_true, t.y_pred, power, xp=t.xp)
+    return _out(_mean_deviances(t, power, t.y_pred)[0], t)
+
+
+def mean_poisson_deviance(y_true, y_pred, *, sample_weight=None, validate=True):
+    return mean_tweedie_deviance(y_true, y_pred, sample_weight=sample_weight, power=1,
+                                 validate=validate)
+
+
+def mean_gamma_deviance(y_true, y_pred, *, sample_weight=None, validate=True):
+    return mean_tweedie_deviance(y_true, y_pred, sample_weight=sample_weight, power=2,
+                                 validate=validate)
+
+
+def _d2_tweedie_parts(t, p):
+    """Mean deviance of the predictions and of the constant ``m = mean(y_true)``.
+
+    For a power outside {0, 1, 2} the baseline needs no second pass term:
+    ``mean(d(a, m)) / 2 = mean(base) - m^(2-p) / ((1-p)(2-p))``, because
+    ``sum w a = m sum w``; ``base`` is already computed for the predictions.
+    """
+    xp = t.xp
+    m = _wmean(t.y_true, t)
+    if p in (0, 1, 2):
+        return _mean_deviances(t, p, t.y_pred, m[None, :])
+
+    def rows(a, b):
+        (dev,), base = _general_half_deviances(a, (b,), p, xp)
+        return dev, base
+
+    num, mean_base = _means(t, rows, t.y_true, t.y_pred)
+    den = mean_base - _times_pow(1 / ((1 - p) * (2 - p)), m, 2 - p, xp)
+    return 2 * num[0], 2 * den[0]
+
+
+def d2_tweedie_score(y_true, y_pred, *, sample_weight=None, power=0, validate=True):
+    t = _tweedie_targets(y_true, y_pred, sample_weight, power, validate, "d2_tweedie_score")
+    if t.n_samples < 2:
+        return _nan_result(t, "D^2 score is not well-defined with less than two samples.")
+    if validate:
+        check_tweedie_domain(t.y_true, t.y_pred, power, xp=t.xp)
+    num, den = _d2_tweedie_parts(t, power)
+    if validate and bool(den == 0):  # scikit-learn divides Python floats: host read
+        raise ZeroDivisionError("float division by zero")
+    return _out(1 - num / den, t)
+
+
+def d2_pinball_score(y_true, y_pred, *, sample_weight=None, alpha=0.5,
+                     multioutput="uniform_average", validate=True):
+    alpha = check_alpha(alpha, "d2_pinball_score")
+    t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
+                          func="d2_pinball_score")
+    if t.n_samples < 2:
+        return _nan_result(t, "D^2 score is not well-defined with less than two samples.")
+    xp = t.xp
+    q = ops(xp).weighted_quantile(t.y_true, alpha, weights=t.sample_weight, average=True)
+    num, den = _pinball_raw(t, alpha, t.y_pred, q[None, :])
+    return _explained_fraction(num, den, t, True)
+
+
+def d2_absolute_error_score(y_true, y_pred, *, sample_weight=None,
+                            multioutput="uniform_average", validate=True):
+    return d2_pinball_score(y_true, y_pred, sample_weight=sample_weight, alpha=0.5,
+                            multioutput=multioutput, validate=validate)
+
+
+_FF = """\
+    force_finite : bool, default=True
+        Constant y_true: 1.0 for a perfect prediction, else 0.0, instead of
+        nan / -inf."""
+_MOV = _MO.replace('{"raw_values", "uniform_average"}',
+                   '{"raw_values", "uniform_average", "variance_weighted"}')
+_ALPHA = """\
+    alpha : float, default=0.5
+        Quantile level in [0, 1]."""
+_POWER = """\
+    power : float, default=0
+        Tweedie power: <= 0 or >= 1 (0 normal, 1 Poisson, 2 gamma)."""
+
+mean_absolute_error.__doc__ = _doc(
+    "mean_absolute_error", "Mean absolute error regression loss.",
+    r"\mathrm{MAE} = \sum_i w_i |y_i - \hat y_i| / \sum_i w_i")
+mean_squared_error.__doc__ = _doc(
+    "mean_squared_error", "Mean squared error regression loss.",
+    r"\mathrm{MSE} = \sum_i w_i (y_i - \hat y_i)^2 / \sum_i w_i")
+root_mean_squared_error.__doc__ = _doc(
+    "root_mean_squared_error", "Root mean squared error regression loss (per output).",
+    r"\mathrm{RMSE} = \sqrt{\mathrm{MSE}}")
+mean_squared_log_error.__doc__ = _doc(
+    "mean_squared_log_error", "Mean squared logarithmic error (targets > -1).",
+    r"\mathrm{MSLE} = \mathrm{MSE}(\log(1 + y), \log(1 + \hat y))")
+root_mean_squared_log_error.__doc__ = _doc(
+    "root_mean_squared_log_error", "Root mean squared logarithmic error (targets > -1).",
+    r"\mathrm{RMSLE} = \sqrt{\mathrm{MSLE}}")
+mean_absolute_percentage_error.__doc__ = _doc(
+    "mean_absolute_percentage_error", "Mean absolute percentage error (a fraction).",
+    r"\mathrm{MAPE} = \sum_i w_i |y_i - \hat y_i| / \max(|y_i|, \epsilon) / \sum_i w_i")
+mean_pinball_loss.__doc__ = _doc(
+    "mean_pinball_loss", "Pinball loss for quantile regression.",
+    r"L_\alpha = \sum_i w_i \max(\alpha e_i, (\alpha - 1) e_i) / \sum_i w_i, "
+    r"\quad e_i = y_i - \hat y_i", _ALPHA)
+max_error.__doc__ = _doc(
+    "max_error", "Maximum residual error (single output only).",
+    r"\max_i |y_i - \hat y_i|", sw=False, mo=False)
+median_absolute_error.__doc__ = _doc(
+    "median_absolute_error",
+    "Median absolute error: the (weighted, averaged inverted CDF) median of |e|.",
+    r"\mathrm{median}_w(|y_i - \hat y_i|)")
+explained_variance_score.__doc__ = _doc(
+    "explained_variance_score", "Explained variance regression score.",
+    r"1 - \mathrm{Var}_w(y - \hat y) / \mathrm{Var}_w(y)", _FF).replace(_MO, _MOV)
+r2_score.__doc__ = _doc(
+    "r2_score", "Coefficient of determination; nan with a warning below two samples.",
+    r"R^2 = 1 - \sum_i w_i (y_i - \hat y_i)^2 / \sum_i w_i (y_i - \bar y_w)^2",
+    _FF).replace(_MO, _MOV)
+mean_tweedie_deviance.__doc__ = _doc(
+    "mean_tweedie_deviance", "Mean Tweedie deviance regression loss.",
+    r"\sum_i w_i d_p(y_i, \hat y_i) / \sum_i w_i", _POWER, mo=False)
+mean_poisson_deviance.__doc__ = _doc(
+    "mean_poisson_deviance", "Mean Poisson deviance (Tweedie power 1).",
+    r"\sum_i w_i\,2 (y_i \log(y_i / \hat y_i) - y_i + \hat y_i) / \sum_i w_i", mo=False)
+mean_gamma_deviance.__doc__ = _doc(
+    "mean_gamma_deviance", "Mean gamma deviance (Tweedie power 2).",
+    r"\sum_i w_i\,2 (\log(\hat y_i / y_i) + y_i / \hat y_i - 1) / \sum_i w_i", mo=False)
+d2_tweedie_score.__doc__ = _doc(
+    "d2_tweedie_score", "Fraction of Tweedie deviance explained (single output).",
+    r"D^2 = 1 - D_p(y, \hat y) / D_p(y, \bar y_w)", _POWER, mo=False)
+d2_pinball_score.__doc__ = _doc(
+    "d2_pinball_score", "Fraction of pinball loss explained.",
+    r"D^2 = 1 - L_\alpha(y, \hat y) / L_\alpha(y, q_\alpha(y))", _ALPHA)
+d2_absolute_error_score.__doc__ = _doc(
+    "d2_absolute_error_score", "Fraction of absolute error explained (D^2 pinball, 0.5).",
+    r"D^2 = 1 - \mathrm{MAE}(y, \hat y) / \mathrm{MAE}(y, \mathrm{median}_w(y))")

@@ -1,0 +1,275 @@
+"""Unit tests for the ranking family: exact ties, binned curves, errors, tracing."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn import metrics as skm
+
+import metrix
+from metrix.exceptions import UndefinedMetricWarning
+
+rng = np.random.default_rng(7)
+N = 400
+Y = rng.integers(0, 2, N)
+S = np.round(rng.random(N), 1)          # many ties
+W = rng.random(N)
+W[:20] = 0.0
+C = 5
+YC = rng.integers(0, C, N)
+SC = rng.random((N, C))
+SC = SC / SC.sum(axis=1, keepdims=True)
+YML = (rng.random((N, C)) < 0.4).astype(np.int64)
+SML = np.round(rng.random((N, C)), 1)
+LABELS = list(range(C))
+
+
+def _close(a, b, **kw):
+    np.testing.assert_allclose(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64),
+                               **kw)
+
+
+# -- exactness ------------------------------------------------------------------
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_auc_ap_ties_exact_large(weighted):
+    n = 20_000
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.random(n), 2)
+    w = rng.random(n) if weighted else None
+    _close(metrix.roc_auc_score(y, s, sample_weight=w),
+           skm.roc_auc_score(y, s, sample_weight=w), rtol=1e-12)
+    _close(metrix.average_precision_score(y, s, sample_weight=w),
+           skm.average_precision_score(y, s, sample_weight=w), rtol=1e-12)
+
+
+def test_validate_false_same_value():
+    for fn, args, kw in [
+        (metrix.roc_auc_score, (Y, S), {}),
+        (metrix.roc_auc_score, (Y, S), {"sample_weight": W, "max_fpr": 0.4}),
+        (metrix.average_precision_score, (Y, S), {}),
+        (metrix.roc_auc_score, (YC, SC), {"multi_class": "ovr", "labels": LABELS}),
+        (metrix.roc_auc_score, (YC, SC), {"multi_class": "ovo", "labels": LABELS}),
+        (metrix.average_precision_score, (YML, SML), {"average": "samples"}),
+        (metrix.ndcg_score, (YML, SML), {"k": 3}),
+        (metrix.label_ranking_loss, (YML, SML), {}),
+    ]:
+        _close(fn(*args, validate=False, **kw), fn(*args, **kw), rtol=1e-12)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_split_value_and_tie_group_paths_agree(monkeypatch, lib):
+    # three exact paths: compacted split sorts (eager CPU), value sorts with
+    # binary searches (the traceable default), tie groups (weights; torch)
+    from metrix.backends import ops
+
+    y, s = rng.integers(0, 2, 3000), np.round(rng.random(3000), 2)
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        y, s = torch.from_numpy(y), torch.from_numpy(s)
+    adapter = ops(metrix._core.namespace.get_namespace_and_device(s)[0])
+    ref = (skm.roc_auc_score(np.asarray(y), np.asarray(s)),
+           skm.average_precision_score(np.asarray(y), np.asarray(s)))
+
+    def both():
+        return (float(metrix.roc_auc_score(y, s)), float(metrix.average_precision_score(y, s)))
+
+    assert adapter.split_sort(s, y == 1) is not None
+    split = both()
+    monkeypatch.setattr(adapter, "split_sort", lambda score, pos: None)
+    monkeypatch.setattr(adapter, "value_sort_is_cheap", True)
+    values = both()
+    monkeypatch.setattr(adapter, "value_sort_is_cheap", False)
+    groups = both()
+    for got in (split, values, groups):
+        _close(got, ref, rtol=1e-12)
+    _close(metrix.roc_auc_score(YC, SC, multi_class="ovr", average=None),
+           skm.roc_auc_score(YC, SC, multi_class="ovr", average=None), rtol=1e-12)
+
+
+@pytest.mark.parametrize("n_pos, n_neg", [(0, 5), (5, 0), (1, 1), (0, 0)])
+def test_split_path_degenerate(n_pos, n_neg):
+    y = np.array([1] * n_pos + [0] * n_neg)
+    s = np.linspace(0, 1, n_pos + n_neg)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for fn, ref in ((metrix.roc_auc_score, skm.roc_auc_score),
+                        (metrix.average_precision_score, skm.average_precision_score)):
+            if y.shape[0] == 0:  # scikit-learn's AP raises an IndexError here
+                with pytest.raises(ValueError, match="Found array with 0 sample"):
+                    fn(y, s)
+                continue
+            _close(fn(y, s), ref(y, s), rtol=1e-12)
+
+
+def test_ovr_value_path_matches_tie_groups():
+    # unweighted ovr uses the value-sort path; unit weights use the tie groups
+    a = metrix.roc_auc_score(YC, SC, multi_class="ovr", average=None)
+    b = metrix.roc_auc_score(YC, SC, multi_class="ovr", average=None,
+                             sample_weight=np.ones(N))
+    _close(a, b, rtol=1e-12)
+    _close(a, skm.roc_auc_score(YC, SC, multi_class="ovr", average=None), rtol=1e-12)
+
+
+# -- binned curves ----------------------------------------------------------------
+
+def _brute_counts(y, s, w, thr):
+    pred = s[None, :] >= thr[:, None]
+    return (pred * (1 - y) * w).sum(1), (pred * y * w).sum(1)
+
+
+@pytest.mark.parametrize("thresholds", [11, np.array([0.05, 0.3, 0.3001, 0.9])])
+def test_binned_curves_match_brute_force(thresholds):
+    thr = (np.linspace(0, 1, thresholds) if isinstance(thresholds, int)
+           else np.sort(thresholds))
+    fps, tps = _brute_counts(Y, S, W, thr)
+    fpr, tpr, t = metrix.roc_curve(Y, S, sample_weight=W, thresholds=thresholds)
+    assert fpr.shape == (thr.shape[0] + 1,) and np.isinf(t[0])
+    _close(t[1:], thr[::-1])
+    _close(fpr[1:], fps[::-1] / (W * (1 - Y)).sum(), rtol=1e-12)
+    _close(tpr[1:], tps[::-1] / (W * Y).sum(), rtol=1e-12)
+    p, r, t = metrix.precision_recall_curve(Y, S, sample_weight=W, thresholds=thresholds)
+    _close(p[:-1], np.where(tps + fps > 0, tps / np.maximum(tps + fps, 1e-300), 0), rtol=1e-12)
+    _close(r[:-1], tps / (W * Y).sum(), rtol=1e-12)
+    assert p[-1] == 1 and r[-1] == 0
+    fpr, fnr, t = metrix.det_curve(Y, S, sample_weight=W, thresholds=thresholds)
+    _close(fnr, 1 - tps / (W * Y).sum(), rtol=1e-12, atol=1e-15)
+
+
+def test_binned_roc_auc_close_to_exact():
+    s = rng.random(N)
+    fpr, tpr, _ = metrix.roc_curve(Y, s, thresholds=2001)
+    _close(metrix.auc(fpr[::-1], tpr[::-1]), skm.roc_auc_score(Y, s), atol=2e-3)
+
+
+# -- validation -------------------------------------------------------------------
+
+def test_errors():
+    with pytest.raises(ValueError, match="contains NaN"):
+        metrix.roc_auc_score(Y, np.where(Y == 1, np.nan, S))
+    with pytest.raises(ValueError, match="contains infinity"):
+        metrix.average_precision_score(Y, np.where(Y == 1, np.inf, S))
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        metrix.roc_curve(Y, S[:-1])
+    with pytest.raises(ValueError, match="multi_class must be in"):
+        metrix.roc_auc_score(YC, SC)
+    with pytest.raises(ValueError, match="probabilities"):
+        metrix.roc_auc_score(YC, SC * 2, multi_class="ovr")
+    with pytest.raises(ValueError, match="must be ordered"):
+        metrix.roc_auc_score(YC, SC, multi_class="ovr", labels=[1, 0, 2, 3, 4])
+    with pytest.raises(ValueError, match="different shape"):
+        metrix.coverage_error(YML, SML[:, :3])
+    with pytest.raises(ValueError, match="'k' parameter"):
+        metrix.top_k_accuracy_score(YC, SC, k=0)
+    with pytest.raises(ValueError, match="Detection error tradeoff"):
+        metrix.det_curve(np.ones(N, dtype=int), S)
+    with pytest.raises(ValueError, match="neither increasing nor decreasing"):
+        metrix.auc([0, 1, 0.5], [0, 1, 1])
+
+
+def test_warnings():
+    with pytest.warns(UndefinedMetricWarning, match="Only one class is present"):
+        v = metrix.roc_auc_score(np.ones(N, dtype=int), S)
+    assert np.isnan(v)
+    with pytest.warns(UserWarning, match="No positive class found"):
+        assert metrix.average_precision_score(np.zeros(N, dtype=int), S) == 0
+    with pytest.warns(UndefinedMetricWarning, match="perfect score"):
+        assert metrix.top_k_accuracy_score(YC, SC, k=6) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # validate=False never warns
+        assert np.isnan(metrix.roc_auc_score(np.ones(N, dtype=int), S, validate=False))
+
+
+def test_string_labels_with_torch_scores():
+    torch = pytest.importorskip("torch")
+    y = np.array(["no", "yes"])[Y]
+    got = metrix.roc_auc_score(y, torch.asarray(S))
+    assert isinstance(got, torch.Tensor) and got.ndim == 0
+    _close(got.numpy(), skm.roc_auc_score(y, S), rtol=1e-12)
+    got = metrix.average_precision_score(y, torch.asarray(S), pos_label="yes")
+    _close(got.numpy(), skm.average_precision_score(y, S, pos_label="yes"), rtol=1e-12)
+
+
+def test_float32_result_dtype_torch():
+    torch = pytest.importorskip("torch")
+    got = metrix.roc_auc_score(torch.asarray(Y), torch.asarray(S, dtype=torch.float32))
+    assert got.dtype == torch.float32
+    fpr, tpr, thr = metrix.roc_curve(torch.asarray(Y), torch.asarray(S, dtype=torch.float32))
+    assert fpr.dtype == tpr.dtype == thr.dtype == torch.float32
+
+
+# -- tracing ------------------------------------------------------------------------
+
+TRACED = [
+    ("roc_auc_score", (Y, S, W), lambda f, a, b, c: f(a, b, sample_weight=c, validate=False),
+     lambda: skm.roc_auc_score(Y, S, sample_weight=W)),
+    ("roc_auc_score", (Y, S, W), lambda f, a, b, c: f(a, b, max_fpr=0.3, validate=False),
+     lambda: skm.roc_auc_score(Y, S, max_fpr=0.3)),
+    ("average_precision_score", (Y, S, W), lambda f, a, b, c: f(a, b, validate=False),
+     lambda: skm.average_precision_score(Y, S)),
+    ("roc_auc_score", (YC, SC, W),
+     lambda f, a, b, c: f(a, b, multi_class="ovr", labels=LABELS, validate=False),
+     lambda: skm.roc_auc_score(YC, SC, multi_class="ovr")),
+    ("roc_auc_score", (YC, SC, W),
+     lambda f, a, b, c: f(a, b, multi_class="ovo", labels=LABELS, average="weighted",
+                          validate=False),
+     lambda: skm.roc_auc_score(YC, SC, multi_class="ovo", average="weighted")),
+    ("average_precision_score", (YML, SML, W),
+     lambda f, a, b, c: f(a, b, sample_weight=c, validate=False),
+     lambda: skm.average_precision_score(YML, SML, sample_weight=W)),
+    ("top_k_accuracy_score", (YC, SC, W),
+     lambda f, a, b, c: f(a, b, k=2, labels=LABELS, validate=False),
+     lambda: skm.top_k_accuracy_score(YC, SC, k=2)),
+    ("ndcg_score", (YML, SML, W), lambda f, a, b, c: f(a, b, validate=False),
+     lambda: skm.ndcg_score(YML, SML)),
+    ("label_ranking_average_precision_score", (YML, SML, W),
+     lambda f, a, b, c: f(a, b, validate=False),
+     lambda: skm.label_ranking_average_precision_score(YML, SML)),
+]
+TRACED_IDS = [f"{m}-{i}" for i, (m, *_) in enumerate(TRACED)]
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("case", TRACED, ids=TRACED_IDS)
+def test_jax_jit(case):
+    jax = pytest.importorskip("jax")
+    name, args, call, ref = case
+    fn = getattr(metrix, name)
+    with jax.enable_x64(True):
+        jitted = jax.jit(lambda a, b, c: call(fn, a, b, c))
+        got = jitted(*[jax.numpy.asarray(a) for a in args])
+    _close(got, ref(), rtol=1e-10)
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("case", TRACED[:5], ids=TRACED_IDS[:5])
+def test_torch_compile_fullgraph(case):
+    torch = pytest.importorskip("torch")
+    name, args, call, ref = case
+    fn = getattr(metrix, name)
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda a, b, c: call(fn, a, b, c), fullgraph=True)
+    got = compiled(*[torch.asarray(a) for a in args])
+    _close(got.numpy(), ref(), rtol=1e-10)
+
+
+@pytest.mark.compile
+def test_binned_curves_trace():
+    jax = pytest.importorskip("jax")
+    torch = pytest.importorskip("torch")
+    s = rng.random(N)  # no score on a threshold: linspace rounding differs by library
+    want = metrix.precision_recall_curve(Y, s, thresholds=21)
+    with jax.enable_x64(True):
+        got = jax.jit(lambda a, b: metrix.precision_recall_curve(a, b, thresholds=21,
+                                                                 validate=False))(
+            jax.numpy.asarray(Y), jax.numpy.asarray(s))
+    for g, w in zip(got, want):
+        _close(g, w, rtol=1e-12)
+    torch._dynamo.reset()
+    roc = torch.compile(lambda a, b: metrix.roc_curve(a, b, thresholds=21, validate=False),
+                        fullgraph=True)
+    got = roc(torch.asarray(Y), torch.asarray(s))
+    for g, w in zip(got, metrix.roc_curve(Y, s, thresholds=21)):
+        _close(g.numpy(), w, rtol=1e-12)
