@@ -23,9 +23,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench._harness import best_time, fmt_time, have, print_table  # noqa: E402
-
 import metrix  # noqa: E402
+from bench._harness import best_time, fmt_time, have, print_table  # noqa: E402
 
 
 def _ratio(a, b):

@@ -73,7 +73,7 @@ def main(argv=None):
 
     def floor_auc():
         acc = torch.zeros(2 * 1001, dtype=torch.int64)
-        for y, s in zip(yb, sb):
+        for y in yb:  # the floor counts one array per batch
             acc += torch.bincount(y, minlength=2 * 1001)
         return acc
 
@@ -90,9 +90,13 @@ def main(argv=None):
                  "ratio": f"{t_mx_t / t_floor:.2f}x floor (target <= 1.3x)"})
     if have("torchmetrics"):
         from torchmetrics import MetricCollection
-        from torchmetrics.classification import (MulticlassAccuracy, MulticlassF1Score,
-                                                 MulticlassMatthewsCorrCoef,
-                                                 MulticlassPrecision, MulticlassRecall)
+        from torchmetrics.classification import (
+            MulticlassAccuracy,
+            MulticlassF1Score,
+            MulticlassMatthewsCorrCoef,
+            MulticlassPrecision,
+            MulticlassRecall,
+        )
 
         def tm_collection():
             coll = MetricCollection({

@@ -7,8 +7,7 @@ cd "$(dirname "$0")/.."
 PY="${PYTHON:-python}"
 WORKERS="${METRIX_CI_WORKERS:-2}"
 
-"$PY" -m pip install -r requirements-test.txt
-"$PY" -m pip install -e .
+"$PY" -m pip install -e ".[test]"
 
 # Every CPU library must be importable: a missing one would skip its combos
 # and let the run pass on NumPy alone.
@@ -19,5 +18,6 @@ print("numpy", numpy.__version__, "| torch", torch.__version__, "| jax", jax.__v
 assert jax.devices("cpu"), "JAX has no CPU device"
 PY
 
+"$PY" -m ruff check metrix tests conformance bench docs/conf.py
 "$PY" -m pytest conformance -q -n "$WORKERS"
 "$PY" -m pytest tests -q -n "$WORKERS"

@@ -16,7 +16,7 @@ TORCH_PIP_ARGS="${TORCH_PIP_ARGS:-}"
 nvidia-smi || { echo "ci/cuda.sh: nvidia-smi failed: no NVIDIA GPU/driver on this runner" >&2; exit 1; }
 
 # The test pins without the CPU builds of torch / jax, then the CUDA builds.
-grep -vE '^(torch|jax|jaxlib)==' requirements-test.txt > "${TMPDIR:-/tmp}/metrix-req-cuda.txt"
+"$PY" ci/test_pins.py --without torch jax jaxlib > "${TMPDIR:-/tmp}/metrix-req-cuda.txt"
 "$PY" -m pip install -r "${TMPDIR:-/tmp}/metrix-req-cuda.txt"
 # shellcheck disable=SC2086
 "$PY" -m pip install "torch==2.13.0" $TORCH_PIP_ARGS

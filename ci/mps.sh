@@ -14,7 +14,7 @@ WORKERS="${METRIX_CI_WORKERS:-2}"
 
 # The test pins without torch / jax (PyPI's macOS arm64 torch wheel has MPS;
 # JAX has no Metal backend we test here), then torch for macOS.
-grep -vE '^(torch|jax|jaxlib)==' requirements-test.txt > "${TMPDIR:-/tmp}/metrix-req-mps.txt"
+"$PY" ci/test_pins.py --without torch jax jaxlib > "${TMPDIR:-/tmp}/metrix-req-mps.txt"
 "$PY" -m pip install -r "${TMPDIR:-/tmp}/metrix-req-mps.txt"
 "$PY" -m pip install "torch==2.13.0"
 "$PY" -m pip install -e .

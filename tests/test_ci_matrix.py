@@ -142,14 +142,22 @@ def test_gpu_scripts_fail_without_a_gpu(target):
     assert text.index(check) < text.index("-m pytest")
 
 
-def test_test_extra_matches_requirements_file():
-    """pyproject's `test` extra and requirements-test.txt pin the same versions."""
-
+def test_one_list_of_test_pins():
+    """pyproject's `test` extra is the one list of CI pins: no second file, and the
+    GPU scripts' filtered list comes from it."""
+    import subprocess
+    import sys
 
     root = Path(__file__).resolve().parents[1]
+    assert not (root / "requirements-test.txt").exists()
     text = (root / "pyproject.toml").read_text()
     block = re.search(r"^test = \[(.*?)^\]", text, re.S | re.M).group(1)
-    extra = set(re.findall(r'"([^"]+)"', block))
-    reqs = {line.strip() for line in (root / "requirements-test.txt").read_text().splitlines()
-            if line.strip() and not line.startswith("#")}
-    assert extra == reqs - {r for r in reqs if r.startswith("numpy==")}
+    extra = re.findall(r'"([^"]+)"', block)
+    out = subprocess.run([sys.executable, str(root / "ci" / "test_pins.py"), "--without",
+                          "torch", "jax", "jaxlib"], capture_output=True, text=True, check=True)
+    pins = out.stdout.split()
+    assert pins == [p for p in extra if not p.startswith(("torch==", "jax==", "jaxlib=="))]
+    assert "torch==2.13.0" in extra and "numpy==2.4.6" in extra
+    for target in ("cuda", "mps"):
+        script = (root / "ci" / f"{target}.sh").read_text()
+        assert "ci/test_pins.py --without torch jax jaxlib" in script

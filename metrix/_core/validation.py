@@ -16,9 +16,9 @@ import numbers
 import warnings
 from typing import NamedTuple
 
-from . import namespace as _ns
 from ..backends import ops
 from ..exceptions import DataConversionWarning
+from . import namespace as _ns
 
 __all__ = [
     "num_samples",

@@ -9,9 +9,9 @@ kernels (``pair_bincount``, ``pair_bincount_discover``, ``pair_bincount_declared
 ``codes_or_other``, ``edge_cells``, ``binned_codes``), ``split_sort`` (eager
 binary AUC / AP) and ``asarray_on``.  ``_generic.GenericOps`` implements each
 with the standard alone (the CPU-only fused kernels return None there, and
-callers take the standard path); ``numpy.py``, ``torch.py``, ``jax.py`` and ``cupy.py`` override only
-what their library does better.  Native imports stay inside those modules, so
-``import metrix`` imports no optional array library.
+callers take the standard path); ``numpy.py``, ``torch.py``, ``jax.py`` and
+``cupy.py`` override only what their library does better.  Native imports stay
+inside those modules, so ``import metrix`` imports no optional array library.
 """
 
 from __future__ import annotations

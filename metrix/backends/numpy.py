@@ -5,11 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from ._generic import GenericOps
+
 # the pair count's chunk is also the chunk of ``minmax`` and of the dense encoding
 from ._minmax import minmax_numpy
 from ._pair_count import CHUNK as _CHUNK
-from ._pair_count import (codes_or_other_numpy, pair_bincount_declared_numpy,
-                          pair_bincount_discover_numpy, pair_bincount_numpy)
+from ._pair_count import (
+    codes_or_other_numpy,
+    pair_bincount_declared_numpy,
+    pair_bincount_discover_numpy,
+    pair_bincount_numpy,
+)
 
 #: the ``clip`` ufunc itself: ``np.clip``'s Python checks cost as much as the
 #: clip of 10,000 floats

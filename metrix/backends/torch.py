@@ -14,9 +14,17 @@ import numpy as np
 import torch
 
 from ._generic import GenericOps
-from ._pair_count import (MAX_DISCOVERED, codes_or_other_numpy, count_chunks, count_declared,
-                          discover_and_count, fits_chunked_count, pair_bincount_declared_numpy,
-                          pair_bincount_discover_numpy, pair_bincount_numpy)
+from ._pair_count import (
+    MAX_DISCOVERED,
+    codes_or_other_numpy,
+    count_chunks,
+    count_declared,
+    discover_and_count,
+    fits_chunked_count,
+    pair_bincount_declared_numpy,
+    pair_bincount_discover_numpy,
+    pair_bincount_numpy,
+)
 from .numpy import binned_counts_numpy, binned_histogram_numpy, edge_confusion_numpy
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from . import _encoding as _labels
 from .._core import namespace as _ns
-from . import _statistic as _stats
 from .._core.validation import check_sample_weight, check_targets
 from ..backends import ops as _ops
+from . import _encoding as _labels
+from . import _statistic as _stats
 
 
 class LabelProblem(NamedTuple):

@@ -11,9 +11,9 @@ import numbers
 import warnings
 
 from .._core import namespace as _ns
-from . import _statistic as _stats
 from .._core.arith import safe_divide
 from ..exceptions import UndefinedMetricWarning
+from . import _statistic as _stats
 
 
 def _matrix_counts(prob):

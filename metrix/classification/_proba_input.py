@@ -25,11 +25,16 @@ import math
 import warnings
 from typing import NamedTuple
 
-from . import _encoding as _labels
 from .._core import namespace as _ns
-from .._core.validation import (_target_info, assert_all_finite, check_consistent_length,
-                          check_sample_weight, column_or_1d)
+from .._core.validation import (
+    _target_info,
+    assert_all_finite,
+    check_consistent_length,
+    check_sample_weight,
+    column_or_1d,
+)
 from ..backends import ops as _ops
+from . import _encoding as _labels
 
 
 class ProbaProblem(NamedTuple):

@@ -18,13 +18,13 @@ import numbers
 import warnings
 
 from .._core import namespace as _ns
-from . import _statistic as _stats
 from .._core.arith import nanaverage, safe_divide
-from .confusion import correct_and_total
+from ..exceptions import UndefinedMetricWarning
+from . import _statistic as _stats
 from ._input import label_problem, prepare_inputs
 from ._likelihood_ratios import check_replace_lr, likelihood_ratios_from_problem
 from ._prf import prf_divide, setwise_labels
-from ..exceptions import UndefinedMetricWarning
+from .confusion import correct_and_total
 
 __all__ = [
     "jaccard_score",
@@ -35,10 +35,6 @@ __all__ = [
     "zero_one_loss",
     "class_likelihood_ratios",
 ]
-
-
-def _out(x, xp):
-    return _ns.to_output(x, xp)
 
 
 def _counts(prob):
@@ -164,7 +160,7 @@ def jaccard_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
                            sample_weight=sample_weight, validate=validate)
     res = jaccard_from_problem(prob, average=average, zero_division=zero_division,
                                validate=validate)
-    return _out(res, prob.xp)
+    return _ns.to_output(res, prob.xp)
 
 
 # -- balanced accuracy -----------------------------------------------------
@@ -223,7 +219,7 @@ def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=Fals
     prob = label_problem(y_true, y_pred, labels=labels, validate=validate,
                          want_cm=labels is not None, prepared=prepared)
     _warn_single_label(prob)
-    return _out(balanced_accuracy_from_problem(prob, adjusted=adjusted, validate=validate),
+    return _ns.to_output(balanced_accuracy_from_problem(prob, adjusted=adjusted, validate=validate),
                 prob.xp)
 
 
@@ -290,7 +286,7 @@ def matthews_corrcoef(y_true, y_pred, *, sample_weight=None, labels=None, valida
     prob = label_problem(y_true, y_pred, labels=labels, validate=validate,
                          want_cm=labels is not None, prepared=prepared)
     _warn_single_label(prob)
-    return _out(mcc_from_problem(prob), prob.xp)
+    return _ns.to_output(mcc_from_problem(prob), prob.xp)
 
 
 # -- Cohen's kappa ---------------------------------------------------------
@@ -413,7 +409,7 @@ def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None,
             "`cohen_kappa_score` is otherwise agnostic to the order of `y1` and `y2`).")
     res = kappa_from_problem(prob, weights=weights, replace_undefined_by=replace_undefined_by,
                              validate=validate)
-    return _out(res, prob.xp)
+    return _ns.to_output(res, prob.xp)
 
 
 # -- error rates -----------------------------------------------------------
@@ -449,7 +445,7 @@ def zero_one_loss(y_true, y_pred, *, normalize=True, sample_weight=None, validat
         loss = 1 - safe_divide(correct, total, zero_value=0.0, xp=xp)
     else:
         loss = total - correct
-    return _out(xp.astype(loss, fdt), xp)
+    return _ns.to_output(xp.astype(loss, fdt), xp)
 
 
 def hamming_loss(y_true, y_pred, *, sample_weight=None, validate=True):
@@ -477,7 +473,7 @@ def hamming_loss(y_true, y_pred, *, sample_weight=None, validate=True):
     """
     xp, _, targets, w, fdt, acc = prepare_inputs(y_true, y_pred, sample_weight,
                                                  validate=validate, exact_binary=False)
-    return _out(xp.astype(hamming_from_targets(targets, w, xp, acc), fdt), xp)
+    return _ns.to_output(xp.astype(hamming_from_targets(targets, w, xp, acc), fdt), xp)
 
 
 def hamming_from_targets(targets, weights, xp, acc):
@@ -543,4 +539,4 @@ def class_likelihood_ratios(y_true, y_pred, *, labels=None, sample_weight=None,
             f"class_likelihood_ratios needs exactly two classes, got {len(prob.classes)}; "
             "pass labels=[negative, positive].")
     lr_pos, lr_neg = likelihood_ratios_from_problem(prob, replace=replace, validate=validate)
-    return _out(lr_pos, prob.xp), _out(lr_neg, prob.xp)
+    return _ns.to_output(lr_pos, prob.xp), _ns.to_output(lr_neg, prob.xp)

@@ -28,10 +28,6 @@ __all__ = [
 ]
 
 
-def _out(x, xp):
-    return _ns.to_output(x, xp)
-
-
 def confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normalize=None,
                      validate=True):
     r"""Confusion matrix ``C[i, j]``: samples of true class i predicted as class j.
@@ -180,7 +176,7 @@ def accuracy_score(y_true, y_pred, *, normalize=True, sample_weight=None, valida
                                                       validate=validate, exact_binary=False)
     correct, total = correct_and_total(targets, w, xp, acc)
     score = safe_divide(correct, total, zero_value=0.0, xp=xp) if normalize else correct
-    return _out(xp.astype(score, fdt), xp)
+    return _ns.to_output(xp.astype(score, fdt), xp)
 
 
 def correct_and_total(targets, weights, xp, acc):
@@ -260,7 +256,7 @@ def precision_recall_fscore_support(y_true, y_pred, *, beta=1.0, labels=None, po
     xp = prob.xp
     if s is not None and prob.weights is not None:
         s = xp.astype(s, prob.float_dtype)
-    return _out(p, xp), _out(r, xp), _out(f, xp), s
+    return _ns.to_output(p, xp), _ns.to_output(r, xp), _ns.to_output(f, xp), s
 
 
 def fbeta_score(y_true, y_pred, *, beta, labels=None, pos_label=1, average="binary",

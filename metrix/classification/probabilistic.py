@@ -14,10 +14,14 @@ from __future__ import annotations
 import warnings
 
 from .._core import namespace as _ns
-from . import _proba_input as _proba
-from .._core.validation import (check_consistent_length, check_sample_weight, column_or_1d,
-                          num_samples)
+from .._core.validation import (
+    check_consistent_length,
+    check_sample_weight,
+    column_or_1d,
+    num_samples,
+)
 from ..exceptions import UndefinedMetricWarning
+from . import _proba_input as _proba
 
 __all__ = [
     "log_loss",
@@ -26,10 +30,6 @@ __all__ = [
     "d2_log_loss_score",
     "d2_brier_score",
 ]
-
-
-def _out(x, xp):
-    return _ns.to_output(x, xp)
 
 
 def _renamed_y_pred(y_proba, y_pred):
@@ -95,7 +95,7 @@ def log_loss(y_true, y_proba=None, *, normalize=True, sample_weight=None, labels
     y_proba = _renamed_y_pred(y_proba, y_pred)
     prob = _proba.proba_problem(y_true, y_proba, sample_weight, labels=labels,
                                 validate=validate)
-    return _out(log_loss_from_problem(prob, normalize=normalize), prob.xp)
+    return _ns.to_output(log_loss_from_problem(prob, normalize=normalize), prob.xp)
 
 
 def brier_from_problem(prob, *, scale_by_half, sq=None):
@@ -163,7 +163,7 @@ def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, lab
     """
     _check_scale(scale_by_half)
     prob = _brier_problem(y_true, y_proba, sample_weight, pos_label, labels, validate)
-    return _out(brier_from_problem(prob, scale_by_half=scale_by_half), prob.xp)
+    return _ns.to_output(brier_from_problem(prob, scale_by_half=scale_by_half), prob.xp)
 
 
 def _d2_undefined(y_true, y_proba, sample_weight):
@@ -173,7 +173,7 @@ def _d2_undefined(y_true, y_proba, sample_weight):
                       UndefinedMetricWarning, stacklevel=3)
         xp, device = _ns.get_namespace_and_device(y_proba, y_true, sample_weight)
         p, _ = _proba._float_proba(y_proba, xp, device)
-        return _out(xp.asarray(float("nan"), dtype=p.dtype, device=device), xp)
+        return _ns.to_output(xp.asarray(float("nan"), dtype=p.dtype, device=device), xp)
     return None
 
 
@@ -214,7 +214,7 @@ def d2_log_loss_score(y_true, y_proba=None, *, sample_weight=None, labels=None,
         return early
     prob = _proba.proba_problem(y_true, y_proba, sample_weight, labels=labels,
                                 validate=validate)
-    return _out(d2_log_loss_from_problem(prob), prob.xp)
+    return _ns.to_output(d2_log_loss_from_problem(prob), prob.xp)
 
 
 def d2_brier_from_problem(prob, *, sq=None, class_w=None):
@@ -251,7 +251,7 @@ def d2_brier_score(y_true, y_proba, *, sample_weight=None, pos_label=None, label
     if early is not None:
         return early
     prob = _brier_problem(y_true, y_proba, sample_weight, pos_label, labels, validate)
-    return _out(d2_brier_from_problem(prob), prob.xp)
+    return _ns.to_output(d2_brier_from_problem(prob), prob.xp)
 
 
 def hinge_loss(y_true, pred_decision, *, labels=None, sample_weight=None, validate=True):
@@ -335,4 +335,4 @@ def hinge_loss(y_true, pred_decision, *, labels=None, sample_weight=None, valida
         margin = xp.astype(sign, acc) * xp.astype(f, acc)
     losses = xp.clip(1 - margin, 0, None)
     loss = xp.mean(losses) if w is None else xp.sum(losses * w) / xp.sum(w)
-    return _out(xp.astype(loss, f.dtype), xp)
+    return _ns.to_output(xp.astype(loss, f.dtype), xp)

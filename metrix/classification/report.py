@@ -12,14 +12,14 @@ from __future__ import annotations
 import numbers
 import warnings
 
-from . import _encoding as _labels
 from .._core import namespace as _ns
+from .._core.validation import check_zero_division
+from ..backends import ops as _ops
+from . import _encoding as _labels
+from . import _statistic as _stats
 from ._input import label_problem, prepare_inputs
 from ._prf import prf_from_counts
 from ._report_format import format_report
-from .._core.validation import check_zero_division
-from . import _statistic as _stats
-from ..backends import ops as _ops
 
 __all__ = ["classification_report"]
 

@@ -28,10 +28,15 @@ import numpy as np
 from . import _checks
 from ._io import BadData, CliError, NotInstalled, UsageError, open_table
 from ._progress import Progress
-from ._report import (classification_table, failure_line, host, metric_table, warning_lines,
-                      write_json)
-from ._tasks import (TASKS, Data, check_inputs, default_metrics, detect_task, host_classes,
-                     is_text)
+from ._report import (
+    classification_table,
+    failure_line,
+    host,
+    metric_table,
+    warning_lines,
+    write_json,
+)
+from ._tasks import TASKS, Data, check_inputs, default_metrics, detect_task, host_classes, is_text
 
 __all__ = ["add_eval_parser", "run_eval", "BACKENDS", "DEVICES"]
 
@@ -349,7 +354,10 @@ def _prepare(task, y_true, y_pred, y_score, sw, args, conv):
             classes = list(range(len(classes)))
     elif task == "multilabel":
         display = list(range(y_true.shape[1]))
-    move = (lambda a: None if a is None else conv(a))
+
+    def move(a):
+        return None if a is None else conv(a)
+
     data = Data(move(y_true), move(y_pred), move(y_score), move(sw), classes, pos, move(y_pos))
     return data, y_score, display, pos_shown
 

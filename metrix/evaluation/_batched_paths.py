@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import math
 
-from ..classification import _encoding as _labels
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
-from ..classification._input import label_problem
 from ..backends import ops as _ops
+from ..classification import _encoding as _labels
+from ..classification._input import label_problem
 
 #: elements of one intermediate (M, N) or (G, C) block
 BLOCK = 1 << 22

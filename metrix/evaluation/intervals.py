@@ -32,8 +32,8 @@ import warnings
 from typing import NamedTuple
 
 from .._core import namespace as _ns
-from ._batched_paths import find_path
 from ..backends._random import generator
+from ._batched_paths import find_path
 
 __all__ = ["bootstrap", "BootstrapResult"]
 

@@ -11,13 +11,13 @@ helpers the public metrics call, so ``evaluate(...)["f1_macro"]`` is
 from __future__ import annotations
 
 from .._core import namespace as _ns
+from .._core.validation import check_zero_division
 from ..classification import _proba_input as _proba
 from ..classification import _statistic as _stats
 from ..classification import agreement as _agr
 from ..classification import probabilistic as _prob
 from ..classification._input import label_problem, prepare_inputs
 from ..classification._prf import prf_from_counts, setwise_labels
-from .._core.validation import check_zero_division
 
 __all__ = ["evaluate", "EVALUATE_METRICS"]
 

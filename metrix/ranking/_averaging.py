@@ -16,11 +16,17 @@ import warnings
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
-from ._statistic import average_precision_from_groups, roc_auc_from_groups, tie_groups
-from ._rank_values import (binary_ap_split, binary_ap_values, binary_auc_split,
-                           binary_auc_values, negatives_below, ovr_auc_values,
-                           value_sorts)
 from ..exceptions import UndefinedMetricWarning
+from ._rank_values import (
+    binary_ap_split,
+    binary_ap_values,
+    binary_auc_split,
+    binary_auc_values,
+    negatives_below,
+    ovr_auc_values,
+    value_sorts,
+)
+from ._statistic import average_precision_from_groups, roc_auc_from_groups, tie_groups
 
 # Whether sorting values (and binary searches) beats one argsort plus gathers:
 # the adapter's ``value_sort_is_cheap`` (True for NumPy, CuPy and JAX; torch's

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numbers
 
 from .._core import namespace as _ns
-from ..classification._encoding import distinct_values
 from .._core.validation import assert_all_finite, check_consistent_length, type_of_target
 from ..backends import ops
+from ..classification._encoding import distinct_values
 
 
 class Inputs:

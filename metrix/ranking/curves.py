@@ -12,12 +12,11 @@ import warnings
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
-from ._statistic import binned_curve, exact_curve
-from ._input import Inputs, curve_positive, unique_values
-from ._averaging import _NO_NEG_ROC, _NO_POS_PR, _NO_POS_ROC
 from .._core.validation import check_binned_scores
 from ..exceptions import UndefinedMetricWarning
-
+from ._averaging import _NO_NEG_ROC, _NO_POS_PR, _NO_POS_ROC
+from ._input import Inputs, curve_positive, unique_values
+from ._statistic import binned_curve, exact_curve
 
 # -- curves ---------------------------------------------------------------
 

@@ -14,11 +14,10 @@ import warnings
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
-from ._statistic import group_ids, segment_sums, sort_desc
-from ._input import (Inputs, check_k, check_labels, discover_classes, encode_classes,
-                             target_type)
 from .._core.validation import column_or_1d
 from ..exceptions import UndefinedMetricWarning
+from ._input import Inputs, check_k, check_labels, discover_classes, encode_classes, target_type
+from ._statistic import group_ids, segment_sums, sort_desc
 
 _TOPK_LABEL_MSGS = {
     "unique": "Parameter 'labels' must be unique.",

@@ -14,12 +14,26 @@ from __future__ import annotations
 import numbers
 
 from .._core import namespace as _ns
-from .curves import det_curve, precision_recall_curve, roc_curve
-from .label_ranking import (coverage_error, dcg_score, label_ranking_average_precision_score,
-                             label_ranking_loss, ndcg_score, top_k_accuracy_score)
-from ._input import (Inputs, check_labels, discover_classes, encode_classes, equals,
-                             positive_of_max, target_type, unique_values)
 from ._averaging import average_binary, ovo_roc_auc, row_scores
+from ._input import (
+    Inputs,
+    check_labels,
+    discover_classes,
+    encode_classes,
+    equals,
+    positive_of_max,
+    target_type,
+    unique_values,
+)
+from .curves import det_curve, precision_recall_curve, roc_curve
+from .label_ranking import (
+    coverage_error,
+    dcg_score,
+    label_ranking_average_precision_score,
+    label_ranking_loss,
+    ndcg_score,
+    top_k_accuracy_score,
+)
 
 __all__ = [
     "auc",

@@ -16,8 +16,8 @@ import numbers
 from typing import NamedTuple
 
 from .._core import namespace as _ns
-from ..backends import ops
 from .._core.validation import _dtype_kind, assert_all_finite, check_consistent_length
+from ..backends import ops
 
 __all__ = ["RegTargets", "check_reg_targets", "check_alpha", "check_power",
            "check_force_finite", "check_tweedie_domain", "check_log_domain",

@@ -24,11 +24,17 @@ from __future__ import annotations
 import warnings
 
 from .._core import namespace as _ns
-from ._input import (MULTIOUTPUT_VARIANCE, check_alpha,
-                                 check_force_finite, check_log_domain, check_power,
-                                 check_reg_targets, check_tweedie_domain)
 from ..backends import ops
 from ..exceptions import UndefinedMetricWarning
+from ._input import (
+    MULTIOUTPUT_VARIANCE,
+    check_alpha,
+    check_force_finite,
+    check_log_domain,
+    check_power,
+    check_reg_targets,
+    check_tweedie_domain,
+)
 
 __all__ = [
     "max_error",
@@ -132,6 +138,7 @@ def _mean(a, t):
 
 
 def _out(value, t):
+    """``value`` in the output dtype, as the inputs' kind of output (0-d or float)."""
     return _ns.to_output(t.xp.astype(value, t.out_dtype), t.xp)
 
 

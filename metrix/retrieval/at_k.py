@@ -24,13 +24,16 @@ import warnings
 
 from .._core import namespace as _ns
 from .._core.arith import nanaverage, safe_divide
-from ..classification._report_format import format_report
-from ._queries import (hit_rate_at_k, map_at_k, mrr, ndcg_at_k, precision_at_k,
-                               recall_at_k)
-from .._core.validation import (assert_all_finite, check_average, check_sample_weight,
-                          check_zero_division)
+from .._core.validation import (
+    assert_all_finite,
+    check_average,
+    check_sample_weight,
+    check_zero_division,
+)
 from ..backends import ops
+from ..classification._report_format import format_report
 from ..exceptions import UndefinedMetricWarning
+from ._queries import hit_rate_at_k, map_at_k, mrr, ndcg_at_k, precision_at_k, recall_at_k
 
 __all__ = [
     "precision_recall_fscore_at_k",

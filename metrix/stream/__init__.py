@@ -24,13 +24,34 @@ from ._probabilistic import LogLossStream
 from ._ranking import DEFAULT_THRESHOLDS, RankingStream
 from ._regression import RegressionStream
 from ._sync import psum, sync
-from ._wrappers import (AUROC, Accuracy, AveragePrecision, BalancedAccuracy,  # noqa: F401
-                        CohenKappa, ConfusionMatrix, ExplainedVariance, F1Score,
-                        FBetaScore, HammingDistance, JaccardIndex, LogLoss,
-                        MatthewsCorrCoef, MeanAbsoluteError, MeanAbsolutePercentageError,
-                        MeanSquaredError, MeanSquaredLogError, MedianAbsoluteError, Metric,
-                        MetricCollection, Precision, R2Score, Recall, RootMeanSquaredError,
-                        RootMeanSquaredLogError, ZeroOneLoss)
+from ._wrappers import (  # noqa: F401
+                        AUROC,
+                        Accuracy,
+                        AveragePrecision,
+                        BalancedAccuracy,
+                        CohenKappa,
+                        ConfusionMatrix,
+                        ExplainedVariance,
+                        F1Score,
+                        FBetaScore,
+                        HammingDistance,
+                        JaccardIndex,
+                        LogLoss,
+                        MatthewsCorrCoef,
+                        MeanAbsoluteError,
+                        MeanAbsolutePercentageError,
+                        MeanSquaredError,
+                        MeanSquaredLogError,
+                        MedianAbsoluteError,
+                        Metric,
+                        MetricCollection,
+                        Precision,
+                        R2Score,
+                        Recall,
+                        RootMeanSquaredError,
+                        RootMeanSquaredLogError,
+                        ZeroOneLoss,
+)
 
 __all__ = [
     "AUROC", "Accuracy", "AveragePrecision", "BalancedAccuracy", "BufferFullError",

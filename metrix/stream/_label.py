@@ -43,12 +43,12 @@ import math
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
-from ..classification.agreement import kappa_terms, kappa_value, mcc_from_counts
+from .._core.validation import check_targets
+from ..backends import ops as _ops
 from ..classification._encoding import encode
 from ..classification._prf import check_beta, prf_from_counts
 from ..classification._statistic import LabelCounts, counts_from_confusion
-from ..backends import ops as _ops
-from .._core.validation import check_targets
+from ..classification.agreement import kappa_terms, kappa_value, mcc_from_counts
 from ._functional import StreamMetric, array_namespace, count_dtype, int_dtypes, is_float
 
 _PRF = ("precision", "recall", "f1", "fbeta")

@@ -47,12 +47,18 @@ import math
 import numbers
 
 from .._core import namespace as _ns
-from ..ranking._statistic import average_precision_from_groups, roc_auc_from_groups
-from ..ranking._averaging import average_binary, row_scores, weighted_mean
 from ..backends import ops as _ops
+from ..ranking._averaging import average_binary, row_scores, weighted_mean
+from ..ranking._statistic import average_precision_from_groups, roc_auc_from_groups
 from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
-from ._functional import (StreamMetric, array_namespace, count_dtype, dtype_probe,
-                          float_dtypes, result_dtype)
+from ._functional import (
+    StreamMetric,
+    array_namespace,
+    count_dtype,
+    dtype_probe,
+    float_dtypes,
+    result_dtype,
+)
 
 #: default number of thresholds of the binned mode
 DEFAULT_THRESHOLDS = 1000

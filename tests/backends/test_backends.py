@@ -734,7 +734,8 @@ def test_pair_bincount_discover_grows_within_the_joint_count(lib, chunked):
 
 
 def test_labels_growing_across_chunks_match_sklearn(chunked):
-    from sklearn.metrics import confusion_matrix as sk_cm, f1_score as sk_f1
+    from sklearn.metrics import confusion_matrix as sk_cm
+    from sklearn.metrics import f1_score as sk_f1
 
     import metrix
 
@@ -757,7 +758,8 @@ def test_labels_growing_across_chunks_match_sklearn(chunked):
 @pytest.mark.parametrize("dtype", ["int64", "int32", "int8"])
 def test_declared_labels_fused_count_matches_sklearn(lib, dtype, chunked):
     # long inputs (the chunked path) with values outside the declared 0..C-1
-    from sklearn.metrics import confusion_matrix as sk_cm, f1_score as sk_f1
+    from sklearn.metrics import confusion_matrix as sk_cm
+    from sklearn.metrics import f1_score as sk_f1
 
     import metrix
 
