@@ -87,3 +87,26 @@ def xp(request):
     combo = backend.combo
     with combo.context():
         yield BackendCase(backend, combo.namespace(), combo.native_device())
+
+
+@pytest.fixture
+def bincount_calls(monkeypatch):
+    """The ``length`` of every ``bincount`` of NumPy's adapter while the test runs.
+
+    Tests that promise one shared statistic count its ``bincount`` calls:
+    ``metrix.evaluate(y_true, y_pred)`` then ``len(bincount_calls) == 1``.
+    """
+    import array_api_compat.numpy as npx
+
+    from metrix.backends import ops
+
+    adapter = ops(npx)
+    calls = []
+    original = adapter.bincount
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs.get("length"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(adapter, "bincount", counting)
+    return calls

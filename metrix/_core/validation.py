@@ -74,10 +74,10 @@ def column_or_1d(y, *, xp, input_name="y", warn=False):
 
 
 def _is_float(x, xp) -> bool:
-    return hasattr(x, "dtype") and _dtype_kind(x, xp) == "f"
+    return hasattr(x, "dtype") and dtype_kind(x, xp) == "f"
 
 
-def _dtype_kind(x, xp) -> str:
+def dtype_kind(x, xp) -> str:
     """'f', 'i', 'u', 'b' or 'O' (strings/objects, NumPy only)."""
     dt = x.dtype
     if _ns.is_numpy_namespace(xp):
@@ -192,7 +192,7 @@ def _is_multilabel_shape(y) -> bool:
     return y.ndim == 2 and y.shape[1] > 1
 
 
-def _target_info(y, *, xp, input_name, validate=True, exact_binary=True) -> _Info:
+def target_info(y, *, xp, input_name, validate=True, exact_binary=True) -> _Info:
     """scikit-learn's ``type_of_target`` plus the distinct values of a binary y.
 
     For integer-valued 1-D labels the (min, max) are returned too (the label
@@ -205,7 +205,7 @@ def _target_info(y, *, xp, input_name, validate=True, exact_binary=True) -> _Inf
         return _Info("unknown", None)
     if y.ndim == 0:
         return _Info("unknown", None)
-    kind = _dtype_kind(y, xp)
+    kind = dtype_kind(y, xp)
     multi = _is_multilabel_shape(y)
     if not validate:
         return _Info("multilabel-indicator" if multi else "multiclass", None)
@@ -227,8 +227,6 @@ def _target_info(y, *, xp, input_name, validate=True, exact_binary=True) -> _Inf
         if kind == "b" or bool(xp.all((y == 0) | (y == 1))):
             return _Info("multilabel-indicator", None)
         return _Info("multiclass-multioutput", None)
-    from ..backends import ops
-
     y1 = xp.reshape(y, (-1,))
     if kind == "b":
         lo, hi = (bool(v) for v in ops(xp).minmax(xp.astype(y1, xp.int8)))
@@ -246,7 +244,7 @@ def _target_info(y, *, xp, input_name, validate=True, exact_binary=True) -> _Inf
 def _integer_labels(y, xp) -> bool:
     """Non-empty 1-D (or one-column) signed / unsigned integer labels."""
     one_d = y.ndim == 1 or (y.ndim == 2 and y.shape[1] == 1)
-    return one_d and y.shape[0] > 0 and _dtype_kind(y, xp) in "iu"
+    return one_d and y.shape[0] > 0 and dtype_kind(y, xp) in "iu"
 
 
 def _scalar(a):
@@ -262,7 +260,7 @@ def type_of_target(y, *, input_name="", validate=True):
     """
     xp, device = _ns.get_namespace_and_device(y)
     y = _ns.asarray(y, xp=xp, device=device)
-    return _target_info(y, xp=xp, input_name=input_name, validate=validate).y_type
+    return target_info(y, xp=xp, input_name=input_name, validate=validate).y_type
 
 
 class Targets(NamedTuple):
@@ -281,7 +279,7 @@ def check_targets(y_true, y_pred, *, xp, validate=True, exact_binary=True) -> Ta
     With ``validate=False`` the type comes from shapes alone: 2-D with more
     than one column is multilabel-indicator, anything else multiclass.
     With ``exact_binary=False`` two-valued labels more than 1 apart may be
-    reported as "multiclass" (see ``_target_info``).
+    reported as "multiclass" (see ``target_info``).
     """
     check_consistent_length(y_true, y_pred)
     if validate and not exact_binary and _integer_labels(y_true, xp) and _integer_labels(
@@ -291,11 +289,11 @@ def check_targets(y_true, y_pred, *, xp, validate=True, exact_binary=True) -> Ta
         # here, the label encoding finds the range in its counting pass
         ti = pi = _Info("multiclass", None)
     elif validate:
-        ti = _target_info(y_true, xp=xp, input_name="y_true", exact_binary=exact_binary)
-        pi = _target_info(y_pred, xp=xp, input_name="y_pred", exact_binary=exact_binary)
+        ti = target_info(y_true, xp=xp, input_name="y_true", exact_binary=exact_binary)
+        pi = target_info(y_pred, xp=xp, input_name="y_pred", exact_binary=exact_binary)
     else:
-        ti = _target_info(y_true, xp=xp, input_name="y_true", validate=False)
-        pi = _target_info(y_pred, xp=xp, input_name="y_pred", validate=False)
+        ti = target_info(y_true, xp=xp, input_name="y_true", validate=False)
+        pi = target_info(y_pred, xp=xp, input_name="y_pred", validate=False)
     for y in (y_true, y_pred):
         if num_samples(y) < 1:
             raise ValueError(
@@ -316,7 +314,7 @@ def check_targets(y_true, y_pred, *, xp, validate=True, exact_binary=True) -> Ta
         y_true = column_or_1d(y_true, xp=xp, input_name="y_true")
         y_pred = column_or_1d(y_pred, xp=xp, input_name="y_pred")
         if validate:
-            kt, kp = _dtype_kind(y_true, xp), _dtype_kind(y_pred, xp)
+            kt, kp = dtype_kind(y_true, xp), dtype_kind(y_pred, xp)
             if (kt == "O") != (kp == "O"):
                 raise ValueError("Mix of label input types (string and number)")
     if y_type == "binary":

@@ -41,7 +41,8 @@ class LabelSpace(NamedTuple):
         return len(self.classes)
 
 
-def _kind(y, xp) -> str:
+def label_kind(y, xp) -> str:
+    """The dtype kind label values are encoded by: "i", "f", "b" or "O" (strings, objects)."""
     if _ns.is_numpy_namespace(xp):
         k = y.dtype.kind
         return k if k in "fiub" else "O"
@@ -72,7 +73,7 @@ def comparable(y_true, y_pred, xp):
     int / float / bool comparisons): floats win, then the integer dtype."""
     if y_true.dtype == y_pred.dtype or _ns.is_numpy_namespace(xp):
         return y_true, y_pred
-    kind = _joint_kind(_kind(y_true, xp), _kind(y_pred, xp))
+    kind = _joint_kind(label_kind(y_true, xp), label_kind(y_pred, xp))
     if kind == "f":
         return tuple(_common_float(y_true, y_pred, xp))
     if kind == "i":
@@ -93,7 +94,7 @@ def encode(y_true, y_pred, *, labels, xp, device, bounds=None) -> LabelSpace:
     values outside them go to the "other" bin.  ``bounds``: the (min, max) of
     both arrays when validation already read them (saves two passes).
     """
-    kind = _joint_kind(_kind(y_true, xp), _kind(y_pred, xp))
+    kind = _joint_kind(label_kind(y_true, xp), label_kind(y_pred, xp))
     if kind == "O":
         return _encode_host(y_true, y_pred, labels=labels)
     if kind == "f":
@@ -214,16 +215,17 @@ def _encode_unique(yt, yp, *, xp, device, kind) -> LabelSpace:
     n = yt.shape[0]
     values, inverse = ops(xp).unique_inverse(xp.concat([yt, yp]))
     host = _ns.to_host(values)
-    classes = host if host.dtype.kind == "f" else _restore_kind(host, kind)
+    classes = host if host.dtype.kind == "f" else restore_kind(host, kind)
     inverse = xp.astype(inverse, _ns.count_dtype(xp, device))
     return LabelSpace(inverse[:n], inverse[n:], len(classes), classes, 0, False, kind)
 
 
 def _empty_classes(kind):
-    return _restore_kind(_ns.host_values([]).astype("int64"), kind)
+    return restore_kind(_ns.host_values([]).astype("int64"), kind)
 
 
-def _restore_kind(values, kind):
+def restore_kind(values, kind):
+    """Host class values (int64 codes or values) in the dtype of ``kind``."""
     return values.astype({"f": "float64", "b": "bool"}.get(kind, "int64"))
 
 
@@ -239,7 +241,7 @@ def resolve(space: LabelSpace, present):
     if space.classes is not None:
         return space.classes, None
     idx = _ns.host_values(present).nonzero()[0]
-    return _restore_kind(idx + space.offset, space.value_kind), idx
+    return restore_kind(idx + space.offset, space.value_kind), idx
 
 
 def distinct_values(y, *, xp):
@@ -253,7 +255,7 @@ def distinct_values(y, *, xp):
 
     y = xp.reshape(y, (-1,))
     adapter = ops(xp)
-    kind = _kind(y, xp)
+    kind = label_kind(y, xp)
     if kind in "ib" and y.shape[0]:
         codes = _as_int_codes(y, xp, _ns.device_of(y))
         # host reads: callers are validate=True checks, exact (data-shaped, eager)
@@ -261,6 +263,6 @@ def distinct_values(y, *, xp):
         lo, hi = (int(v) for v in adapter.minmax(codes))
         if hi - lo < max(RANGE_LIMIT, 2 * y.shape[0]):
             counts = adapter.bincount(codes - lo, length=hi - lo + 1)
-            return _restore_kind(_ns.host_values(counts).nonzero()[0] + lo, kind)
+            return restore_kind(_ns.host_values(counts).nonzero()[0] + lo, kind)
     values, _ = adapter.unique_counts(y)
-    return _restore_kind(_ns.host_values(values), kind)
+    return restore_kind(_ns.host_values(values), kind)

@@ -1,9 +1,16 @@
 """From raw label inputs to one validated, encoded statistic.
 
-``label_problem`` is the single entry of every label metric: namespace and
-device, validation (once), sample weights, label encoding and the
-sufficient statistic (``_stats``), in that order.  Metrics then apply their
-formula to the returned counts or matrix.
+Every label metric runs, in this order:
+
+* ``prepare_inputs``: namespace and device, the target checks (once) and the
+  sample weights, as a :class:`PreparedLabels`;
+* ``label_problem``: label encoding and the sufficient statistic
+  (``_statistic``) of the prepared inputs, as a :class:`LabelProblem`.
+
+Metrics look at the prepared targets in between (their type, for errors) and
+then apply their formula to the problem's counts or matrix.  The set-wise
+metrics (precision / recall / F-beta, jaccard) do both through
+``setwise_problem``, which adds scikit-learn's ``average`` / ``pos_label`` rules.
 """
 
 from __future__ import annotations
@@ -12,10 +19,11 @@ import math
 from typing import NamedTuple
 
 from .._core import namespace as _ns
-from .._core.validation import check_sample_weight, check_targets
+from .._core.validation import Targets, check_sample_weight, check_targets
 from ..backends import ops as _ops
 from . import _encoding as _labels
 from . import _statistic as _stats
+from ._prf import setwise_labels
 
 
 class LabelProblem(NamedTuple):
@@ -33,7 +41,19 @@ class LabelProblem(NamedTuple):
     y_pred: object
 
 
-def prepare_inputs(y_true, y_pred, sample_weight, *, validate, exact_binary=True):
+class PreparedLabels(NamedTuple):
+    """Label inputs on one namespace and device, their targets checked."""
+
+    xp: object
+    device: object
+    targets: Targets      # validated arrays, target type, values / integer bounds
+    weights: object       # validated sample weights (widest float) or None
+    float_dtype: object   # dtype of float results
+    acc_dtype: object     # dtype sums are accumulated in
+
+
+def prepare_inputs(y_true, y_pred, sample_weight, *, validate,
+                   exact_binary=True) -> PreparedLabels:
     """Namespace, device, arrays, targets, weights, dtypes (shared by all label metrics)."""
     xp, device = _ns.get_namespace_and_device(y_true, y_pred, sample_weight)
     yt = _ns.asarray(y_true, xp=xp, device=device)
@@ -44,7 +64,7 @@ def prepare_inputs(y_true, y_pred, sample_weight, *, validate, exact_binary=True
                                  _float_or_none(sample_weight, xp))
     w = check_sample_weight(sample_weight, targets.y_true.shape[0], xp=xp, device=device,
                             dtype=acc, validate=validate)
-    return xp, device, targets, w, fdt, acc
+    return PreparedLabels(xp, device, targets, w, fdt, acc)
 
 
 def _float_or_none(a, xp):
@@ -56,11 +76,13 @@ def _float_or_none(a, xp):
         return None
 
 
-def label_problem(y_true, y_pred, *, labels=None, sample_weight=None, validate=True,
-                  want_cm=False, samplewise=False, prepared=None) -> LabelProblem:
-    """Validate, encode and count.  ``prepared``: the output of ``prepare_inputs``."""
-    if prepared is None:
-        prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate)
+def label_problem(prepared: PreparedLabels, *, labels=None, validate=True, want_cm=False,
+                  samplewise=False) -> LabelProblem:
+    """Encode and count the inputs of :func:`prepare_inputs`.
+
+    ``labels``: the declared classes (host values) or None; ``want_cm``: also
+    the C x C matrix; ``samplewise``: per-sample counts (multilabel only).
+    """
     xp, device, targets, w, fdt, acc = prepared
     yt, yp = targets.y_true, targets.y_pred
     o = _ops(xp)
@@ -166,7 +188,7 @@ def _declared_count(yt, yp, labels, xp, o):
 
     The space then carries no code arrays (the counts are all that is read)."""
     labels = _ns.host_list(labels)
-    if _labels._kind(yt, xp) != "i" or _labels._kind(yp, xp) != "i" or not (
+    if _labels.label_kind(yt, xp) != "i" or _labels.label_kind(yp, xp) != "i" or not (
             _ns.host_arange_equal(labels)):
         return None, None
     c = len(labels)
@@ -223,3 +245,50 @@ def _multilabel(targets, labels, w, fdt, acc, xp, device, samplewise, validate, 
                                       dtype=acc, xp=xp)
     return LabelProblem(xp, device, "multilabel-indicator", classes, counts, None, w, fdt, acc,
                         n, yt, yp)
+
+
+def with_declared_labels(targets: Targets, labels) -> Targets:
+    """The targets as declared ``labels`` say, for ``validate=False`` with labels.
+
+    Unvalidated targets are not typed from the data (that would read it):
+    two or fewer declared labels make a binary problem, more a multiclass
+    one, and the declared labels are the values.  Multilabel input (a shape,
+    known without a read) stays as it is.
+    """
+    if targets.y_type == "multilabel-indicator":
+        return targets
+    declared = _ns.host_list(labels)
+    return targets._replace(y_type="binary" if len(declared) <= 2 else "multiclass",
+                            values=tuple(declared))
+
+
+def setwise_problem(y_true, y_pred, *, labels, pos_label, average, sample_weight,
+                    validate) -> LabelProblem:
+    """The label problem of a set-wise metric (scikit-learn's ``average`` / ``pos_label`` rules).
+
+    ``average="binary"`` counts ``pos_label`` only; its target check runs
+    without ``validate`` too when no labels are declared (the binary type is
+    then read from the data, as scikit-learn reads it).
+    """
+    val_targets = validate or (average == "binary" and labels is None)
+    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=val_targets,
+                              exact_binary=average == "binary")
+    if average == "binary" and not validate and labels is not None:
+        prepared = prepared._replace(targets=with_declared_labels(prepared.targets, labels))
+    labels = setwise_labels(prepared.targets, average=average, labels=labels,
+                            pos_label=pos_label)
+    return label_problem(prepared, labels=labels, validate=validate,
+                         samplewise=average == "samples")
+
+
+def matrix_counts(prob: LabelProblem):
+    """Per-class ``(tp, pred, true)`` as scikit-learn's ``confusion_matrix`` has them.
+
+    With declared labels a sample counts only if both its labels are declared,
+    so the row / column sums come from the C x C matrix when the problem has
+    one; otherwise they are the plain per-class counts.  In the accumulation
+    dtype.
+    """
+    xp = prob.xp
+    counts = prob.counts if prob.cm is None else _stats.counts_from_confusion(prob.cm, xp=xp)
+    return tuple(xp.astype(c, prob.acc_dtype) for c in counts)

@@ -13,13 +13,7 @@ import warnings
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from ..exceptions import UndefinedMetricWarning
-from . import _statistic as _stats
-
-
-def _matrix_counts(prob):
-    xp = prob.xp
-    counts = prob.counts if prob.cm is None else _stats.counts_from_confusion(prob.cm, xp=xp)
-    return tuple(xp.astype(c, prob.acc_dtype) for c in counts)
+from ._input import matrix_counts
 
 
 def _scalar(value, prob):
@@ -53,7 +47,7 @@ def check_replace_lr(replace_undefined_by):
 def likelihood_ratios_from_problem(prob, *, replace, validate):
     """(LR+, LR-) of a two-class problem; class 1 (second label) is positive."""
     xp = prob.xp
-    tp_c, pred_c, true_c = _matrix_counts(prob)
+    tp_c, pred_c, true_c = matrix_counts(prob)
     tn, tp = tp_c[0], tp_c[1]
     fp, fn = pred_c[1] - tp, true_c[1] - tp
     support_pos, support_neg = tp + fn, tn + fp

@@ -5,7 +5,8 @@
 ``evaluate``: namespace and device, scikit-learn's checks (once), the class
 of every sample as a column code, and the probabilities.  The metrics then
 read ``true_proba`` (the probability given to the true class) and, for the
-Brier family, the whole matrix.
+Brier family, the whole matrix.  ``hinge_problem`` is the same for
+``hinge_loss`` (decision values instead of probabilities).
 
 Two target conventions, as in scikit-learn:
 
@@ -27,11 +28,11 @@ from typing import NamedTuple
 
 from .._core import namespace as _ns
 from .._core.validation import (
-    _target_info,
     assert_all_finite,
     check_consistent_length,
     check_sample_weight,
     column_or_1d,
+    target_info,
 )
 from ..backends import ops as _ops
 from . import _encoding as _labels
@@ -53,7 +54,7 @@ class ProbaProblem(NamedTuple):
     unchecked_codes: bool = False
 
 
-def _float_proba(y_proba, xp, device):
+def float_proba(y_proba, xp, device):
     """``(probabilities, eps)``: at least float32 (float16 / bfloat16 sums lose
     whole units), and the machine epsilon of the dtype given, which clips the
     logs as scikit-learn clips them."""
@@ -78,7 +79,7 @@ def _check_range(p, xp, low_word):
 def _label_info(y, xp):
     """(type of target, is string/object, integer (min, max) or None) of y_true
     (host reads); the bounds spare :func:`discover_codes` a second read."""
-    info = _target_info(y, xp=xp, input_name="y_true")
+    info = target_info(y, xp=xp, input_name="y_true")
     return info.y_type, (_ns.is_numpy_namespace(xp) and y.dtype.kind in "OUS"), info.bounds
 
 
@@ -87,7 +88,7 @@ def discover_codes(y, xp, device, bounds=None):
 
     ``bounds``: the integer (min, max) of ``y`` when already read.
     """
-    kind = _labels._kind(y, xp)
+    kind = _labels.label_kind(y, xp)
     if kind == "i" and y.shape[0] > 0:
         # two consecutive integers (the usual binary case): min and max say it all
         if bounds is None:
@@ -96,7 +97,7 @@ def discover_codes(y, xp, device, bounds=None):
         if hi - lo == 1:
             cdt = _ns.count_dtype(xp, device)
             codes = y if (lo == 0 and y.dtype == cdt) else xp.astype(y - lo, cdt)
-            return _labels._restore_kind(_ns.host_values([lo, hi]), kind), codes
+            return _labels.restore_kind(_ns.host_values([lo, hi]), kind), codes
     space = _labels.encode(y, y, labels=None, xp=xp, device=device)
     if space.classes is not None:
         return space.classes, space.y_true
@@ -138,7 +139,7 @@ def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None
                   mode="multiclass", validate=True) -> ProbaProblem:
     """Validate and encode (y_true, y_proba) as scikit-learn does."""
     xp, device = _ns.get_namespace_and_device(y_proba, y_true, sample_weight)
-    p, eps = _float_proba(y_proba, xp, device)
+    p, eps = float_proba(y_proba, xp, device)
     yt = _ns.asarray(y_true, xp=xp, device=device)
     if yt.ndim == 2 and yt.shape[1] == 1:
         yt = xp.reshape(yt, (-1,))
@@ -166,7 +167,7 @@ def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None
             pos_label = _binary_pos_label(yt, pos_label, is_str, xp)
         elif pos_label is None:
             pos_label = 1
-        codes = xp.astype(_equals(yt, pos_label, xp), _ns.count_dtype(xp, device))
+        codes = xp.astype(label_equals(yt, pos_label, xp), _ns.count_dtype(xp, device))
         return ProbaProblem(xp, device, codes, p, 2, w, fdt, acc, eps, n)
 
     if p.ndim > 2:
@@ -217,7 +218,72 @@ def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None
                         unchecked_codes=labels is not None and not validate)
 
 
-def _equals(y, value, xp):
+class HingeProblem(NamedTuple):
+    xp: object
+    decision: object      # decision values: (n,) binary, (n, K) multiclass
+    codes: object         # multiclass: column code of the true class; binary: 1 for
+                          # the positive (greater) class, 0 otherwise
+    multiclass: bool      # more than two classes (Crammer-Singer margins)
+    weights: object       # validated sample weights (widest float) or None
+    float_dtype: object   # dtype of the decision values (and of the result)
+    acc_dtype: object     # dtype margins and sums are computed in
+
+
+def hinge_problem(y_true, pred_decision, sample_weight, *, labels=None,
+                  validate=True) -> HingeProblem:
+    """Validate and encode ``(y_true, pred_decision)`` as scikit-learn's ``hinge_loss``.
+
+    Binary (two classes or fewer): the greater class is positive.  Multiclass:
+    one column of ``pred_decision`` per sorted class (of ``labels`` when given).
+    """
+    xp, device = _ns.get_namespace_and_device(y_true, pred_decision, sample_weight)
+    check_consistent_length(y_true, pred_decision, sample_weight)
+    f, _ = float_proba(pred_decision, xp, device)
+    yt = column_or_1d(_ns.asarray(y_true, xp=xp, device=device), xp=xp, input_name="y_true")
+    acc = _ns.max_float_dtype(xp, device)
+    n = int(yt.shape[0])
+    w = check_sample_weight(sample_weight, n, xp=xp, device=device, dtype=acc,
+                            validate=validate)
+    if labels is not None:
+        declared = _ns.host_list(labels)
+        classes = sorted(set(declared))
+    else:
+        classes, codes = discover_codes(yt, xp, device)
+        classes = _ns.host_values(classes).tolist()
+    n_classes = len(classes)
+    if n_classes > 2:
+        if f.ndim <= 1:
+            raise ValueError(
+                "The shape of pred_decision cannot be 1d arraywith a multiclass target. "
+                "pred_decision shape must be (n_samples, n_classes), that is "
+                f"({n}, {n_classes}). Got: {tuple(f.shape)}")
+        if n_classes != f.shape[1]:
+            if labels is None:
+                raise ValueError("Please include all labels in y_true or pass labels as "
+                                 "third argument")
+            raise ValueError(
+                "The shape of pred_decision is not consistent with the number of classes. "
+                "With a multiclass target, pred_decision shape must be (n_samples, "
+                f"n_classes), that is ({n}, {n_classes}). Got: {tuple(f.shape)}")
+        if labels is not None:
+            codes = _labels.encode(yt, yt, labels=classes, xp=xp, device=device).y_true
+            if validate and bool(xp.any(codes == n_classes)):  # host read
+                raise ValueError("y contains previously unseen labels")
+            codes = xp.clip(codes, 0, n_classes - 1)
+        return HingeProblem(xp, f, codes, True, w, f.dtype, acc)
+    f = column_or_1d(f, xp=xp, input_name="pred_decision")
+    if labels is not None and validate:
+        classes = _ns.host_values(discover_codes(yt, xp, device)[0]).tolist()
+    cdt = _ns.count_dtype(xp, device)
+    if len(classes) == 2:
+        codes = xp.astype(label_equals(yt, classes[1], xp), cdt)
+    else:  # a single class: scikit-learn's LabelBinarizer makes every sample negative
+        codes = xp.zeros((n,), dtype=cdt, device=_ns.device_of(f))
+    return HingeProblem(xp, f, codes, False, w, f.dtype, acc)
+
+
+def label_equals(y, value, xp):
+    """``y == value`` as an array (NumPy compares strings with a number as a scalar)."""
     if _ns.is_numpy_namespace(xp):
         return xp.asarray(y == value)
     return y == value
@@ -300,7 +366,8 @@ def total_weight(prob):
     return prob.xp.sum(prob.weights)
 
 
-def weighted_mean(values, prob):
+def sample_mean(values, prob):
+    """Mean of per-sample ``values`` over the samples, weighted by the sample weights."""
     xp = prob.xp
     if prob.weights is None:
         return xp.mean(values)

@@ -10,12 +10,17 @@ Every label metric reads one of these, computed once per call:
 * ``multilabel_counts``: the same counts for indicator matrices, as column
   (or row) sums of products.
 
+``normalize_confusion`` is the one normalisation of a confusion matrix (the
+one-shot ``confusion_matrix`` and the streaming ``ConfusionMatrix``).
+
 Kernels take encoded codes in ``[0, size)``; ``xp`` and ``ops`` keyword-only.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Literal, NamedTuple
+
+from .._core.arith import safe_divide
 
 #: the dense C x C path is used up to this many cells
 DENSE_CELLS_LIMIT = 1 << 22
@@ -41,6 +46,21 @@ def confusion_counts(y_true, y_pred, *, size, weights=None, xp, ops):
     """``cm[i, j]`` = (weighted) number of samples with true code i and predicted j."""
     flat = ops.pair_bincount(y_true, y_pred, size=size, weights=weights)
     return xp.reshape(flat, (size, size))
+
+
+def normalize_confusion(cm, normalize: Literal["true", "pred", "all"], *, dtype, xp):
+    """``cm`` over its row sums ("true"), column sums ("pred") or total ("all").
+
+    Computed in ``dtype``; a row, column or matrix that sums to 0 gives 0.
+    """
+    cmf = xp.astype(cm, dtype)
+    if normalize == "true":
+        den = xp.sum(cmf, axis=1, keepdims=True)
+    elif normalize == "pred":
+        den = xp.sum(cmf, axis=0, keepdims=True)
+    else:
+        den = xp.sum(cmf)
+    return safe_divide(cmf, den, zero_value=0.0, xp=xp)
 
 
 def counts_from_confusion(cm, *, xp) -> LabelCounts:

@@ -16,14 +16,15 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from typing import Literal
 
 from .._core import namespace as _ns
 from .._core.arith import nanaverage, safe_divide
+from .._core.typing import Array, ArrayLike
 from ..exceptions import UndefinedMetricWarning
-from . import _statistic as _stats
-from ._input import label_problem, prepare_inputs
+from ._input import label_problem, matrix_counts, prepare_inputs, setwise_problem
 from ._likelihood_ratios import check_replace_lr, likelihood_ratios_from_problem
-from ._prf import prf_divide, setwise_labels
+from ._prf import prf_divide
 from .confusion import correct_and_total
 
 __all__ = [
@@ -42,25 +43,12 @@ def _counts(prob):
     return tuple(xp.astype(c, prob.acc_dtype) for c in prob.counts)
 
 
-def _matrix_counts(prob):
-    """Per-class counts of the confusion matrix (as scikit-learn's ``confusion_matrix``).
-
-    With declared labels a sample counts only if both its labels are declared,
-    so the row / column sums come from the C x C matrix; without labels they
-    are the plain per-class counts.
-    """
-    if prob.cm is None:
-        return _counts(prob)
-    return tuple(prob.xp.astype(c, prob.acc_dtype)
-                 for c in _stats.counts_from_confusion(prob.cm, xp=prob.xp))
-
-
 def _check_single_label_type(y_type):
     if y_type not in ("binary", "multiclass"):
         raise ValueError(f"{y_type} is not supported")
 
 
-def _warn_single_label(prob):
+def warn_single_label(prob):
     """scikit-learn's ``confusion_matrix`` warning for a 1 x 1 matrix (host-known shape)."""
     if len(prob.classes) == 1:
         warnings.warn(
@@ -75,25 +63,6 @@ def _check_labels_nonempty(labels):
 
 
 # -- jaccard ---------------------------------------------------------------
-
-def setwise_problem(y_true, y_pred, *, labels, pos_label, average, sample_weight, validate,
-                    prepared=None):
-    """The label problem of a set-wise metric (``average`` / ``pos_label`` rules)."""
-    val_targets = validate or (average == "binary" and labels is None)
-    if prepared is None:
-        prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=val_targets,
-                                  exact_binary=average == "binary")
-    targets = prepared[2]
-    if average == "binary" and not validate and labels is not None:
-        declared = _ns.host_list(labels)
-        if targets.y_type != "multilabel-indicator":
-            targets = targets._replace(y_type="binary" if len(declared) <= 2 else "multiclass",
-                                       values=tuple(declared))
-    labels = setwise_labels(targets, average=average, labels=labels, pos_label=pos_label)
-    return label_problem(y_true, y_pred, labels=labels, validate=validate,
-                         samplewise=average == "samples",
-                         prepared=prepared[:2] + (targets,) + prepared[3:])
-
 
 def jaccard_from_problem(prob, *, average, zero_division, validate):
     r"""Jaccard index per class ``tp / (tp + fp + fn)``, averaged as ``average``."""
@@ -111,7 +80,8 @@ def jaccard_from_problem(prob, *, average, zero_division, validate):
     return xp.astype(nanaverage(jac, weights=weights, xp=xp), prob.float_dtype)
 
 
-def _check_jaccard_zero_division(zero_division):
+def check_jaccard_zero_division(zero_division):
+    """scikit-learn's domain of jaccard's ``zero_division``: "warn", 0 or 1."""
     ok = (zero_division == "warn") if isinstance(zero_division, str) else (
         isinstance(zero_division, numbers.Real) and not isinstance(zero_division, bool)
         and zero_division in (0, 1))
@@ -121,8 +91,17 @@ def _check_jaccard_zero_division(zero_division):
             f" or a str among {{'warn'}}. Got {zero_division!r} instead.")
 
 
-def jaccard_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
-                  sample_weight=None, zero_division="warn", validate=True):
+def jaccard_score(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    pos_label: int | float | bool | str = 1,
+    average: Literal["binary", "micro", "macro", "weighted", "samples"] | None = "binary",
+    sample_weight: ArrayLike | None = None,
+    zero_division: Literal["warn"] | float = "warn",
+    validate: bool = True,
+) -> Array:
     r"""Jaccard similarity coefficient (intersection over union) per class, or averaged.
 
     .. math:: J = \frac{tp}{tp + fp + fn}
@@ -138,7 +117,12 @@ def jaccard_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
     pos_label : int, float, bool or str, default=1
         The class reported when ``average="binary"``.
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
+        ``None``: one score per class; ``"binary"``: the score of
+        ``pos_label``; ``"micro"``: from the total counts; ``"macro"``: the
+        unweighted mean over classes; ``"weighted"``: the mean weighted by
+        support; ``"samples"``: the mean over samples (multilabel input).
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     zero_division : {"warn", 0.0, 1.0}, default="warn"
         Value where ``tp + fp + fn == 0``; "warn" gives 0 and an
         ``UndefinedMetricWarning`` (with ``validate=True``).
@@ -147,15 +131,16 @@ def jaccard_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
 
     Returns
     -------
-    score : 0-d array, or array of shape (n_classes,) when ``average=None``
-        On the inputs' device (NumPy scalar for NumPy inputs).
+    score : 0-d array, or array of shape (n_classes,)
+        The score of ``pos_label``, the average, or one score per class
+        (``average=None``), on the inputs' device (NumPy scalar for NumPy inputs).
 
     References
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.jaccard_score``.
     .. [2] P. Jaccard, "Etude comparative de la distribution florale", 1901.
     """
-    _check_jaccard_zero_division(zero_division)
+    check_jaccard_zero_division(zero_division)
     prob = setwise_problem(y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
                            sample_weight=sample_weight, validate=validate)
     res = jaccard_from_problem(prob, average=average, zero_division=zero_division,
@@ -168,7 +153,7 @@ def jaccard_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
 def balanced_accuracy_from_problem(prob, *, adjusted, validate):
     """Mean recall over the classes present in ``y_true`` (optionally chance-adjusted)."""
     xp = prob.xp
-    tp, _, true = _matrix_counts(prob)
+    tp, _, true = matrix_counts(prob)
     has_true = true > 0
     per_class = safe_divide(tp, true, zero_value=0.0, xp=xp)
     n_classes = xp.sum(xp.astype(has_true, prob.acc_dtype))
@@ -181,8 +166,15 @@ def balanced_accuracy_from_problem(prob, *, adjusted, validate):
     return xp.astype(score, prob.float_dtype)
 
 
-def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=False,
-                            labels=None, validate=True):
+def balanced_accuracy_score(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    adjusted: bool = False,
+    labels: ArrayLike | None = None,
+    validate: bool = True,
+) -> Array:
     r"""Balanced accuracy: the mean of the per-class recalls.
 
     .. math:: \mathrm{BA} = \frac{1}{|K|}\sum_{k \in K} \frac{tp_k}{tp_k + fn_k},
@@ -192,20 +184,28 @@ def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=Fals
 
     Parameters
     ----------
-    y_true, y_pred : array of shape (n_samples,)
+    y_true : array of shape (n_samples,)
+        Ground-truth labels (any supported array library).
+    y_pred : array of shape (n_samples,)
+        Predicted labels, as returned by a classifier.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     adjusted : bool, default=False
         Rescale so that chance scores 0 and perfect scores 1.
     labels : array-like, default=None
-        metrix extension: the complete set of classes (it must contain every
-        value of ``y_true`` and ``y_pred``). Declaring it with ``validate=False``
+        The complete set of classes (a metrix extension): it must contain every
+        value of ``y_true`` and ``y_pred``. Declaring it with ``validate=False``
         makes the call sync-free; the value is that of scikit-learn.
     validate : bool, default=True
+        Check the values of the inputs (target types, NaN) on the host.
+        ``False`` reads no value; with ``labels`` declared the call is then
+        sync-free.
 
     Returns
     -------
     score : 0-d array
-        On the inputs' device (NumPy scalar for NumPy inputs).
+        The balanced accuracy, on the inputs' device (NumPy scalar for NumPy
+        inputs).
 
     References
     ----------
@@ -215,12 +215,12 @@ def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=Fals
     """
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
                               exact_binary=False)
-    _check_single_label_type(prepared[2].y_type)
-    prob = label_problem(y_true, y_pred, labels=labels, validate=validate,
-                         want_cm=labels is not None, prepared=prepared)
-    _warn_single_label(prob)
-    return _ns.to_output(balanced_accuracy_from_problem(prob, adjusted=adjusted, validate=validate),
-                prob.xp)
+    _check_single_label_type(prepared.targets.y_type)
+    prob = label_problem(prepared, labels=labels, validate=validate,
+                         want_cm=labels is not None)
+    warn_single_label(prob)
+    score = balanced_accuracy_from_problem(prob, adjusted=adjusted, validate=validate)
+    return _ns.to_output(score, prob.xp)
 
 
 # -- Matthews correlation --------------------------------------------------
@@ -247,11 +247,18 @@ def mcc_from_counts(tp, pred, true, *, xp):
 def mcc_from_problem(prob):
     r"""MCC from the trace and the row / column sums of the confusion matrix."""
     xp = prob.xp
-    return xp.astype(mcc_from_counts(*_matrix_counts(prob), xp=xp), prob.float_dtype)
+    return xp.astype(mcc_from_counts(*matrix_counts(prob), xp=xp), prob.float_dtype)
 
 
-def matthews_corrcoef(y_true, y_pred, *, sample_weight=None, labels=None, validate=True):
-    r"""Matthews correlation coefficient (binary and multiclass; Gorodkin's R_K).
+def matthews_corrcoef(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    validate: bool = True,
+) -> Array:
+    r"""Compute the Matthews correlation coefficient (binary and multiclass; Gorodkin's R_K).
 
     .. math::
         \mathrm{MCC} = \frac{c\,s - \sum_k p_k t_k}
@@ -262,17 +269,24 @@ def matthews_corrcoef(y_true, y_pred, *, sample_weight=None, labels=None, valida
 
     Parameters
     ----------
-    y_true, y_pred : array of shape (n_samples,)
+    y_true : array of shape (n_samples,)
+        Ground-truth labels (any supported array library).
+    y_pred : array of shape (n_samples,)
+        Predicted labels, as returned by a classifier.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     labels : array-like, default=None
-        metrix extension: the complete set of classes (sync-free with
-        ``validate=False``); it must contain every value present.
+        The complete set of classes (a metrix extension; sync-free with
+        ``validate=False``): it must contain every value present.
     validate : bool, default=True
+        Check the values of the inputs (target types, NaN) on the host.
+        ``False`` reads no value; with ``labels`` declared the call is then
+        sync-free.
 
     Returns
     -------
     mcc : 0-d array
-        In [-1, 1], on the inputs' device.
+        The coefficient, in [-1, 1], on the inputs' device.
 
     References
     ----------
@@ -282,10 +296,10 @@ def matthews_corrcoef(y_true, y_pred, *, sample_weight=None, labels=None, valida
     """
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
                               exact_binary=False)
-    _check_single_label_type(prepared[2].y_type)
-    prob = label_problem(y_true, y_pred, labels=labels, validate=validate,
-                         want_cm=labels is not None, prepared=prepared)
-    _warn_single_label(prob)
+    _check_single_label_type(prepared.targets.y_type)
+    prob = label_problem(prepared, labels=labels, validate=validate,
+                         want_cm=labels is not None)
+    warn_single_label(prob)
     return _ns.to_output(mcc_from_problem(prob), prob.xp)
 
 
@@ -340,7 +354,7 @@ def kappa_value(n, observed, expected, *, replace_undefined_by, xp):
 def kappa_from_problem(prob, *, weights, replace_undefined_by, validate):
     r"""Cohen's kappa ``1 - sum(w * C) / sum(w * E)``, ``E`` the chance matrix."""
     xp = prob.xp
-    n, observed, expected = kappa_terms(prob.cm, _matrix_counts(prob), weights=weights,
+    n, observed, expected = kappa_terms(prob.cm, matrix_counts(prob), weights=weights,
                                         xp=xp, acc=prob.acc_dtype)
     if validate:  # host reads, validate=True only
         if bool(n == 0):
@@ -360,9 +374,17 @@ def kappa_from_problem(prob, *, weights, replace_undefined_by, validate):
     return xp.astype(kappa, prob.float_dtype)
 
 
-def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None,
-                      replace_undefined_by=float("nan"), validate=True):
-    r"""Cohen's kappa: agreement of two annotators beyond chance.
+def cohen_kappa_score(
+    y1: ArrayLike,
+    y2: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    weights: Literal["linear", "quadratic"] | None = None,
+    sample_weight: ArrayLike | None = None,
+    replace_undefined_by: float = float("nan"),
+    validate: bool = True,
+) -> Array:
+    r"""Compute Cohen's kappa: the agreement of two annotators beyond chance.
 
     .. math:: \kappa = 1 - \frac{\sum_{ij} w_{ij} C_{ij}}{\sum_{ij} w_{ij} E_{ij}},
        \qquad E_{ij} = \frac{p_i\, t_j}{s}
@@ -379,16 +401,21 @@ def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None,
         Classes to index the matrix (sync-free with ``validate=False``); at
         least one must occur in ``y1``.
     weights : {None, "linear", "quadratic"}, default=None
+        Disagreement weights: none (0/1), ``|i - j|`` or ``(i - j)^2``.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     replace_undefined_by : float in [-1, 1] or nan, default=nan
         Value when kappa is undefined (an ``UndefinedMetricWarning`` is
         emitted with ``validate=True``).
     validate : bool, default=True
+        Check the values of the inputs (target types, NaN) on the host.
+        ``False`` reads no value; with ``labels`` declared the call is then
+        sync-free.
 
     Returns
     -------
     kappa : 0-d array
-        On the inputs' device.
+        The kappa statistic, in [-1, 1], on the inputs' device.
 
     References
     ----------
@@ -398,11 +425,10 @@ def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None,
     _check_kappa_params(weights, replace_undefined_by)
     _check_labels_nonempty(labels)
     prepared = prepare_inputs(y1, y2, sample_weight, validate=validate, exact_binary=False)
-    _check_single_label_type(prepared[2].y_type)
-    prob = label_problem(y1, y2, labels=labels, validate=validate,
-                         want_cm=weights is not None or labels is not None,
-                         prepared=prepared)
-    _warn_single_label(prob)
+    _check_single_label_type(prepared.targets.y_type)
+    prob = label_problem(prepared, labels=labels, validate=validate,
+                         want_cm=weights is not None or labels is not None)
+    warn_single_label(prob)
     if labels is not None and validate and not bool(prob.xp.sum(prob.counts.true) > 0):
         raise ValueError(
             "At least one label in `labels` must be present in `y1` (even though "
@@ -414,7 +440,14 @@ def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None,
 
 # -- error rates -----------------------------------------------------------
 
-def zero_one_loss(y_true, y_pred, *, normalize=True, sample_weight=None, validate=True):
+def zero_one_loss(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    normalize: bool = True,
+    sample_weight: ArrayLike | None = None,
+    validate: bool = True,
+) -> Array:
     r"""Zero-one loss: the fraction (or number) of wrong predictions.
 
     .. math:: L_{01} = 1 - \frac{\sum_i w_i [\hat y_i = y_i]}{\sum_i w_i}
@@ -423,16 +456,22 @@ def zero_one_loss(y_true, y_pred, *, normalize=True, sample_weight=None, validat
 
     Parameters
     ----------
-    y_true, y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+    y_true : array of shape (n_samples,) or (n_samples, n_labels)
+        Ground-truth labels, or a label-indicator matrix (any supported array library).
+    y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+        Predicted labels, or a label-indicator matrix, as returned by a classifier.
     normalize : bool, default=True
         ``False`` returns the (weighted) number of misclassifications.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     validate : bool, default=True
+        Check the values of the inputs (target types, NaN) on the host.
+        ``False`` reads no value.
 
     Returns
     -------
     loss : 0-d array
-        On the inputs' device.
+        The fraction (or number) of misclassified samples, on the inputs' device.
 
     References
     ----------
@@ -448,7 +487,13 @@ def zero_one_loss(y_true, y_pred, *, normalize=True, sample_weight=None, validat
     return _ns.to_output(xp.astype(loss, fdt), xp)
 
 
-def hamming_loss(y_true, y_pred, *, sample_weight=None, validate=True):
+def hamming_loss(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    validate: bool = True,
+) -> Array:
     r"""Hamming loss: the (weighted) fraction of wrong labels.
 
     .. math:: L_H = \frac{\sum_i w_i \sum_l [\hat y_{il} \ne y_{il}]}{L \sum_i w_i}
@@ -457,14 +502,20 @@ def hamming_loss(y_true, y_pred, *, sample_weight=None, validate=True):
 
     Parameters
     ----------
-    y_true, y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+    y_true : array of shape (n_samples,) or (n_samples, n_labels)
+        Ground-truth labels, or a label-indicator matrix (any supported array library).
+    y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+        Predicted labels, or a label-indicator matrix, as returned by a classifier.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     validate : bool, default=True
+        Check the values of the inputs (target types, NaN) on the host.
+        ``False`` reads no value.
 
     Returns
     -------
     loss : 0-d array
-        On the inputs' device.
+        The fraction of wrong labels, on the inputs' device.
 
     References
     ----------
@@ -492,8 +543,15 @@ def hamming_from_targets(targets, weights, xp, acc):
 
 # -- likelihood ratios -----------------------------------------------------
 
-def class_likelihood_ratios(y_true, y_pred, *, labels=None, sample_weight=None,
-                            replace_undefined_by=float("nan"), validate=True):
+def class_likelihood_ratios(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+    replace_undefined_by: float | dict[str, float] = float("nan"),
+    validate: bool = True,
+) -> tuple[Array, Array]:
     r"""Positive and negative likelihood ratios of a binary classification.
 
     .. math:: LR_+ = \frac{tp / (tp + fn)}{fp / (fp + tn)}, \qquad
@@ -507,15 +565,21 @@ def class_likelihood_ratios(y_true, y_pred, *, labels=None, sample_weight=None,
     labels : array-like of length 2, default=None
         ``[negative, positive]`` (sync-free with ``validate=False``).
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     replace_undefined_by : nan, 1.0 or dict, default=nan
         Values for undefined ratios: nan, 1.0 (both worst-case 1), or
         ``{"LR+": value in [1, inf] or nan, "LR-": value in [0, 1] or nan}``.
     validate : bool, default=True
+        Check the values of the inputs (target types, NaN) on the host.
+        ``False`` reads no value; with ``labels`` declared the call is then
+        sync-free.
 
     Returns
     -------
-    (positive_likelihood_ratio, negative_likelihood_ratio) : tuple of 0-d arrays
-        On the inputs' device.
+    positive_likelihood_ratio : 0-d array
+        ``LR+``, on the inputs' device.
+    negative_likelihood_ratio : 0-d array
+        ``LR-``, on the inputs' device.
 
     References
     ----------
@@ -525,15 +589,15 @@ def class_likelihood_ratios(y_true, y_pred, *, labels=None, sample_weight=None,
     replace = check_replace_lr(replace_undefined_by)
     _check_labels_nonempty(labels)
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate)
-    y_type = prepared[2].y_type
+    y_type = prepared.targets.y_type
     if validate and y_type != "binary":
         raise ValueError(
             "class_likelihood_ratios only supports binary classification "
             f"problems, got targets of type: {y_type}")
     _check_single_label_type(y_type)
-    prob = label_problem(y_true, y_pred, labels=labels, validate=validate,
-                         want_cm=labels is not None, prepared=prepared)
-    _warn_single_label(prob)
+    prob = label_problem(prepared, labels=labels, validate=validate,
+                         want_cm=labels is not None)
+    warn_single_label(prob)
     if len(prob.classes) != 2:
         raise ValueError(
             f"class_likelihood_ratios needs exactly two classes, got {len(prob.classes)}; "

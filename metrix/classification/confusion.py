@@ -1,20 +1,23 @@
 """Label metrics of the confusion-matrix family.
 
-Each metric runs ``_label_problem`` (namespace -> validation -> encoding ->
-one statistic) and applies its formula.  With ``labels=`` declared and
-``validate=False`` each is a pure array program (it traces under
-``jax.jit`` and ``torch.compile(fullgraph=True)``).
+Each metric runs ``prepare_inputs`` and ``label_problem`` of :mod:`._input`
+(namespace -> validation -> encoding -> one statistic) and applies its
+formula.  With ``labels=`` declared and ``validate=False`` each is a pure
+array program (it traces under ``jax.jit`` and ``torch.compile(fullgraph=True)``).
 """
 
 from __future__ import annotations
 
 import warnings
+from typing import Literal
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
+from .._core.typing import Array, ArrayLike
 from ._encoding import comparable
-from ._input import label_problem, prepare_inputs
-from ._prf import check_beta, prf_from_counts, setwise_labels
+from ._input import label_problem, prepare_inputs, setwise_problem
+from ._prf import check_beta, prf_from_counts
+from ._statistic import normalize_confusion
 
 __all__ = [
     "confusion_matrix",
@@ -28,8 +31,15 @@ __all__ = [
 ]
 
 
-def confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normalize=None,
-                     validate=True):
+def confusion_matrix(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+    normalize: Literal["true", "pred", "all"] | None = None,
+    validate: bool = True,
+) -> Array:
     r"""Confusion matrix ``C[i, j]``: samples of true class i predicted as class j.
 
     Computed by one ``bincount(n_classes * y_true + y_pred)`` on the inputs'
@@ -37,13 +47,16 @@ def confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normali
 
     Parameters
     ----------
-    y_true, y_pred : array of shape (n_samples,)
-        Ground-truth and predicted labels (any supported array library).
+    y_true : array of shape (n_samples,)
+        Ground-truth labels (any supported array library).
+    y_pred : array of shape (n_samples,)
+        Predicted labels, as returned by a classifier.
     labels : array-like of shape (n_classes,), default=None
         Classes (rows/columns, in this order). Samples whose true or predicted
         label is not among them are ignored. Declaring labels (with
         ``validate=False``) makes the call sync-free.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     normalize : {"true", "pred", "all"}, default=None
         Normalise over rows, columns or the whole matrix (0 where undefined).
     validate : bool, default=True
@@ -53,7 +66,7 @@ def confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normali
     Returns
     -------
     C : array of shape (n_classes, n_classes)
-        int64 counts (float with float weights or ``normalize``), in the
+        Counts, int64 (float with float weights or ``normalize``), in the
         inputs' namespace and on their device.
 
     References
@@ -66,31 +79,25 @@ def confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normali
             f" Got {normalize!r} instead.")
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
                               exact_binary=False)
-    xp, device, targets, w, fdt, acc = prepared
-    if targets.y_type not in ("binary", "multiclass"):
-        raise ValueError(f"{targets.y_type} is not supported")
+    xp, device = prepared.xp, prepared.device
+    y_type = prepared.targets.y_type
+    if y_type not in ("binary", "multiclass"):
+        raise ValueError(f"{y_type} is not supported")
     if labels is not None and len(_ns.host_list(labels)) == 0:
         raise ValueError("'labels' should contain at least one label.")
-    prob = label_problem(y_true, y_pred, labels=labels, validate=validate, want_cm=True,
-                         prepared=prepared)
+    prob = label_problem(prepared, labels=labels, validate=validate, want_cm=True)
     cm = prob.cm
     if labels is not None and validate:
         # host read: scikit-learn requires one declared label among y_true
         if not bool(xp.sum(prob.counts.true) > 0):
             raise ValueError("At least one label specified must be in y_true")
-    if w is not None and _is_int_weights(sample_weight):
+    if prepared.weights is not None and _is_int_weights(sample_weight):
         cm = xp.astype(cm, _ns.count_dtype(xp, device))
     if normalize is not None:
-        cmf = xp.astype(cm, acc)
-        if normalize == "true":
-            den = xp.sum(cmf, axis=1, keepdims=True)
-        elif normalize == "pred":
-            den = xp.sum(cmf, axis=0, keepdims=True)
-        else:
-            den = xp.sum(cmf)
-        cm = xp.astype(safe_divide(cmf, den, zero_value=0.0, xp=xp), fdt)
+        cm = xp.astype(normalize_confusion(cm, normalize, dtype=prepared.acc_dtype, xp=xp),
+                       prepared.float_dtype)
     elif xp.isdtype(cm.dtype, "real floating"):
-        cm = xp.astype(cm, fdt)
+        cm = xp.astype(cm, prepared.float_dtype)
     if tuple(cm.shape) == (1, 1):
         warnings.warn(
             "A single label was found in 'y_true' and 'y_pred'. For the confusion matrix "
@@ -106,32 +113,44 @@ def _is_int_weights(sample_weight) -> bool:
     return "int" in str(dt) or "bool" in str(dt)
 
 
-def multilabel_confusion_matrix(y_true, y_pred, *, sample_weight=None, labels=None,
-                                samplewise=False, validate=True):
+def multilabel_confusion_matrix(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    samplewise: bool = False,
+    validate: bool = True,
+) -> Array:
     r"""One 2 x 2 confusion matrix per class (or per sample): ``[[tn, fp], [fn, tp]]``.
 
     Parameters
     ----------
-    y_true, y_pred : array of shape (n_samples,) or (n_samples, n_labels)
-        Labels, or label-indicator matrices.
+    y_true : array of shape (n_samples,) or (n_samples, n_labels)
+        Ground-truth labels, or a label-indicator matrix.
+    y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+        Predicted labels, or a label-indicator matrix.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     labels : array-like, default=None
         Classes (or indicator columns) to report, in this order.
     samplewise : bool, default=False
         Per-sample matrices (multilabel input only).
     validate : bool, default=True
+        Check the values of the inputs on the host; ``False`` reads none.
 
     Returns
     -------
     multi_confusion : array of shape (n_outputs, 2, 2)
-        On the inputs' device; int64 unless weighted.
+        One matrix per class (or sample), on the inputs' device; int64 unless
+        weighted.
 
     References
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.multilabel_confusion_matrix``.
     """
-    prob = label_problem(y_true, y_pred, labels=labels, sample_weight=sample_weight,
-                         validate=validate, samplewise=samplewise)
+    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate)
+    prob = label_problem(prepared, labels=labels, validate=validate, samplewise=samplewise)
     xp = prob.xp
     tp, pred, true = prob.counts
     fp, fn = pred - tp, true - tp
@@ -150,18 +169,30 @@ def multilabel_confusion_matrix(y_true, y_pred, *, sample_weight=None, labels=No
     return xp.astype(out, prob.float_dtype)
 
 
-def accuracy_score(y_true, y_pred, *, normalize=True, sample_weight=None, validate=True):
+def accuracy_score(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    normalize: bool = True,
+    sample_weight: ArrayLike | None = None,
+    validate: bool = True,
+) -> Array:
     r"""Fraction (or number) of correct predictions; subset accuracy for multilabel.
 
     .. math:: \mathrm{acc} = \frac{\sum_i w_i [\hat y_i = y_i]}{\sum_i w_i}
 
     Parameters
     ----------
-    y_true, y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+    y_true : array of shape (n_samples,) or (n_samples, n_labels)
+        Ground-truth labels, or a label-indicator matrix.
+    y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+        Predicted labels, as returned by a classifier.
     normalize : bool, default=True
         Return the fraction; ``False`` returns the (weighted) count.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     validate : bool, default=True
+        Check the values of the inputs on the host; ``False`` reads none.
 
     Returns
     -------
@@ -172,11 +203,13 @@ def accuracy_score(y_true, y_pred, *, normalize=True, sample_weight=None, valida
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.accuracy_score``.
     """
-    xp, device, targets, w, fdt, acc = prepare_inputs(y_true, y_pred, sample_weight,
-                                                      validate=validate, exact_binary=False)
-    correct, total = correct_and_total(targets, w, xp, acc)
+    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
+                              exact_binary=False)
+    xp = prepared.xp
+    correct, total = correct_and_total(prepared.targets, prepared.weights, xp,
+                                       prepared.acc_dtype)
     score = safe_divide(correct, total, zero_value=0.0, xp=xp) if normalize else correct
-    return _ns.to_output(xp.astype(score, fdt), xp)
+    return _ns.to_output(xp.astype(score, prepared.float_dtype), xp)
 
 
 def correct_and_total(targets, weights, xp, acc):
@@ -192,11 +225,19 @@ def correct_and_total(targets, weights, xp, acc):
     return xp.sum(correct * weights), xp.sum(weights)
 
 
-
-
-def precision_recall_fscore_support(y_true, y_pred, *, beta=1.0, labels=None, pos_label=1,
-                                    average=None, warn_for=("precision", "recall", "f-score"),
-                                    sample_weight=None, zero_division="warn", validate=True):
+def precision_recall_fscore_support(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    beta: float = 1.0,
+    labels: ArrayLike | None = None,
+    pos_label: int | float | bool | str = 1,
+    average: Literal["binary", "micro", "macro", "weighted", "samples"] | None = None,
+    warn_for: tuple[str, ...] | set[str] = ("precision", "recall", "f-score"),
+    sample_weight: ArrayLike | None = None,
+    zero_division: Literal["warn"] | float = "warn",
+    validate: bool = True,
+) -> tuple[Array, Array, Array, Array | None]:
     r"""Precision, recall, F-beta and support per class, or averaged.
 
     .. math::
@@ -208,24 +249,49 @@ def precision_recall_fscore_support(y_true, y_pred, *, beta=1.0, labels=None, po
 
     Parameters
     ----------
-    y_true, y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+    y_true : array of shape (n_samples,) or (n_samples, n_labels)
+        Ground-truth labels, or a label-indicator matrix (any supported array
+        library).
+    y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+        Predicted labels, as returned by a classifier.
     beta : float, default=1.0
+        Weight of recall in the F-score: ``beta > 1`` favours recall, ``beta < 1``
+        precision.
     labels : array-like, default=None
-        Classes to include (declared order). Sync-free with ``validate=False``.
+        Classes to include (declared order): with ``average=None`` the order
+        of the results, otherwise the classes averaged over. Sync-free with
+        ``validate=False``.
     pos_label : int, float, bool or str, default=1
-        The class reported when ``average="binary"``.
+        The class reported when ``average="binary"`` (ignored otherwise).
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default=None
-    warn_for : tuple, default=("precision", "recall", "f-score")
+        ``None``: one score per class; ``"binary"``: the score of
+        ``pos_label``; ``"micro"``: from the total counts; ``"macro"``: the
+        unweighted mean over classes; ``"weighted"``: the mean weighted by
+        support; ``"samples"``: the mean over samples (multilabel input).
+    warn_for : tuple of str, default=("precision", "recall", "f-score")
+        The ratios among "precision", "recall" and "f-score" that warn when
+        ill-defined (with ``zero_division="warn"``).
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
         Value where a ratio is 0/0; "warn" gives 0 and an ``UndefinedMetricWarning``
         (warnings are emitted only with ``validate=True``).
     validate : bool, default=True
+        Check the values of the inputs (target types, NaN) on the host.
+        ``False`` reads no value; with ``labels`` declared the call is then
+        sync-free.
 
     Returns
     -------
-    precision, recall, fbeta_score : 0-d arrays, or arrays of shape (n_classes,)
-    support : array of shape (n_classes,), or None when averaged
+    precision : 0-d array, or array of shape (n_classes,)
+        Precision ``tp / (tp + fp)`` per class (``average=None``) or averaged,
+        on the inputs' device.
+    recall : 0-d array, or array of shape (n_classes,)
+        Recall ``tp / (tp + fn)``, likewise.
+    fbeta_score : 0-d array, or array of shape (n_classes,)
+        F-beta score, likewise.
+    support : array of shape (n_classes,) or None
+        The (weighted) number of true samples of each class; None when averaged.
 
     References
     ----------
@@ -236,19 +302,8 @@ def precision_recall_fscore_support(y_true, y_pred, *, beta=1.0, labels=None, po
 
     check_zero_division(zero_division)
     check_beta(beta)
-    val_targets = validate or (average == "binary" and labels is None)
-    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=val_targets,
-                              exact_binary=average == "binary")
-    targets = prepared[2]
-    if average == "binary" and not validate and labels is not None:
-        declared = _ns.host_list(labels)
-        if targets.y_type != "multilabel-indicator":
-            targets = targets._replace(y_type="binary" if len(declared) <= 2 else "multiclass",
-                                       values=tuple(declared))
-    labels = setwise_labels(targets, average=average, labels=labels, pos_label=pos_label)
-    prob = label_problem(y_true, y_pred, labels=labels, validate=validate,
-                         samplewise=average == "samples",
-                         prepared=prepared[:2] + (targets,) + prepared[3:])
+    prob = setwise_problem(y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
+                           sample_weight=sample_weight, validate=validate)
     p, r, f, s = prf_from_counts(prob.counts, beta=beta, average=average, warn_for=warn_for,
                                  zero_division=zero_division, weights=prob.weights,
                                  xp=prob.xp, dtype=prob.float_dtype,
@@ -259,17 +314,58 @@ def precision_recall_fscore_support(y_true, y_pred, *, beta=1.0, labels=None, po
     return _ns.to_output(p, xp), _ns.to_output(r, xp), _ns.to_output(f, xp), s
 
 
-def fbeta_score(y_true, y_pred, *, beta, labels=None, pos_label=1, average="binary",
-                sample_weight=None, zero_division="warn", validate=True):
+def fbeta_score(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    beta: float,
+    labels: ArrayLike | None = None,
+    pos_label: int | float | bool | str = 1,
+    average: Literal["binary", "micro", "macro", "weighted", "samples"] | None = "binary",
+    sample_weight: ArrayLike | None = None,
+    zero_division: Literal["warn"] | float = "warn",
+    validate: bool = True,
+) -> Array:
     r"""F-beta score: weighted harmonic mean of precision and recall.
 
     .. math:: F_\beta = \frac{(1 + \beta^2)\, tp}{(1 + \beta^2)\, tp + \beta^2 fn + fp}
 
-    Parameters are those of :func:`precision_recall_fscore_support`.
+    Parameters
+    ----------
+    y_true : array of shape (n_samples,) or (n_samples, n_labels)
+        Ground-truth labels, or a label-indicator matrix (any supported array
+        library).
+    y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+        Predicted labels, as returned by a classifier.
+    beta : float
+        Weight of recall in the F-score: ``beta > 1`` favours recall, ``beta < 1``
+        precision.
+    labels : array-like, default=None
+        Classes to include (declared order): with ``average=None`` the order
+        of the results, otherwise the classes averaged over. Sync-free with
+        ``validate=False``.
+    pos_label : int, float, bool or str, default=1
+        The class reported when ``average="binary"`` (ignored otherwise).
+    average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
+        ``None``: one score per class; ``"binary"``: the score of
+        ``pos_label``; ``"micro"``: from the total counts; ``"macro"``: the
+        unweighted mean over classes; ``"weighted"``: the mean weighted by
+        support; ``"samples"``: the mean over samples (multilabel input).
+    sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
+    zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
+        Value where a ratio is 0/0; "warn" gives 0 and an ``UndefinedMetricWarning``
+        (warnings are emitted only with ``validate=True``).
+    validate : bool, default=True
+        Check the values of the inputs (target types, NaN) on the host.
+        ``False`` reads no value; with ``labels`` declared the call is then
+        sync-free.
 
     Returns
     -------
-    fbeta_score : 0-d array, or array of shape (n_classes,) when ``average=None``
+    fbeta_score : 0-d array, or array of shape (n_classes,)
+        The score of ``pos_label``, the average, or one score per class
+        (``average=None``), on the inputs' device.
 
     References
     ----------
@@ -282,15 +378,52 @@ def fbeta_score(y_true, y_pred, *, beta, labels=None, pos_label=1, average="bina
     return f
 
 
-def f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
-             sample_weight=None, zero_division="warn", validate=True):
+def f1_score(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    pos_label: int | float | bool | str = 1,
+    average: Literal["binary", "micro", "macro", "weighted", "samples"] | None = "binary",
+    sample_weight: ArrayLike | None = None,
+    zero_division: Literal["warn"] | float = "warn",
+    validate: bool = True,
+) -> Array:
     r"""F1 score, the harmonic mean of precision and recall: ``2 tp / (2 tp + fp + fn)``.
 
-    Parameters are those of :func:`precision_recall_fscore_support`.
+    Parameters
+    ----------
+    y_true : array of shape (n_samples,) or (n_samples, n_labels)
+        Ground-truth labels, or a label-indicator matrix (any supported array
+        library).
+    y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+        Predicted labels, as returned by a classifier.
+    labels : array-like, default=None
+        Classes to include (declared order): with ``average=None`` the order
+        of the results, otherwise the classes averaged over. Sync-free with
+        ``validate=False``.
+    pos_label : int, float, bool or str, default=1
+        The class reported when ``average="binary"`` (ignored otherwise).
+    average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
+        ``None``: one score per class; ``"binary"``: the score of
+        ``pos_label``; ``"micro"``: from the total counts; ``"macro"``: the
+        unweighted mean over classes; ``"weighted"``: the mean weighted by
+        support; ``"samples"``: the mean over samples (multilabel input).
+    sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
+    zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
+        Value where a ratio is 0/0; "warn" gives 0 and an ``UndefinedMetricWarning``
+        (warnings are emitted only with ``validate=True``).
+    validate : bool, default=True
+        Check the values of the inputs (target types, NaN) on the host.
+        ``False`` reads no value; with ``labels`` declared the call is then
+        sync-free.
 
     Returns
     -------
-    f1_score : 0-d array, or array of shape (n_classes,) when ``average=None``
+    f1_score : 0-d array, or array of shape (n_classes,)
+        The score of ``pos_label``, the average, or one score per class
+        (``average=None``), on the inputs' device.
 
     References
     ----------
@@ -301,15 +434,52 @@ def f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
                        zero_division=zero_division, validate=validate)
 
 
-def precision_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
-                    sample_weight=None, zero_division="warn", validate=True):
+def precision_score(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    pos_label: int | float | bool | str = 1,
+    average: Literal["binary", "micro", "macro", "weighted", "samples"] | None = "binary",
+    sample_weight: ArrayLike | None = None,
+    zero_division: Literal["warn"] | float = "warn",
+    validate: bool = True,
+) -> Array:
     r"""Precision ``tp / (tp + fp)``: the fraction of predicted positives that are right.
 
-    Parameters are those of :func:`precision_recall_fscore_support`.
+    Parameters
+    ----------
+    y_true : array of shape (n_samples,) or (n_samples, n_labels)
+        Ground-truth labels, or a label-indicator matrix (any supported array
+        library).
+    y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+        Predicted labels, as returned by a classifier.
+    labels : array-like, default=None
+        Classes to include (declared order): with ``average=None`` the order
+        of the results, otherwise the classes averaged over. Sync-free with
+        ``validate=False``.
+    pos_label : int, float, bool or str, default=1
+        The class reported when ``average="binary"`` (ignored otherwise).
+    average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
+        ``None``: one score per class; ``"binary"``: the score of
+        ``pos_label``; ``"micro"``: from the total counts; ``"macro"``: the
+        unweighted mean over classes; ``"weighted"``: the mean weighted by
+        support; ``"samples"``: the mean over samples (multilabel input).
+    sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
+    zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
+        Value where a ratio is 0/0; "warn" gives 0 and an ``UndefinedMetricWarning``
+        (warnings are emitted only with ``validate=True``).
+    validate : bool, default=True
+        Check the values of the inputs (target types, NaN) on the host.
+        ``False`` reads no value; with ``labels`` declared the call is then
+        sync-free.
 
     Returns
     -------
-    precision : 0-d array, or array of shape (n_classes,) when ``average=None``
+    precision : 0-d array, or array of shape (n_classes,)
+        The precision of ``pos_label``, the average, or one value per class
+        (``average=None``), on the inputs' device.
 
     References
     ----------
@@ -322,15 +492,52 @@ def precision_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary
     return p
 
 
-def recall_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
-                 sample_weight=None, zero_division="warn", validate=True):
+def recall_score(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    pos_label: int | float | bool | str = 1,
+    average: Literal["binary", "micro", "macro", "weighted", "samples"] | None = "binary",
+    sample_weight: ArrayLike | None = None,
+    zero_division: Literal["warn"] | float = "warn",
+    validate: bool = True,
+) -> Array:
     r"""Recall ``tp / (tp + fn)``: the fraction of true positives that are found.
 
-    Parameters are those of :func:`precision_recall_fscore_support`.
+    Parameters
+    ----------
+    y_true : array of shape (n_samples,) or (n_samples, n_labels)
+        Ground-truth labels, or a label-indicator matrix (any supported array
+        library).
+    y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+        Predicted labels, as returned by a classifier.
+    labels : array-like, default=None
+        Classes to include (declared order): with ``average=None`` the order
+        of the results, otherwise the classes averaged over. Sync-free with
+        ``validate=False``.
+    pos_label : int, float, bool or str, default=1
+        The class reported when ``average="binary"`` (ignored otherwise).
+    average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
+        ``None``: one score per class; ``"binary"``: the score of
+        ``pos_label``; ``"micro"``: from the total counts; ``"macro"``: the
+        unweighted mean over classes; ``"weighted"``: the mean weighted by
+        support; ``"samples"``: the mean over samples (multilabel input).
+    sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
+    zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
+        Value where a ratio is 0/0; "warn" gives 0 and an ``UndefinedMetricWarning``
+        (warnings are emitted only with ``validate=True``).
+    validate : bool, default=True
+        Check the values of the inputs (target types, NaN) on the host.
+        ``False`` reads no value; with ``labels`` declared the call is then
+        sync-free.
 
     Returns
     -------
-    recall : 0-d array, or array of shape (n_classes,) when ``average=None``
+    recall : 0-d array, or array of shape (n_classes,)
+        The recall of ``pos_label``, the average, or one value per class
+        (``average=None``), on the inputs' device.
 
     References
     ----------

@@ -12,14 +12,11 @@ float of the device (float64 where available); results have the dtype of
 from __future__ import annotations
 
 import warnings
+from typing import Literal
 
 from .._core import namespace as _ns
-from .._core.validation import (
-    check_consistent_length,
-    check_sample_weight,
-    column_or_1d,
-    num_samples,
-)
+from .._core.typing import Array, ArrayLike
+from .._core.validation import check_consistent_length, num_samples
 from ..exceptions import UndefinedMetricWarning
 from . import _proba_input as _proba
 
@@ -55,8 +52,16 @@ def log_loss_from_problem(prob, *, normalize, neg_log_sum=None):
     return prob.xp.astype(total, prob.float_dtype)
 
 
-def log_loss(y_true, y_proba=None, *, normalize=True, sample_weight=None, labels=None,
-             y_pred="deprecated", validate=True):
+def log_loss(
+    y_true: ArrayLike,
+    y_proba: ArrayLike | None = None,
+    *,
+    normalize: bool = True,
+    sample_weight: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    y_pred: ArrayLike | Literal["deprecated"] = "deprecated",
+    validate: bool = True,
+) -> Array:
     r"""Log loss (cross-entropy) of predicted probabilities.
 
     .. math:: L = -\frac{1}{\sum_i w_i}\sum_i w_i \log \operatorname{clip}(p_{i, y_i},
@@ -74,18 +79,19 @@ def log_loss(y_true, y_proba=None, *, normalize=True, sample_weight=None, labels
     normalize : bool, default=True
         Mean over samples; ``False`` gives the sum.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     labels : array-like, default=None
         All classes (sorted order gives the columns). Required when ``y_true``
         has a single class; with ``validate=False`` the call is sync-free.
-    y_pred : deprecated
-        Old name of ``y_proba`` (scikit-learn 1.9).
+    y_pred : array of shape (n_samples, n_classes) or (n_samples,), default="deprecated"
+        Old name of ``y_proba`` (deprecated in scikit-learn 1.9).
     validate : bool, default=True
         Check ranges, classes and row sums (reads values on the host).
 
     Returns
     -------
     loss : 0-d array
-        On the inputs' device, in ``y_proba``'s float dtype.
+        The log loss, on the inputs' device, in ``y_proba``'s float dtype.
 
     References
     ----------
@@ -102,7 +108,7 @@ def brier_from_problem(prob, *, scale_by_half, sq=None):
     """Weighted mean of ``sum_c (T_ic - P_ic)^2`` (halved as ``scale_by_half``)."""
     if sq is None:
         sq = _proba.squared_error(prob)
-    score = _proba.weighted_mean(sq, prob)
+    score = _proba.sample_mean(sq, prob)
     if scale_by_half == "auto":
         scale_by_half = prob.n_classes < 3
     if scale_by_half:
@@ -127,8 +133,16 @@ def _check_scale(scale_by_half):
                          "instead.")
 
 
-def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, labels=None,
-                     scale_by_half="auto", validate=True):
+def brier_score_loss(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    pos_label: int | float | bool | str | None = None,
+    labels: ArrayLike | None = None,
+    scale_by_half: bool | Literal["auto"] = "auto",
+    validate: bool = True,
+) -> Array:
     r"""Brier score: mean squared error of the predicted probabilities.
 
     .. math:: BS = \frac{1}{\sum_i w_i}\sum_i w_i \sum_c (y_{ic} - p_{ic})^2
@@ -138,9 +152,11 @@ def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, lab
     Parameters
     ----------
     y_true : array of shape (n_samples,)
+        True labels.
     y_proba : array of shape (n_samples,) or (n_samples, n_classes)
         1-D: probability of ``pos_label``; 2-D: one column per sorted class.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     pos_label : int, float, bool or str, default=None
         Positive class for 1-D ``y_proba`` (inferred as scikit-learn does; 1
         with ``validate=False``).
@@ -149,11 +165,12 @@ def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, lab
     scale_by_half : bool or "auto", default="auto"
         "auto" halves for binary problems only.
     validate : bool, default=True
+        Check ranges, classes and row sums (reads values on the host).
 
     Returns
     -------
     score : 0-d array
-        On the inputs' device, in ``y_proba``'s float dtype.
+        The Brier score, on the inputs' device, in ``y_proba``'s float dtype.
 
     References
     ----------
@@ -172,7 +189,7 @@ def _d2_undefined(y_true, y_proba, sample_weight):
         warnings.warn("D^2 score is not well-defined with less than two samples.",
                       UndefinedMetricWarning, stacklevel=3)
         xp, device = _ns.get_namespace_and_device(y_proba, y_true, sample_weight)
-        p, _ = _proba._float_proba(y_proba, xp, device)
+        p, _ = _proba.float_proba(y_proba, xp, device)
         return _ns.to_output(xp.asarray(float("nan"), dtype=p.dtype, device=device), xp)
     return None
 
@@ -189,20 +206,43 @@ def d2_log_loss_from_problem(prob, *, neg_log_sum=None, class_w=None):
     return xp.astype(1 - num / den, prob.float_dtype)
 
 
-def d2_log_loss_score(y_true, y_proba=None, *, sample_weight=None, labels=None,
-                      y_pred="deprecated", validate=True):
+def d2_log_loss_score(
+    y_true: ArrayLike,
+    y_proba: ArrayLike | None = None,
+    *,
+    sample_weight: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    y_pred: ArrayLike | Literal["deprecated"] = "deprecated",
+    validate: bool = True,
+) -> Array:
     r""":math:`D^2` for the log loss: the fraction of log loss explained.
 
     .. math:: D^2 = 1 - \frac{L(y, p)}{L(y, \bar p)}
 
     where ``\bar p`` predicts the (weighted) class proportions of ``y_true``.
 
-    Parameters are those of :func:`log_loss` (without ``normalize``).
+    Parameters
+    ----------
+    y_true : array of shape (n_samples,)
+        True labels.
+    y_proba : array of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities; columns are the sorted classes. A 1-D array is
+        the probability of the greater class.
+    sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
+    labels : array-like, default=None
+        All classes (sorted order gives the columns); with ``validate=False``
+        the call is sync-free.
+    y_pred : array of shape (n_samples, n_classes) or (n_samples,), default="deprecated"
+        Old name of ``y_proba`` (deprecated in scikit-learn 1.9).
+    validate : bool, default=True
+        Check ranges, classes and row sums (reads values on the host).
 
     Returns
     -------
     d2 : 0-d array
-        On the inputs' device; nan (with a warning) for fewer than two samples.
+        The score, on the inputs' device; nan (with a warning) for fewer than
+        two samples.
 
     References
     ----------
@@ -226,22 +266,44 @@ def d2_brier_from_problem(prob, *, sq=None, class_w=None):
         class_w = _proba.class_weights(prob)
     prior = class_w / xp.sum(class_w)
     null = 1 - xp.sum(prior * prior)
-    return xp.astype(1 - _proba.weighted_mean(sq, prob) / null, prob.float_dtype)
+    return xp.astype(1 - _proba.sample_mean(sq, prob) / null, prob.float_dtype)
 
 
-def d2_brier_score(y_true, y_proba, *, sample_weight=None, pos_label=None, labels=None,
-                   validate=True):
+def d2_brier_score(
+    y_true: ArrayLike,
+    y_proba: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    pos_label: int | float | bool | str | None = None,
+    labels: ArrayLike | None = None,
+    validate: bool = True,
+) -> Array:
     r""":math:`D^2` for the Brier score (Brier skill score).
 
     .. math:: D^2 = 1 - \frac{BS(y, p)}{BS(y, \bar p)}, \qquad
               BS(y, \bar p) = 1 - \sum_c \bar p_c^2
 
-    Parameters are those of :func:`brier_score_loss` (without ``scale_by_half``).
+    Parameters
+    ----------
+    y_true : array of shape (n_samples,)
+        True labels.
+    y_proba : array of shape (n_samples,) or (n_samples, n_classes)
+        1-D: probability of ``pos_label``; 2-D: one column per sorted class.
+    sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
+    pos_label : int, float, bool or str, default=None
+        Positive class for 1-D ``y_proba`` (inferred as scikit-learn does; 1
+        with ``validate=False``).
+    labels : array-like, default=None
+        Classes of a 2-D ``y_proba`` (sync-free with ``validate=False``).
+    validate : bool, default=True
+        Check ranges, classes and row sums (reads values on the host).
 
     Returns
     -------
     d2 : 0-d array
-        On the inputs' device; nan (with a warning) for fewer than two samples.
+        The score, on the inputs' device; nan (with a warning) for fewer than
+        two samples.
 
     References
     ----------
@@ -254,7 +316,32 @@ def d2_brier_score(y_true, y_proba, *, sample_weight=None, pos_label=None, label
     return _ns.to_output(d2_brier_from_problem(prob), prob.xp)
 
 
-def hinge_loss(y_true, pred_decision, *, labels=None, sample_weight=None, validate=True):
+def hinge_from_problem(prob):
+    r"""Weighted mean of ``max(0, 1 - margin)``; binary margins ``y f``, multiclass
+    ``f_true - max_{other} f`` (Crammer-Singer)."""
+    xp, acc = prob.xp, prob.acc_dtype
+    fa = xp.astype(prob.decision, acc)
+    codes = prob.codes
+    if prob.multiclass:
+        own = xp.take_along_axis(fa, codes[:, None], axis=1)[:, 0]
+        cols = xp.arange(fa.shape[1], dtype=codes.dtype, device=_ns.device_of(codes))
+        others = xp.where(codes[:, None] == cols[None, :],
+                          xp.asarray(-float("inf"), dtype=acc, device=_ns.device_of(fa)), fa)
+        margin = own - xp.max(others, axis=1)
+    else:
+        margin = (2 * xp.astype(codes, acc) - 1) * fa
+    losses = xp.clip(1 - margin, 0, None)
+    return xp.astype(_proba.sample_mean(losses, prob), prob.float_dtype)
+
+
+def hinge_loss(
+    y_true: ArrayLike,
+    pred_decision: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+    validate: bool = True,
+) -> Array:
     r"""Average hinge loss (binary, or Crammer-Singer multiclass).
 
     .. math:: L = \frac{1}{\sum_i w_i}\sum_i w_i \max(0, 1 - m_i), \quad
@@ -270,12 +357,15 @@ def hinge_loss(y_true, pred_decision, *, labels=None, sample_weight=None, valida
     labels : array-like, default=None
         All classes of a multiclass problem (sync-free with ``validate=False``).
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     validate : bool, default=True
+        Check the values of the inputs (labels among ``labels``, sample
+        weights) on the host; ``False`` reads none.
 
     Returns
     -------
     loss : 0-d array
-        On the inputs' device.
+        The mean hinge loss, on the inputs' device.
 
     References
     ----------
@@ -283,56 +373,6 @@ def hinge_loss(y_true, pred_decision, *, labels=None, sample_weight=None, valida
     .. [2] K. Crammer, Y. Singer, "On the algorithmic implementation of
        multiclass kernel-based vector machines", JMLR 2, 2001.
     """
-    xp, device = _ns.get_namespace_and_device(y_true, pred_decision, sample_weight)
-    check_consistent_length(y_true, pred_decision, sample_weight)
-    f, _ = _proba._float_proba(pred_decision, xp, device)
-    yt = column_or_1d(_ns.asarray(y_true, xp=xp, device=device), xp=xp, input_name="y_true")
-    acc = _ns.max_float_dtype(xp, device)
-    n = int(yt.shape[0])
-    w = check_sample_weight(sample_weight, n, xp=xp, device=device, dtype=acc,
-                            validate=validate)
-    if labels is not None:
-        declared = _ns.host_list(labels)
-        classes = sorted(set(declared))
-    else:
-        classes, codes = _proba.discover_codes(yt, xp, device)
-        classes = _ns.host_values(classes).tolist()
-    n_classes = len(classes)
-    if n_classes > 2:
-        if f.ndim <= 1:
-            raise ValueError(
-                "The shape of pred_decision cannot be 1d arraywith a multiclass target. "
-                "pred_decision shape must be (n_samples, n_classes), that is "
-                f"({n}, {n_classes}). Got: {tuple(f.shape)}")
-        if n_classes != f.shape[1]:
-            if labels is None:
-                raise ValueError("Please include all labels in y_true or pass labels as "
-                                 "third argument")
-            raise ValueError(
-                "The shape of pred_decision is not consistent with the number of classes. "
-                "With a multiclass target, pred_decision shape must be (n_samples, "
-                f"n_classes), that is ({n}, {n_classes}). Got: {tuple(f.shape)}")
-        if labels is not None:
-            codes = _proba._labels.encode(yt, yt, labels=classes, xp=xp, device=device).y_true
-            if validate and bool(xp.any(codes == n_classes)):  # host read
-                raise ValueError("y contains previously unseen labels")
-            codes = xp.clip(codes, 0, n_classes - 1)
-        fa = xp.astype(f, acc)
-        own = xp.take_along_axis(fa, codes[:, None], axis=1)[:, 0]
-        cols = xp.arange(n_classes, dtype=codes.dtype, device=_ns.device_of(codes))
-        others = xp.where(codes[:, None] == cols[None, :],
-                          xp.asarray(-float("inf"), dtype=acc, device=_ns.device_of(fa)), fa)
-        margin = own - xp.max(others, axis=1)
-    else:
-        f = column_or_1d(f, xp=xp, input_name="pred_decision")
-        if labels is not None and validate:
-            classes = _ns.host_values(_proba.discover_codes(yt, xp, device)[0]).tolist()
-        if len(classes) == 2:
-            pos = xp.astype(_proba._equals(yt, classes[1], xp), acc)
-            sign = 2 * pos - 1
-        else:  # a single class: scikit-learn's LabelBinarizer gives -1 everywhere
-            sign = -xp.ones((n,), dtype=acc, device=_ns.device_of(f))
-        margin = xp.astype(sign, acc) * xp.astype(f, acc)
-    losses = xp.clip(1 - margin, 0, None)
-    loss = xp.mean(losses) if w is None else xp.sum(losses * w) / xp.sum(w)
-    return _ns.to_output(xp.astype(loss, f.dtype), xp)
+    prob = _proba.hinge_problem(y_true, pred_decision, sample_weight, labels=labels,
+                                validate=validate)
+    return _ns.to_output(hinge_from_problem(prob), prob.xp)

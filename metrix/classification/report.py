@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from .._core import namespace as _ns
+from .._core.typing import ArrayLike
 from .._core.validation import check_zero_division
 from ..backends import ops as _ops
 from . import _encoding as _labels
@@ -102,9 +105,18 @@ def report_numbers(prob, *, samples_prob=None, zero_division="warn", validate=Tr
     return per_class, averages
 
 
-def classification_report(y_true, y_pred, *, labels=None, target_names=None,
-                          sample_weight=None, digits=2, output_dict=False,
-                          zero_division="warn", validate=True):
+def classification_report(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    target_names: Sequence[str] | None = None,
+    sample_weight: ArrayLike | None = None,
+    digits: int = 2,
+    output_dict: bool = False,
+    zero_division: Literal["warn"] | float = "warn",
+    validate: bool = True,
+) -> str | dict[str, Any]:
     r"""Text (or dict) report of precision, recall, F1 and support per class.
 
     .. math::
@@ -118,17 +130,24 @@ def classification_report(y_true, y_pred, *, labels=None, target_names=None,
 
     Parameters
     ----------
-    y_true, y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+    y_true : array of shape (n_samples,) or (n_samples, n_labels)
+        Ground-truth labels, or a label-indicator matrix (any supported array
+        library).
+    y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+        Predicted labels, as returned by a classifier.
     labels : array-like, default=None
         Classes to report, in this order.
     target_names : list of str, default=None
         Display names of the classes.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     digits : int, default=2
         Digits of the floats in the text (``output_dict`` keeps full precision).
     output_dict : bool, default=False
         Return a dict (Python floats) instead of the text.
     zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
+        Value where a ratio is 0/0; "warn" gives 0 and an
+        ``UndefinedMetricWarning`` (with ``validate=True``).
     validate : bool, default=True
         The report is host output (text or Python floats), so it always ends
         with one device-to-host copy of the few numbers; ``validate=False``
@@ -137,7 +156,7 @@ def classification_report(y_true, y_pred, *, labels=None, target_names=None,
     Returns
     -------
     report : str or dict
-        scikit-learn's text, or ``{class: {"precision", "recall", "f1-score",
+        The text of scikit-learn, or ``{class: {"precision", "recall", "f1-score",
         "support"}, "accuracy": float, "macro avg": {...}, ...}``.
 
     References
@@ -148,14 +167,14 @@ def classification_report(y_true, y_pred, *, labels=None, target_names=None,
     check_zero_division(zero_division)
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
                               exact_binary=False)
-    prob = label_problem(y_true, y_pred, labels=labels, validate=validate, prepared=prepared)
+    prob = label_problem(prepared, labels=labels, validate=validate)
     multilabel = prob.y_type == "multilabel-indicator"
     if prob.weights is not None:
         prob = _sequential_counts(prob, _ns.host_list(prob.classes))
     samples_prob = None
     if multilabel:
-        samples_prob = label_problem(y_true, y_pred, labels=labels, validate=validate,
-                                     samplewise=True, prepared=prepared)
+        samples_prob = label_problem(prepared, labels=labels, validate=validate,
+                                     samplewise=True)
     labels_given = labels is not None
     shown = _ns.host_values(labels if labels_given else prob.classes)
     micro_is_accuracy = not multilabel and (

@@ -33,7 +33,7 @@ from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from ..backends import ops as _ops
 from ..classification import _encoding as _labels
-from ..classification._input import label_problem
+from ..classification._input import label_problem, prepare_inputs
 
 #: elements of one intermediate (M, N) or (G, C) block
 BLOCK = 1 << 22
@@ -105,7 +105,7 @@ class LabelPath(_Path):
         sw = kw.get("sample_weight")
         average = kw.get("average", "binary")
         labels = kw.get("labels")
-        prob = label_problem(y_true, y_pred, sample_weight=sw, validate=True)
+        prob = label_problem(prepare_inputs(y_true, y_pred, sw, validate=True))
         xp, dev = prob.xp, prob.device
         if name in ("precision_score", "recall_score", "f1_score", "fbeta_score"):
             if average == "binary":

@@ -29,11 +29,16 @@ import math
 import numbers
 import statistics
 import warnings
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from .._core import namespace as _ns
+from .._core.typing import ArrayLike
 from ..backends._random import generator
 from ._batched_paths import find_path
+
+if TYPE_CHECKING:  # annotations only: nothing is imported at run time
+    from numpy.random import Generator
 
 __all__ = ["bootstrap", "BootstrapResult"]
 
@@ -44,15 +49,34 @@ _RESAMPLING = ("multinomial", "poisson")
 
 
 class BootstrapResult(NamedTuple):
-    """Interval bounds and standard error: 0-d (or per-class) arrays on the inputs' device."""
+    """Interval bounds and standard error: 0-d (or per-class) arrays on the inputs' device.
+
+    Parameters
+    ----------
+    low : array
+        Lower bound of the confidence interval.
+    high : array
+        Upper bound of the confidence interval.
+    standard_error : array
+        Standard deviation of the resampled metric values (``ddof=1``).
+    """
 
     low: object
     high: object
     standard_error: object
 
 
-def bootstrap(metric, *arrays, n_resamples=1000, confidence_level=0.95, method="percentile",
-              random_state=None, batch_size=None, resampling="multinomial", **metric_kwargs):
+def bootstrap(
+    metric: Callable[..., Any],
+    *arrays: ArrayLike,
+    n_resamples: int = 1000,
+    confidence_level: float = 0.95,
+    method: Literal["percentile", "basic", "bca"] = "percentile",
+    random_state: int | Generator | None = None,
+    batch_size: int | None = None,
+    resampling: Literal["multinomial", "poisson"] = "multinomial",
+    **metric_kwargs: Any,
+) -> BootstrapResult:
     """Bootstrap confidence interval of ``metric(*arrays, **metric_kwargs)``.
 
     The samples (rows) of all ``arrays`` (and ``sample_weight`` when it is in
@@ -130,7 +154,7 @@ def bootstrap_with_estimate(metric, *arrays, n_resamples=1000, confidence_level=
     kw = dict(metric_kwargs)
     sw = kw.get("sample_weight")
     xp, device = _ns.get_namespace_and_device(*arrays, sw)
-    arrays = tuple(a if _is_host_strings(a) else _ns.asarray(a, xp=xp, device=device)
+    arrays = tuple(a if _is_host_string_array(a) else _ns.asarray(a, xp=xp, device=device)
                    for a in arrays)
     if sw is not None:
         kw["sample_weight"] = _ns.asarray(sw, xp=xp, device=device)
@@ -194,7 +218,8 @@ def _check_params(metric, arrays, n_resamples, confidence_level, method, batch_s
         raise ValueError(f"batch_size must be a positive integer or None, got {batch_size!r}")
 
 
-def _is_host_strings(a):
+def _is_host_string_array(a):
+    """A host (NumPy) array of strings or objects: resampled on the host, never moved."""
     return hasattr(a, "dtype") and getattr(a.dtype, "kind", "") in "OUS" and _ns.is_host_array(a)
 
 
@@ -221,7 +246,7 @@ def _out_dtype(estimate, xp, device):
 # -- loop fallback ----------------------------------------------------------------
 
 def _take(a, idx, xp):
-    return a[_ns.to_host(idx)] if _is_host_strings(a) else xp.take(a, idx, axis=0)
+    return a[_ns.to_host(idx)] if _is_host_string_array(a) else xp.take(a, idx, axis=0)
 
 
 def _call_quiet(metric, args, kw):

@@ -10,14 +10,19 @@ helpers the public metrics call, so ``evaluate(...)["f1_macro"]`` is
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Literal
+
 from .._core import namespace as _ns
+from .._core.typing import Array, ArrayLike
 from .._core.validation import check_zero_division
 from ..classification import _proba_input as _proba
 from ..classification import _statistic as _stats
 from ..classification import agreement as _agr
 from ..classification import probabilistic as _prob
-from ..classification._input import label_problem, prepare_inputs
+from ..classification._input import label_problem, prepare_inputs, with_declared_labels
 from ..classification._prf import prf_from_counts, setwise_labels
+from ..classification.confusion import correct_and_total
 
 __all__ = ["evaluate", "EVALUATE_METRICS"]
 
@@ -46,8 +51,18 @@ def _split(name):
     return name, "binary"
 
 
-def evaluate(y_true, y_pred=None, y_score=None, *, metrics=None, labels=None,
-             sample_weight=None, pos_label=1, zero_division="warn", validate=True):
+def evaluate(
+    y_true: ArrayLike,
+    y_pred: ArrayLike | None = None,
+    y_score: ArrayLike | None = None,
+    *,
+    metrics: Sequence[str] | None = None,
+    labels: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+    pos_label: int | float | bool | str = 1,
+    zero_division: Literal["warn"] | float = "warn",
+    validate: bool = True,
+) -> dict[str, Array]:
     r"""Compute many classification metrics at the cost of one.
 
     Label metrics share one confusion-matrix statistic; probabilistic
@@ -57,6 +72,8 @@ def evaluate(y_true, y_pred=None, y_score=None, *, metrics=None, labels=None,
     Parameters
     ----------
     y_true : array of shape (n_samples,) or (n_samples, n_labels)
+        Ground-truth labels, or a label-indicator matrix (any supported array
+        library).
     y_pred : array of shape (n_samples,) or (n_samples, n_labels), default=None
         Predicted labels (needed by the label metrics).
     y_score : array of shape (n_samples,) or (n_samples, n_classes), default=None
@@ -81,16 +98,20 @@ def evaluate(y_true, y_pred=None, y_score=None, *, metrics=None, labels=None,
         contain every value present, and ``y_score``'s columns are the
         sorted labels.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     pos_label : int, float, bool or str, default=1
         The class of the binary averages (names without a suffix).
     zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
         As in :func:`precision_recall_fscore_support` (jaccard: "warn", 0, 1).
     validate : bool, default=True
+        Check the values of the inputs on the host (once for all the
+        metrics); ``False`` reads none.
 
     Returns
     -------
     results : dict of str to 0-d array
-        In the requested order, each on the inputs' device.
+        The value of each metric, in the requested order, each on the inputs'
+        device.
 
     References
     ----------
@@ -141,11 +162,10 @@ def _label_metrics(y_true, y_pred, names, *, labels, sample_weight, pos_label, z
     if cm_names and multilabel:
         raise ValueError("multilabel-indicator is not supported")
     weighted_kappa = bool({"cohen_kappa_linear", "cohen_kappa_quadratic"} & cm_names)
-    prob = label_problem(y_true, y_pred, labels=labels, validate=validate,
-                         want_cm=weighted_kappa or (bool(cm_names) and labels is not None),
-                         prepared=prepared)
+    prob = label_problem(prepared, labels=labels, validate=validate,
+                         want_cm=weighted_kappa or (bool(cm_names) and labels is not None))
     if cm_names:
-        _agr._warn_single_label(prob)
+        _agr.warn_single_label(prob)
     out = {}
     setwise = {}
     for name in names:
@@ -153,8 +173,7 @@ def _label_metrics(y_true, y_pred, names, *, labels, sample_weight, pos_label, z
         if base in _PRF or base == "jaccard":
             setwise.setdefault(average, []).append(name)
     for average, group in setwise.items():
-        sub = _setwise_problem(prob, prepared, y_true, y_pred, average, labels, pos_label,
-                               validate)
+        sub = _setwise_problem(prob, prepared, average, labels, pos_label, validate)
         out.update(_setwise_values(sub, group, average, zero_division, validate))
     if {"accuracy", "zero_one_loss", "hamming_loss"} & set(names):
         if labels is None and not multilabel:
@@ -162,7 +181,7 @@ def _label_metrics(y_true, y_pred, names, *, labels, sample_weight, pos_label, z
             total = xp.sum(w) if w is not None else xp.asarray(
                 float(prob.n_samples), dtype=acc, device=_ns.device_of(correct))
         else:
-            correct, total = _agr.correct_and_total(targets, w, xp, acc)
+            correct, total = correct_and_total(targets, w, xp, acc)
         accuracy = correct / total
         if "accuracy" in names:
             out["accuracy"] = xp.astype(accuracy, fdt)
@@ -187,20 +206,17 @@ def _label_metrics(y_true, y_pred, names, *, labels, sample_weight, pos_label, z
     return {k: _ns.to_output(v, xp) for k, v in out.items()}
 
 
-def _setwise_problem(prob, prepared, y_true, y_pred, average, labels, pos_label, validate):
+def _setwise_problem(prob, prepared, average, labels, pos_label, validate):
     """The shared problem restricted as ``average`` needs (no new pass, except samples)."""
+    targets = prepared.targets
     if average == "samples":
-        setwise_labels(prepared[2], average=average, labels=labels, pos_label=pos_label)
-        return label_problem(y_true, y_pred, labels=labels, validate=validate,
-                             samplewise=True, prepared=prepared)
+        setwise_labels(targets, average=average, labels=labels, pos_label=pos_label)
+        return label_problem(prepared, labels=labels, validate=validate, samplewise=True)
     if average != "binary":
-        setwise_labels(prepared[2], average=average, labels=labels, pos_label=None)
+        setwise_labels(targets, average=average, labels=labels, pos_label=None)
         return prob
-    targets = prepared[2]
-    if not validate and labels is not None and targets.y_type != "multilabel-indicator":
-        declared = _ns.host_list(labels)
-        targets = targets._replace(y_type="binary" if len(declared) <= 2 else "multiclass",
-                                   values=tuple(declared))
+    if not validate and labels is not None:
+        targets = with_declared_labels(targets, labels)
     setwise_labels(targets, average="binary", labels=None, pos_label=pos_label)
     xp = prob.xp
     classes = _ns.host_list(prob.classes)
@@ -228,7 +244,7 @@ def _setwise_values(sub, group, average, zero_division, validate):
             out[n] = {"precision": p, "recall": r, "f1": f}[_split(n)[0]]
     jac = [n for n in group if _split(n)[0] == "jaccard"]
     if jac:
-        _agr._check_jaccard_zero_division(zero_division)
+        _agr.check_jaccard_zero_division(zero_division)
         j = _agr.jaccard_from_problem(sub, average=average, zero_division=zero_division,
                                       validate=validate)
         out[jac[0]] = xp.reshape(j, ()) if average == "binary" else j

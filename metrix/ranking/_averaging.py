@@ -38,10 +38,10 @@ def prefers_value_sort(ops) -> bool:
     return bool(ops.value_sort_is_cheap)
 
 
-_ONE_CLASS = "Only one class is present in y_true. ROC AUC score is not defined in that case."
-_NO_POS_ROC = "No positive samples in y_true, true positive value should be meaningless"
-_NO_NEG_ROC = "No negative samples in y_true, false positive value should be meaningless"
-_NO_POS_PR = "No positive class found in y_true, recall is set to one for all thresholds."
+ONE_CLASS = "Only one class is present in y_true. ROC AUC score is not defined in that case."
+NO_POS_ROC = "No positive samples in y_true, true positive value should be meaningless"
+NO_NEG_ROC = "No negative samples in y_true, false positive value should be meaningless"
+NO_POS_PR = "No positive class found in y_true, recall is set to one for all thresholds."
 
 
 def row_scores(metric, score, *, pos=None, codes=None, weight=None, acc, xp, ops,
@@ -103,7 +103,7 @@ def row_scores(metric, score, *, pos=None, codes=None, weight=None, acc, xp, ops
 def _warn_rows(metric, tot_p, tot_n, score, *, pos, codes, weight, xp):
     if metric != "roc_auc":
         if bool(xp.any(tot_p == 0)):
-            warnings.warn(_NO_POS_PR, UserWarning, stacklevel=4)
+            warnings.warn(NO_POS_PR, UserWarning, stacklevel=4)
         return
     if weight is None:
         n_pos, n_neg = tot_p, tot_n
@@ -119,15 +119,22 @@ def _warn_rows(metric, tot_p, tot_n, score, *, pos, codes, weight, xp):
         n_neg = n - n_pos
     one_class = (n_pos == 0) | (n_neg == 0)
     if bool(xp.any(one_class)):
-        warnings.warn(_ONE_CLASS, UndefinedMetricWarning, stacklevel=4)
+        warnings.warn(ONE_CLASS, UndefinedMetricWarning, stacklevel=4)
     if bool(xp.any(~one_class & (tot_n <= 0))):
-        warnings.warn(_NO_NEG_ROC, UndefinedMetricWarning, stacklevel=4)
+        warnings.warn(NO_NEG_ROC, UndefinedMetricWarning, stacklevel=4)
     if bool(xp.any(~one_class & (tot_p <= 0))):
-        warnings.warn(_NO_POS_ROC, UndefinedMetricWarning, stacklevel=4)
+        warnings.warn(NO_POS_ROC, UndefinedMetricWarning, stacklevel=4)
 
 
-def weighted_mean(scores, weights, *, xp, zero_if_empty=False):
-    """scikit-learn's average of per-row scores (zero-weight rows set to 0)."""
+def average_row_scores(scores, weights, *, xp, zero_if_empty=False):
+    """scikit-learn's average of per-row (per-class or per-sample) binary scores.
+
+    ``np.average(scores, weights=weights)`` with zero-weight rows set to 0 first
+    (a NaN score of a row that weighs nothing does not spread).  When the
+    weights sum to 0 the result is NaN, or 0 with ``zero_if_empty`` (as also
+    for sums within 1e-8 of 0: scikit-learn's rule for the "weighted" average
+    over classes).  ``weights=None`` is the plain mean.
+    """
     if weights is None:
         return xp.mean(scores)
     weights = xp.astype(weights, scores.dtype)
@@ -138,6 +145,7 @@ def weighted_mean(scores, weights, *, xp, zero_if_empty=False):
     if zero_if_empty:  # scikit-learn returns 0 when the class weights sum to ~0
         value = xp.where(xp.abs(total) <= 1e-8, xp.zeros_like(value), value)
     return value
+
 
 
 def average_binary(metric, y, score, weight, average, *, acc, xp, ops, max_fpr=None,
@@ -161,7 +169,7 @@ def average_binary(metric, y, score, weight, average, *, acc, xp, ops, max_fpr=N
                           weight=w, **kw)[0]
     if average == "samples":
         values = row_scores(metric, score, pos=y, **kw)
-        return weighted_mean(values, weight, xp=xp)
+        return average_row_scores(values, weight, xp=xp)
     st = xp.permute_dims(score, (1, 0))
     if codes is not None:
         values = row_scores(metric, st, codes=codes, weight=weight, **kw)
@@ -180,7 +188,7 @@ def average_binary(metric, y, score, weight, average, *, acc, xp, ops, max_fpr=N
         yw = xp.astype(y, acc) if weight is None else xp.astype(y, acc) * xp.reshape(
             weight, (-1, 1))
         aw = xp.sum(yw, axis=0)
-    return weighted_mean(values, aw, xp=xp, zero_if_empty=True)
+    return average_row_scores(values, aw, xp=xp, zero_if_empty=True)
 
 
 def ovo_roc_auc(codes, score, average, *, acc, xp, ops):

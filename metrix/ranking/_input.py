@@ -21,8 +21,9 @@ class Inputs:
     """Scores, weights and the (not yet encoded) targets of one call."""
 
     def __init__(self, y_true, y_score, sample_weight, *, validate, ensure_1d_weight=True):
+        strings = _is_host_string_labels(y_true)
         xp, device = _ns.get_namespace_and_device(y_score, sample_weight,
-                                                  None if _is_host_strings(y_true) else y_true)
+                                                  None if strings else y_true)
         self.xp, self.device, self.ops = xp, device, ops(xp)
         score = _ns.asarray(y_score, xp=xp, device=device)
         if not xp.isdtype(score.dtype, "real floating"):
@@ -32,7 +33,7 @@ class Inputs:
         if validate:
             assert_all_finite(score, xp=xp, input_name="y_score")
         self.score = score
-        self.host_y = _is_host_strings(y_true)
+        self.host_y = strings
         if self.host_y:
             hxp, _ = _ns.get_namespace_and_device(y_true)
             self.y = _ns.asarray(y_true, xp=hxp)
@@ -66,7 +67,9 @@ class Inputs:
         return _ns.to_output(self.xp.astype(x, self.fdt), self.xp)
 
 
-def _is_host_strings(y) -> bool:
+def _is_host_string_labels(y) -> bool:
+    """Whether ``y`` is a host array or (nested) list of strings / objects: labels
+    that are compared on the host and never moved to the scores' device."""
     if not _ns.is_host_array(y):
         return False
     kind = getattr(getattr(y, "dtype", None), "kind", None)
@@ -85,8 +88,12 @@ def target_type(inp: Inputs) -> str:
     return type_of_target(inp.y, input_name="y_true")
 
 
-def host_values(a, xp) -> list:
-    """A small array's values as Python scalars (a host read)."""
+def labels_to_python(a, xp) -> list:
+    """Label values of a small 1-D array as Python scalars (a host read).
+
+    NumPy: ``tolist()``.  Other namespaces, element by element: bools stay
+    bools, integers become ints and so do integral floats (``1.0`` -> ``1``).
+    """
     if hasattr(a, "tolist") and _ns.is_numpy_namespace(xp):
         return a.tolist()
     out = []
@@ -217,7 +224,7 @@ def discover_classes(inp: Inputs):
     if xp.isdtype(y.dtype, "bool"):
         y = xp.astype(y, _ns.count_dtype(xp, inp.device))
     vals, inv = inp.ops.unique_inverse(y)
-    return host_values(vals, xp), xp.astype(inv, _ns.count_dtype(xp, inp.device))
+    return labels_to_python(vals, xp), xp.astype(inv, _ns.count_dtype(xp, inp.device))
 
 
 def check_k(k, name="k"):

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import Any
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from .._core.validation import check_binned_scores
 from ..exceptions import UndefinedMetricWarning
-from ._averaging import _NO_NEG_ROC, _NO_POS_PR, _NO_POS_ROC
+from ._averaging import NO_NEG_ROC, NO_POS_PR, NO_POS_ROC
 from ._input import Inputs, curve_positive, unique_values
 from ._statistic import binned_curve, exact_curve
 
@@ -62,8 +63,10 @@ def _prepend(a, value, xp):
     return xp.concat([xp.full((1,), value, dtype=a.dtype, device=_ns.device_of(a)), a])
 
 
-def roc_curve(y_true, y_score, *, pos_label=None, sample_weight=None, drop_intermediate=True,
-              thresholds=None, validate=True):
+def roc_curve(y_true: Any, y_score: Any, *, pos_label: int | float | bool | str | None = None,
+              sample_weight: Any = None, drop_intermediate: bool = True,
+              thresholds: int | Any | None = None,
+              validate: bool = True) -> tuple[Any, Any, Any]:
     """Receiver operating characteristic (ROC) of a binary ranking.
 
     .. math:: \\mathrm{TPR}(t) = T(t) / T,\\quad \\mathrm{FPR}(t) = F(t) / F
@@ -79,6 +82,7 @@ def roc_curve(y_true, y_score, *, pos_label=None, sample_weight=None, drop_inter
     pos_label : int, float, bool or str, default=None
         The positive class.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     drop_intermediate : bool, default=True
         Drop collinear points (exact curves only; binned curves keep all).
     thresholds : int or array, default=None
@@ -94,8 +98,12 @@ def roc_curve(y_true, y_score, *, pos_label=None, sample_weight=None, drop_inter
 
     Returns
     -------
-    fpr, tpr, thresholds : arrays (namespace and device of the inputs)
-        Thresholds decreasing, the first one ``inf`` (the point (0, 0)).
+    fpr : array of shape (n_thresholds + 1,)
+        False positive rates, in the namespace and on the device of the inputs.
+    tpr : array of shape (n_thresholds + 1,)
+        True positive rates.
+    thresholds : array of shape (n_thresholds + 1,)
+        Decreasing; the first one is ``inf`` (the point (0, 0)).
 
     References
     ----------
@@ -118,9 +126,9 @@ def roc_curve(y_true, y_score, *, pos_label=None, sample_weight=None, drop_inter
     fps, tps = _prepend(fps, 0.0, xp), _prepend(tps, 0.0, xp)
     thr = _prepend(xp.astype(thr, inp.fdt), float("inf"), xp)
     if warn and bool(tot_n <= 0):
-        warnings.warn(_NO_NEG_ROC, UndefinedMetricWarning, stacklevel=2)
+        warnings.warn(NO_NEG_ROC, UndefinedMetricWarning, stacklevel=2)
     if warn and bool(tot_p <= 0):
-        warnings.warn(_NO_POS_ROC, UndefinedMetricWarning, stacklevel=2)
+        warnings.warn(NO_POS_ROC, UndefinedMetricWarning, stacklevel=2)
     nan = float("nan")
     fpr = xp.where(tot_n <= 0, xp.full_like(fps, nan), safe_divide(fps, tot_n, zero_value=nan,
                                                                     xp=xp))
@@ -130,24 +138,42 @@ def roc_curve(y_true, y_score, *, pos_label=None, sample_weight=None, drop_inter
     return xp.astype(fpr, f), xp.astype(tpr, f), thr
 
 
-def precision_recall_curve(y_true, y_score, *, pos_label=None, sample_weight=None,
-                           drop_intermediate=False, thresholds=None, validate=True):
+def precision_recall_curve(y_true: Any, y_score: Any, *,
+                           pos_label: int | float | bool | str | None = None,
+                           sample_weight: Any = None, drop_intermediate: bool = False,
+                           thresholds: int | Any | None = None,
+                           validate: bool = True) -> tuple[Any, Any, Any]:
     """Precision and recall at every threshold of a binary ranking.
 
     .. math:: P(t) = \\frac{T(t)}{T(t) + F(t)},\\quad R(t) = \\frac{T(t)}{T}
 
     Parameters
     ----------
-    y_true, y_score, pos_label, sample_weight, thresholds, validate
-        As in :func:`roc_curve`.
+    y_true : array of shape (n_samples,)
+        Binary labels; with labels other than {0, 1} / {-1, 1} give ``pos_label``.
+    y_score : array of shape (n_samples,)
+        Scores, higher meaning more likely positive.
+    pos_label : int, float, bool or str, default=None
+        The positive class.
+    sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     drop_intermediate : bool, default=False
         Drop points of equal recall except the first and last (exact curves).
+    thresholds : int or array, default=None
+        ``None``: one point per distinct score; an int ``T``: ``T`` evenly
+        spaced thresholds in [0, 1]; an array: those thresholds.  As in
+        :func:`roc_curve`.
+    validate : bool, default=True
+        Check target type and finiteness (reads values; a host sync).
 
     Returns
     -------
-    precision, recall : arrays of length n_thresholds + 1
-        Thresholds increasing; the last point is (precision 1, recall 0).
-    thresholds : array of length n_thresholds, increasing.
+    precision : array of shape (n_thresholds + 1,)
+        Precision at increasing thresholds; the last point is 1.
+    recall : array of shape (n_thresholds + 1,)
+        Recall at increasing thresholds; the last point is 0.
+    thresholds : array of shape (n_thresholds,)
+        Increasing.
 
     References
     ----------
@@ -169,7 +195,7 @@ def precision_recall_curve(y_true, y_score, *, pos_label=None, sample_weight=Non
         warn = validate
     precision = safe_divide(tps, tps + fps, zero_value=0.0, xp=xp)
     if warn and bool(tot_p == 0):
-        warnings.warn(_NO_POS_PR, UserWarning, stacklevel=2)
+        warnings.warn(NO_POS_PR, UserWarning, stacklevel=2)
     recall = xp.where(tot_p == 0, xp.ones_like(tps), safe_divide(tps, tot_p, zero_value=1.0,
                                                                  xp=xp))
     f = inp.fdt
@@ -178,22 +204,41 @@ def precision_recall_curve(y_true, y_score, *, pos_label=None, sample_weight=Non
     return precision, recall, xp.astype(thr, f)
 
 
-def det_curve(y_true, y_score, pos_label=None, sample_weight=None, drop_intermediate=False, *,
-              thresholds=None, validate=True):
+def det_curve(y_true: Any, y_score: Any, pos_label: int | float | bool | str | None = None,
+              sample_weight: Any = None, drop_intermediate: bool = False, *,
+              thresholds: int | Any | None = None,
+              validate: bool = True) -> tuple[Any, Any, Any]:
     """Detection error tradeoff (DET): false positive and false negative rates.
 
     .. math:: \\mathrm{FPR}(t) = F(t) / F,\\quad \\mathrm{FNR}(t) = (T - T(t)) / T
 
     Parameters
     ----------
-    y_true, y_score, pos_label, sample_weight, thresholds, validate
-        As in :func:`roc_curve`.
+    y_true : array of shape (n_samples,)
+        Binary labels; with labels other than {0, 1} / {-1, 1} give ``pos_label``.
+    y_score : array of shape (n_samples,)
+        Scores, higher meaning more likely positive.
+    pos_label : int, float, bool or str, default=None
+        The positive class.
+    sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     drop_intermediate : bool, default=False
         Drop points of equal false negative rate (exact curves).
+    thresholds : int or array, default=None
+        ``None``: one point per distinct score; an int ``T``: ``T`` evenly
+        spaced thresholds in [0, 1]; an array: those thresholds.  As in
+        :func:`roc_curve`.
+    validate : bool, default=True
+        Check target type and finiteness (reads values; a host sync).
 
     Returns
     -------
-    fpr, fnr, thresholds : arrays, thresholds increasing.
+    fpr : array of shape (n_thresholds,)
+        False positive rates, in the namespace and on the device of the inputs.
+    fnr : array of shape (n_thresholds,)
+        False negative rates.
+    thresholds : array of shape (n_thresholds,)
+        Increasing.
 
     References
     ----------

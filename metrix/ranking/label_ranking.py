@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
@@ -28,16 +30,18 @@ _TOPK_LABEL_MSGS = {
 }
 
 
-def _mean(values, weight, *, xp):
-    """``np.average(values, weights=weight)``."""
+def _sample_average(values, weight, *, xp):
+    """The mean of per-sample ``values`` weighted by ``weight``: ``np.average``'s
+    value, zero-weight samples included as they are (NaN stays NaN)."""
     if weight is None:
         return xp.mean(values)
     w = xp.astype(weight, values.dtype)
     return xp.sum(values * w) / xp.sum(w)
 
 
-def top_k_accuracy_score(y_true, y_score, *, k=2, normalize=True, sample_weight=None,
-                         labels=None, validate=True):
+def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bool = True,
+                         sample_weight: Any = None, labels: Sequence | None = None,
+                         validate: bool = True) -> Any:
     """Fraction of samples whose true class is among the ``k`` highest scores.
 
     .. math:: \\mathrm{hit}_i = [\\#\\{c : s_{ic} \\succ s_{i y_i}\\} < k]
@@ -49,18 +53,25 @@ def top_k_accuracy_score(y_true, y_score, *, k=2, normalize=True, sample_weight=
     Parameters
     ----------
     y_true : array of shape (n_samples,)
+        True labels.
     y_score : array of shape (n_samples,) or (n_samples, n_classes)
+        Scores of each class (binary: of the greater label).
     k : int, default=2
+        Number of most likely classes a hit may be among.
     normalize : bool, default=True
         The fraction of hits (else their weighted count).
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     labels : host list, default=None
         The classes of ``y_score``'s columns (sorted).
     validate : bool, default=True
+        Check the target type, finiteness and labels (host reads).
 
     Returns
     -------
-    score : 0-d array (namespace and device of ``y_score``).
+    score : 0-d array
+        In the namespace and on the device of ``y_score`` (a NumPy scalar for
+        NumPy).
 
     References
     ----------
@@ -132,7 +143,7 @@ def top_k_accuracy_score(y_true, y_score, *, k=2, normalize=True, sample_weight=
         hits = hits & (codes < n_classes)
     hits = xp.astype(hits, acc)
     if normalize:
-        value = _mean(hits, inp.weight, xp=xp)
+        value = _sample_average(hits, inp.weight, xp=xp)
     elif inp.weight is None:
         value = xp.sum(hits)
     else:
@@ -142,7 +153,9 @@ def top_k_accuracy_score(y_true, y_score, *, k=2, normalize=True, sample_weight=
 
 # -- DCG / NDCG ---------------------------------------------------------------
 
-def _discount(n_labels, k, log_base, *, xp, dtype, device):
+def _position_discounts(n_labels, k, log_base, *, xp, dtype, device):
+    """DCG discounts of ranked positions ``0..n_labels-1``: ``1 / log_b(pos + 2)``,
+    0 from position ``k`` on."""
     pos = xp.arange(n_labels, dtype=dtype, device=device)
     d = 1.0 / (xp.log(pos + 2.0) / math.log(log_base))
     if k is not None:
@@ -187,8 +200,9 @@ def _check_dcg_type(inp, validate):
                          f"{tuple(inp.score.shape)}")
 
 
-def dcg_score(y_true, y_score, *, k=None, log_base=2, sample_weight=None, ignore_ties=False,
-              validate=True):
+def dcg_score(y_true: Any, y_score: Any, *, k: int | None = None, log_base: float = 2,
+              sample_weight: Any = None, ignore_ties: bool = False,
+              validate: bool = True) -> Any:
     """Discounted cumulative gain, averaged over samples.
 
     .. math:: \\mathrm{DCG@k}(r) = \\sum_{i < k} \\frac{y_{r_i}}{\\log_b(i + 2)}
@@ -200,15 +214,24 @@ def dcg_score(y_true, y_score, *, k=None, log_base=2, sample_weight=None, ignore
     y_true : array of shape (n_samples, n_labels)
         Relevance of each label (non-negative).
     y_score : array of shape (n_samples, n_labels)
+        Scores of each label; higher ranks first.
     k : int, default=None
+        Only the ``k`` highest ranks count; ``None``: all.
     log_base : float, default=2
+        Base of the logarithm of the discount.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     ignore_ties : bool, default=False
+        Break ties by position instead of averaging the gains of tied scores
+        (faster).
     validate : bool, default=True
+        Check target types and finiteness (host reads).
 
     Returns
     -------
-    dcg : 0-d array.
+    dcg : 0-d array
+        In the namespace and on the device of ``y_score`` (a NumPy scalar for
+        NumPy).
 
     References
     ----------
@@ -225,13 +248,14 @@ def dcg_score(y_true, y_score, *, k=None, log_base=2, sample_weight=None, ignore
     _check_dcg_type(inp, validate)
     y = xp.astype(inp.y, inp.acc)
     s = inp.score
-    d = _discount(y.shape[1], k, log_base, xp=xp, dtype=inp.acc, device=inp.device)
+    d = _position_discounts(y.shape[1], k, log_base, xp=xp, dtype=inp.acc,
+                            device=inp.device)
     gain = _dcg_rows(y, s, d, ignore_ties=ignore_ties, xp=xp, ops=inp.ops)
-    return inp.out(_mean(gain, inp.weight, xp=xp))
+    return inp.out(_sample_average(gain, inp.weight, xp=xp))
 
 
-def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
-               validate=True):
+def ndcg_score(y_true: Any, y_score: Any, *, k: int | None = None, sample_weight: Any = None,
+               ignore_ties: bool = False, validate: bool = True) -> Any:
     """Normalized discounted cumulative gain, averaged over samples.
 
     .. math:: \\mathrm{NDCG@k} = \\mathrm{DCG@k}(\\hat r) / \\mathrm{DCG@k}(r^*)
@@ -244,14 +268,22 @@ def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False
     y_true : array of shape (n_samples, n_labels)
         Non-negative relevances.
     y_score : array of shape (n_samples, n_labels)
+        Scores of each label; higher ranks first.
     k : int, default=None
+        Only the ``k`` highest ranks count; ``None``: all.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     ignore_ties : bool, default=False
+        Break ties by position instead of averaging the gains of tied scores
+        (faster).
     validate : bool, default=True
+        Check target types, finiteness and non-negative relevances (host reads).
 
     Returns
     -------
-    ndcg : 0-d array in [0, 1].
+    ndcg : 0-d array
+        In [0, 1], in the namespace and on the device of ``y_score`` (a NumPy
+        scalar for NumPy).
 
     References
     ----------
@@ -267,11 +299,11 @@ def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False
                          f"document. Got {inp.y.shape[1]} instead.")
     _check_dcg_type(inp, validate)
     y = xp.astype(inp.y, inp.acc)
-    d = _discount(y.shape[1], k, 2, xp=xp, dtype=inp.acc, device=inp.device)
+    d = _position_discounts(y.shape[1], k, 2, xp=xp, dtype=inp.acc, device=inp.device)
     gain = _dcg_rows(y, inp.score, d, ignore_ties=ignore_ties, xp=xp, ops=inp.ops)
     ideal = xp.sum(xp.flip(xp.sort(y, axis=1), axis=1) * d, axis=1)
     ndcg = safe_divide(gain, ideal, zero_value=0.0, xp=xp)
-    return inp.out(_mean(ndcg, inp.weight, xp=xp))
+    return inp.out(_sample_average(ndcg, inp.weight, xp=xp))
 
 
 # -- label ranking --------------------------------------------------------------
@@ -302,8 +334,9 @@ def _sorted_relevance(inp, xp):
     return rel, group_ids(s, xp=xp)
 
 
-def label_ranking_average_precision_score(y_true, y_score, *, sample_weight=None,
-                                          validate=True):
+def label_ranking_average_precision_score(y_true: Any, y_score: Any, *,
+                                          sample_weight: Any = None,
+                                          validate: bool = True) -> Any:
     """Label ranking average precision (LRAP).
 
     .. math:: \\frac{1}{|Y_i|} \\sum_{j \\in Y_i}
@@ -316,12 +349,17 @@ def label_ranking_average_precision_score(y_true, y_score, *, sample_weight=None
     y_true : array of shape (n_samples, n_labels)
         Multilabel indicator matrix.
     y_score : array of shape (n_samples, n_labels)
+        Scores of each label; higher ranks first.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     validate : bool, default=True
+        Check target types and finiteness (host reads).
 
     Returns
     -------
-    score : 0-d array.
+    score : 0-d array
+        In the namespace and on the device of ``y_score`` (a NumPy scalar for
+        NumPy).
 
     References
     ----------
@@ -338,10 +376,11 @@ def label_ranking_average_precision_score(y_true, y_score, *, sample_weight=None
     n_labels = rel.shape[1]
     aux = safe_divide(xp.sum(r_g * ratio, axis=1), n_rel, zero_value=1.0, xp=xp)
     aux = xp.where((n_rel == 0) | (n_rel == n_labels), xp.ones_like(aux), aux)
-    return inp.out(_mean(aux, inp.weight, xp=xp))
+    return inp.out(_sample_average(aux, inp.weight, xp=xp))
 
 
-def coverage_error(y_true, y_score, *, sample_weight=None, validate=True):
+def coverage_error(y_true: Any, y_score: Any, *, sample_weight: Any = None,
+                   validate: bool = True) -> Any:
     """Coverage error: how far down the ranking all relevant labels are covered.
 
     .. math:: \\mathrm{cov}_i = |\\{k : s_{ik} \\ge \\min_{j \\in Y_i} s_{ij}\\}|
@@ -351,13 +390,19 @@ def coverage_error(y_true, y_score, *, sample_weight=None, validate=True):
     Parameters
     ----------
     y_true : array of shape (n_samples, n_labels)
+        Multilabel indicator matrix.
     y_score : array of shape (n_samples, n_labels)
+        Scores of each label; higher ranks first.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     validate : bool, default=True
+        Check target types and finiteness (host reads).
 
     Returns
     -------
-    coverage : 0-d array.
+    coverage : 0-d array
+        In the namespace and on the device of ``y_score`` (a NumPy scalar for
+        NumPy).
 
     References
     ----------
@@ -370,10 +415,11 @@ def coverage_error(y_true, y_score, *, sample_weight=None, validate=True):
     inf = xp.full_like(s, float("inf"))
     lowest = xp.min(xp.where(relevant, s, inf), axis=1, keepdims=True)
     coverage = xp.sum(xp.astype(s >= lowest, inp.acc), axis=1)
-    return inp.out(_mean(coverage, inp.weight, xp=xp))
+    return inp.out(_sample_average(coverage, inp.weight, xp=xp))
 
 
-def label_ranking_loss(y_true, y_score, *, sample_weight=None, validate=True):
+def label_ranking_loss(y_true: Any, y_score: Any, *, sample_weight: Any = None,
+                       validate: bool = True) -> Any:
     """Label ranking loss: the fraction of wrongly ordered (relevant, irrelevant) pairs.
 
     .. math:: \\frac{|\\{(j, l) : j \\in Y_i, l \\notin Y_i, s_{il} \\ge s_{ij}\\}|}
@@ -384,13 +430,19 @@ def label_ranking_loss(y_true, y_score, *, sample_weight=None, validate=True):
     Parameters
     ----------
     y_true : array of shape (n_samples, n_labels)
+        Multilabel indicator matrix.
     y_score : array of shape (n_samples, n_labels)
+        Scores of each label; higher ranks first.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     validate : bool, default=True
+        Check target types and finiteness (host reads).
 
     Returns
     -------
-    loss : 0-d array.
+    loss : 0-d array
+        In the namespace and on the device of ``y_score`` (a NumPy scalar for
+        NumPy).
 
     References
     ----------
@@ -405,4 +457,4 @@ def label_ranking_loss(y_true, y_score, *, sample_weight=None, validate=True):
     n_pos = xp.sum(rel, axis=1)
     n_labels = rel.shape[1]
     loss = safe_divide(wrong, (n_labels - n_pos) * n_pos, zero_value=0.0, xp=xp)
-    return inp.out(_mean(loss, inp.weight, xp=xp))
+    return inp.out(_sample_average(loss, inp.weight, xp=xp))

@@ -12,6 +12,8 @@ scikit-learn) and have static shapes, so with ``validate=False`` (and declared
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from .._core import namespace as _ns
 from ._averaging import average_binary, ovo_roc_auc, row_scores
@@ -60,7 +62,7 @@ def _check_average(average, fn):
             f"{{'macro', 'micro', 'samples', 'weighted'}} or None. Got {average!r} instead.")
 
 
-def auc(x, y, *, validate=True):
+def auc(x: Any, y: Any, *, validate: bool = True) -> Any:
     """Area under a curve given by points, with the trapezoidal rule.
 
     .. math:: A = \\pm \\sum_i (x_{i+1} - x_i) \\frac{y_{i+1} + y_i}{2}
@@ -70,13 +72,16 @@ def auc(x, y, *, validate=True):
     x : array of shape (n,)
         Monotonic (increasing or decreasing) x coordinates.
     y : array of shape (n,)
+        The y coordinates.
     validate : bool, default=True
         Check that ``x`` is monotonic (a host read).  Without it a
         non-increasing ``x`` is taken as decreasing.
 
     Returns
     -------
-    area : 0-d array (namespace and device of the inputs).
+    area : 0-d array
+        In the namespace and on the device of the inputs (a NumPy scalar
+        for NumPy).
 
     References
     ----------
@@ -158,8 +163,12 @@ def _multiclass_codes(inp, labels, validate):
     return codes, n_cols
 
 
-def roc_auc_score(y_true, y_score, *, average="macro", sample_weight=None, max_fpr=None,
-                  multi_class="raise", labels=None, validate=True):
+def roc_auc_score(
+        y_true: Any, y_score: Any, *,
+        average: Literal["micro", "macro", "samples", "weighted"] | None = "macro",
+        sample_weight: Any = None, max_fpr: float | None = None,
+        multi_class: Literal["raise", "ovr", "ovo"] = "raise",
+        labels: Sequence | None = None, validate: bool = True) -> Any:
     """Area under the ROC curve, exact with ties (binary, multiclass, multilabel).
 
     .. math:: \\mathrm{AUC} = \\frac{\\sum_g N_g (T_g - P_g / 2)}{T F}
@@ -173,11 +182,17 @@ def roc_auc_score(y_true, y_score, *, average="macro", sample_weight=None, max_f
     y_true : array of shape (n_samples,) or (n_samples, n_classes)
         Binary or multiclass labels, or a multilabel indicator matrix.
     y_score : array of shape (n_samples,) or (n_samples, n_classes)
+        Scores: of the greater label (binary), probabilities of each class
+        (multiclass), or of each label (multilabel).
     average : {'micro', 'macro', 'samples', 'weighted'} or None, default='macro'
+        How per-class (or per-sample) areas are averaged; ``None`` returns
+        them all.
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     max_fpr : float in (0, 1], default=None
         Standardised (McClish) partial AUC over [0, max_fpr] (binary).
     multi_class : {'raise', 'ovr', 'ovo'}, default='raise'
+        Multiclass only: one-vs-rest or one-vs-one (Hand & Till) averaging.
     labels : host list, default=None
         The classes of the multiclass ``y_score`` columns (sorted).  Needed
         for a sync-free, traceable multiclass call.
@@ -187,8 +202,8 @@ def roc_auc_score(y_true, y_score, *, average="macro", sample_weight=None, max_f
 
     Returns
     -------
-    auc : 0-d array (an array of shape (n_classes,) for ``average=None``),
-        in the namespace and on the device of ``y_score``.
+    auc : 0-d array, or array of shape (n_classes,) for ``average=None``
+        In the namespace and on the device of ``y_score``.
 
     References
     ----------
@@ -313,8 +328,11 @@ def _multiclass_auc(inp, labels, multi_class, average, validate):
                           ops=inp.ops, codes=codes, warn=validate)
 
 
-def average_precision_score(y_true, y_score, *, average="macro", pos_label=1,
-                            sample_weight=None, labels=None, validate=True):
+def average_precision_score(
+        y_true: Any, y_score: Any, *,
+        average: Literal["micro", "macro", "samples", "weighted"] | None = "macro",
+        pos_label: int | float | bool | str = 1, sample_weight: Any = None,
+        labels: Sequence | None = None, validate: bool = True) -> Any:
     """Average precision: the step-wise area under the precision-recall curve.
 
     .. math:: \\mathrm{AP} = \\sum_g (R_g - R_{g-1}) P_g
@@ -327,18 +345,25 @@ def average_precision_score(y_true, y_score, *, average="macro", pos_label=1,
     y_true : array of shape (n_samples,) or (n_samples, n_classes)
         Binary or multiclass labels, or a multilabel indicator matrix.
     y_score : array of shape (n_samples,) or (n_samples, n_classes)
+        Scores of the positive class (binary), or of each class or label.
     average : {'micro', 'macro', 'samples', 'weighted'} or None, default='macro'
+        How per-class (or per-sample) values are averaged; ``None`` returns
+        them all.
     pos_label : int, float, bool or str, default=1
         The positive class (binary ``y_true`` only).
     sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     labels : host list, default=None
-        metrix extension: the classes of a multiclass ``y_score``'s columns
+        A metrix extension: the classes of a multiclass ``y_score``'s columns
         (sorted); without it they are read from ``y_true`` (a sort and sync).
     validate : bool, default=True
+        Check target types, finiteness and ``pos_label`` (host reads), and
+        warn as scikit-learn.
 
     Returns
     -------
-    ap : 0-d array (an array of shape (n_classes,) for ``average=None``).
+    ap : 0-d array, or array of shape (n_classes,) for ``average=None``
+        In the namespace and on the device of ``y_score``.
 
     References
     ----------

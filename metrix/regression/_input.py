@@ -16,7 +16,7 @@ import numbers
 from typing import NamedTuple
 
 from .._core import namespace as _ns
-from .._core.validation import _dtype_kind, assert_all_finite, check_consistent_length
+from .._core.validation import assert_all_finite, check_consistent_length, dtype_kind
 from ..backends import ops
 
 __all__ = ["RegTargets", "check_reg_targets", "check_alpha", "check_power",
@@ -54,7 +54,7 @@ def _as_numeric(y, *, xp, device, name):
         raise TypeError(f"Singleton array {y!r} cannot be considered a valid collection.")
     if y.ndim > 2:
         raise ValueError(f"Found array with dim {y.ndim}. None expected <= 2.")
-    kind = _dtype_kind(y, xp)
+    kind = dtype_kind(y, xp)
     if kind == "O":
         raise ValueError(
             f"{name} must be numeric: got an array of dtype {y.dtype}. Strings and "
@@ -118,7 +118,7 @@ def check_reg_targets(y_true, y_pred, sample_weight=None, multioutput=None, *,
                 f"Sample weights must be 1D array or scalar, got {sample_weight.ndim}D "
                 "array. Expected either a scalar value or a 1D array of length "
                 f"{int(y_true.shape[0])}.")
-        if _dtype_kind(sample_weight, xp) == "O":
+        if dtype_kind(sample_weight, xp) == "O":
             raise ValueError("sample_weight must be numeric.")
     if mo_array is not None:
         mo_array = _ns.asarray(mo_array, xp=xp, device=device)

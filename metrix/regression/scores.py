@@ -21,7 +21,9 @@ inputs.
 
 from __future__ import annotations
 
+import inspect
 import warnings
+from typing import Any, Literal
 
 from .._core import namespace as _ns
 from ..backends import ops
@@ -86,10 +88,17 @@ _REF = """\
 
 
 def _doc(name, summary, formula, extra="", sw=True, mo=True):
-    params = [_PARAMS] + ([_SW] if sw else []) + ([_MO] if mo else [])
+    """The docstring of the metric ``name`` (defined above its assignment), with
+    its parameters in the order of its signature."""
+    sections = {"y_true": _PARAMS, "validate": _VAL}  # _PARAMS holds y_pred too
+    if sw:
+        sections["sample_weight"] = _SW
+    if mo:
+        sections["multioutput"] = _MO
     if extra:
-        params.append(extra)
-    params.append(_VAL)
+        sections[extra.split()[0]] = extra
+    params = [sections[p] for p in inspect.signature(globals()[name]).parameters
+              if p in sections]
     return (f"{summary}\n\n    .. math::\n\n        {formula}\n\n    Parameters\n"
             f"    ----------\n" + "\n".join(params) + "\n\n" + _RET.format(name=name)
             + "\n\n" + _REF.format(name=name) + "\n    ")
@@ -129,8 +138,9 @@ def _means(t, fn, *arrays):
     return tuple(s / total for s in sums)
 
 
-def _mean(a, t):
-    """Weighted mean per output; refined once on float32-only devices."""
+def _refined_wmean(a, t):
+    """Weighted mean per output (:func:`_wmean`), refined by one more pass over
+    the centred values on float32-only devices (a centre for variances)."""
     m = _wmean(a, t)
     if t.acc_dtype == t.xp.float32:  # no float64: one correction pass
         m = m + _means(t, lambda x: (x - m,), a)[0]
@@ -184,8 +194,10 @@ def _explained_fraction(num, den, t, force_finite):
 
 # -- mean errors ------------------------------------------------------------
 
-def mean_absolute_error(y_true, y_pred, *, sample_weight=None,
-                        multioutput="uniform_average", validate=True):
+def mean_absolute_error(
+        y_true: Any, y_pred: Any, *, sample_weight: Any = None,
+        multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
+        validate: bool = True) -> Any:
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="mean_absolute_error")
     return _reduce(_means(t, lambda a, b: (abs(b - a),), t.y_true, t.y_pred)[0], t)
@@ -203,22 +215,28 @@ def _mse_raw(t, log=False):
     return _means(t, squared, t.y_true, t.y_pred)[0]
 
 
-def mean_squared_error(y_true, y_pred, *, sample_weight=None,
-                       multioutput="uniform_average", validate=True):
+def mean_squared_error(
+        y_true: Any, y_pred: Any, *, sample_weight: Any = None,
+        multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
+        validate: bool = True) -> Any:
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="mean_squared_error")
     return _reduce(_mse_raw(t), t)
 
 
-def root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
-                            multioutput="uniform_average", validate=True):
+def root_mean_squared_error(
+        y_true: Any, y_pred: Any, *, sample_weight: Any = None,
+        multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
+        validate: bool = True) -> Any:
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="root_mean_squared_error", custom_checks=False)
     return _reduce(t.xp.sqrt(_mse_raw(t)), t)
 
 
-def mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
-                           multioutput="uniform_average", validate=True):
+def mean_squared_log_error(
+        y_true: Any, y_pred: Any, *, sample_weight: Any = None,
+        multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
+        validate: bool = True) -> Any:
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="mean_squared_log_error")
     if validate:
@@ -226,8 +244,10 @@ def mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
     return _reduce(_mse_raw(t, log=True), t)
 
 
-def root_mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
-                                multioutput="uniform_average", validate=True):
+def root_mean_squared_log_error(
+        y_true: Any, y_pred: Any, *, sample_weight: Any = None,
+        multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
+        validate: bool = True) -> Any:
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="root_mean_squared_log_error")
     if validate:
@@ -235,8 +255,10 @@ def root_mean_squared_log_error(y_true, y_pred, *, sample_weight=None,
     return _reduce(t.xp.sqrt(_mse_raw(t, log=True)), t)
 
 
-def mean_absolute_percentage_error(y_true, y_pred, *, sample_weight=None,
-                                   multioutput="uniform_average", validate=True):
+def mean_absolute_percentage_error(
+        y_true: Any, y_pred: Any, *, sample_weight: Any = None,
+        multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
+        validate: bool = True) -> Any:
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="mean_absolute_percentage_error")
     xp = t.xp
@@ -273,15 +295,17 @@ def _pinball_raw(t, alpha, *preds):
     return losses
 
 
-def mean_pinball_loss(y_true, y_pred, *, sample_weight=None, alpha=0.5,
-                      multioutput="uniform_average", validate=True):
+def mean_pinball_loss(
+        y_true: Any, y_pred: Any, *, sample_weight: Any = None, alpha: float = 0.5,
+        multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
+        validate: bool = True) -> Any:
     alpha = check_alpha(alpha, "mean_pinball_loss")
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="mean_pinball_loss")
     return _reduce(_pinball_raw(t, alpha, t.y_pred)[0], t)
 
 
-def max_error(y_true, y_pred, *, validate=True):
+def max_error(y_true: Any, y_pred: Any, *, validate: bool = True) -> Any:
     t = check_reg_targets(y_true, y_pred, None, None, validate=validate,
                           func="max_error", multioutput_param=False)
     if t.n_outputs > 1:
@@ -292,8 +316,10 @@ def max_error(y_true, y_pred, *, validate=True):
 
 # -- median -----------------------------------------------------------------
 
-def median_absolute_error(y_true, y_pred, *, multioutput="uniform_average",
-                          sample_weight=None, validate=True):
+def median_absolute_error(
+        y_true: Any, y_pred: Any, *,
+        multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
+        sample_weight: Any = None, validate: bool = True) -> Any:
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="median_absolute_error")
     xp = t.xp
@@ -305,9 +331,11 @@ def median_absolute_error(y_true, y_pred, *, multioutput="uniform_average",
 
 # -- explained variance -----------------------------------------------------
 
-def explained_variance_score(y_true, y_pred, *, sample_weight=None,
-                             multioutput="uniform_average", force_finite=True,
-                             validate=True):
+def explained_variance_score(
+        y_true: Any, y_pred: Any, *, sample_weight: Any = None,
+        multioutput: (Literal["raw_values", "uniform_average", "variance_weighted"]
+                      | Any) = "uniform_average", force_finite: bool = True,
+        validate: bool = True) -> Any:
     check_force_finite(force_finite, "explained_variance_score")
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           allowed=MULTIOUTPUT_VARIANCE, func="explained_variance_score")
@@ -327,14 +355,17 @@ def explained_variance_score(y_true, y_pred, *, sample_weight=None,
     return _explained_fraction(num, den, t, force_finite)
 
 
-def r2_score(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
-             force_finite=True, validate=True):
+def r2_score(
+        y_true: Any, y_pred: Any, *, sample_weight: Any = None,
+        multioutput: (Literal["raw_values", "uniform_average", "variance_weighted"]
+                      | Any | None) = "uniform_average", force_finite: bool = True,
+        validate: bool = True) -> Any:
     check_force_finite(force_finite, "r2_score")
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           allowed=MULTIOUTPUT_VARIANCE, allow_none=True, func="r2_score")
     if t.n_samples < 2:
         return _nan_result(t, "R^2 score is not well-defined with less than two samples.")
-    m = _mean(t.y_true, t)
+    m = _refined_wmean(t.y_true, t)
 
     def squares(a, b):
         d, e = a - b, a - m
@@ -417,7 +448,9 @@ def _mean_deviances(t, power, *preds):
     return [scale * m[0] for m in means]
 
 
-def mean_tweedie_deviance(y_true, y_pred, *, sample_weight=None, power=0, validate=True):
+def mean_tweedie_deviance(
+        y_true: Any, y_pred: Any, *, sample_weight: Any = None, power: float = 0,
+        validate: bool = True) -> Any:
     t = _tweedie_targets(y_true, y_pred, sample_weight, power, validate,
                          "mean_tweedie_deviance")
     if validate:
@@ -425,12 +458,14 @@ def mean_tweedie_deviance(y_true, y_pred, *, sample_weight=None, power=0, valida
     return _out(_mean_deviances(t, power, t.y_pred)[0], t)
 
 
-def mean_poisson_deviance(y_true, y_pred, *, sample_weight=None, validate=True):
+def mean_poisson_deviance(
+        y_true: Any, y_pred: Any, *, sample_weight: Any = None, validate: bool = True) -> Any:
     return mean_tweedie_deviance(y_true, y_pred, sample_weight=sample_weight, power=1,
                                  validate=validate)
 
 
-def mean_gamma_deviance(y_true, y_pred, *, sample_weight=None, validate=True):
+def mean_gamma_deviance(
+        y_true: Any, y_pred: Any, *, sample_weight: Any = None, validate: bool = True) -> Any:
     return mean_tweedie_deviance(y_true, y_pred, sample_weight=sample_weight, power=2,
                                  validate=validate)
 
@@ -456,7 +491,9 @@ def _d2_tweedie_parts(t, p):
     return 2 * num[0], 2 * den[0]
 
 
-def d2_tweedie_score(y_true, y_pred, *, sample_weight=None, power=0, validate=True):
+def d2_tweedie_score(
+        y_true: Any, y_pred: Any, *, sample_weight: Any = None, power: float = 0,
+        validate: bool = True) -> Any:
     t = _tweedie_targets(y_true, y_pred, sample_weight, power, validate, "d2_tweedie_score")
     if t.n_samples < 2:
         return _nan_result(t, "D^2 score is not well-defined with less than two samples.")
@@ -468,8 +505,10 @@ def d2_tweedie_score(y_true, y_pred, *, sample_weight=None, power=0, validate=Tr
     return _out(1 - num / den, t)
 
 
-def d2_pinball_score(y_true, y_pred, *, sample_weight=None, alpha=0.5,
-                     multioutput="uniform_average", validate=True):
+def d2_pinball_score(
+        y_true: Any, y_pred: Any, *, sample_weight: Any = None, alpha: float = 0.5,
+        multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
+        validate: bool = True) -> Any:
     alpha = check_alpha(alpha, "d2_pinball_score")
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="d2_pinball_score")
@@ -481,8 +520,10 @@ def d2_pinball_score(y_true, y_pred, *, sample_weight=None, alpha=0.5,
     return _explained_fraction(num, den, t, True)
 
 
-def d2_absolute_error_score(y_true, y_pred, *, sample_weight=None,
-                            multioutput="uniform_average", validate=True):
+def d2_absolute_error_score(
+        y_true: Any, y_pred: Any, *, sample_weight: Any = None,
+        multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
+        validate: bool = True) -> Any:
     return d2_pinball_score(y_true, y_pred, sample_weight=sample_weight, alpha=0.5,
                             multioutput=multioutput, validate=validate)
 

@@ -46,8 +46,10 @@ as irrelevant: only the ranking matters.
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
+from typing import Any, Literal
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
@@ -117,14 +119,15 @@ def _rank(y_true, y_score, query_ids, n_queries, k, *, max_items=None, validate,
     return _Ranked(xp=xp, device=device, out_dtype=out_dtype, maxf=maxf, k=k, **args)
 
 
-def _discount(rank, xp):
+def _log2_discount(rank, xp):
     """DCG discount of 0-based ranks: ``1 / log2(rank + 2)``."""
     return 1.0 / xp.log2(rank + 2.0)
 
 
 def _dcg(r, xp):
     """Per-query DCG@k of a ranking (a ``_dense``/``_ranked_pairs`` dict)."""
-    terms = xp.where(r["in_k"], r["gain"] * _discount(r["rank"], xp), xp.zeros_like(r["rank"]))
+    terms = xp.where(r["in_k"], r["gain"] * _log2_discount(r["rank"], xp),
+                     xp.zeros_like(r["rank"]))
     return r["segsum"](terms)
 
 
@@ -160,7 +163,7 @@ def _dense(y_true, y_score, k, *, xp, o, maxf, cdt, ideal, n_items_per_query=Non
         if ideal_score is not None:
             best = xp.where(rank < xp.reshape(out["n_items"], (-1, 1)), best,
                             xp.zeros_like(best))
-        out["idcg"] = xp.sum(best * _discount(rank, xp), axis=1)
+        out["idcg"] = xp.sum(best * _log2_discount(rank, xp), axis=1)
     return out
 
 
@@ -297,7 +300,7 @@ def _ranked_pairs(y_true, y_score, q, counts, n_queries, width, k, *, xp, o, dev
     return out
 
 
-def _reduce(values, rk, empty, empty_target_action):
+def _mean_over_queries(values, rk, empty, empty_target_action):
     """Mean over queries of ``values`` after the empty-target rule."""
     xp = rk.xp
     present = rk.n_items > 0
@@ -364,14 +367,30 @@ _PARAMS = """
 """
 
 
-def _doc(f):
-    f.__doc__ = f.__doc__.rstrip() + "\n" + _PARAMS
+_ADAPTIVE_K = """\
+    adaptive_k : bool, default=False
+        Divide by :math:`\\min(k, n_{items})` instead of ``k``, so a query with
+        fewer than ``k`` items can score 1.
+"""
+
+
+def _with_params_doc(f):
+    """Append the shared Parameters / Returns / References (``adaptive_k``
+    too where ``f`` has it) to ``f``'s docstring."""
+    params = _PARAMS
+    if "adaptive_k" in inspect.signature(f).parameters:
+        params = params.replace("    empty_target_action :",
+                                _ADAPTIVE_K + "    empty_target_action :")
+    f.__doc__ = f.__doc__.rstrip() + "\n" + params
     return f
 
 
-@_doc
-def precision_at_k(y_true, y_score, *, k=None, query_ids=None, n_queries=None, max_items=None,
-                   adaptive_k=False, empty_target_action="neg", validate=True):
+@_with_params_doc
+def precision_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any = None,
+                   n_queries: int | None = None, max_items: int | None = None,
+                   adaptive_k: bool = False,
+                   empty_target_action: Literal["neg", "pos", "skip", "error"] = "neg",
+                   validate: bool = True) -> Any:
     """Mean over queries of the fraction of relevant items among the top ``k``.
 
     :math:`P@k = |\\mathrm{rel} \\cap \\mathrm{top}_k| / k`; with ``adaptive_k``
@@ -389,12 +408,14 @@ def precision_at_k(y_true, y_score, *, k=None, query_ids=None, n_queries=None, m
     else:
         denom = xp.full_like(rk.n_items, float(k))
     values = safe_divide(_hits_at_k(rk), denom, zero_value=0.0, xp=xp)
-    return _reduce(values, rk, rk.n_rel == 0, empty_target_action)
+    return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
 
 
-@_doc
-def recall_at_k(y_true, y_score, *, k=None, query_ids=None, n_queries=None, max_items=None,
-                empty_target_action="neg", validate=True):
+@_with_params_doc
+def recall_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any = None,
+                n_queries: int | None = None, max_items: int | None = None,
+                empty_target_action: Literal["neg", "pos", "skip", "error"] = "neg",
+                validate: bool = True) -> Any:
     """Mean over queries of the fraction of relevant items found in the top ``k``.
 
     :math:`R@k = |\\mathrm{rel} \\cap \\mathrm{top}_k| / |\\mathrm{rel}|`.
@@ -403,23 +424,27 @@ def recall_at_k(y_true, y_score, *, k=None, query_ids=None, n_queries=None, max_
     rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items=max_items,
                validate=validate, graded=False)
     values = safe_divide(_hits_at_k(rk), rk.n_rel, zero_value=0.0, xp=rk.xp)
-    return _reduce(values, rk, rk.n_rel == 0, empty_target_action)
+    return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
 
 
-@_doc
-def hit_rate_at_k(y_true, y_score, *, k=None, query_ids=None, n_queries=None, max_items=None,
-                  empty_target_action="neg", validate=True):
+@_with_params_doc
+def hit_rate_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any = None,
+                  n_queries: int | None = None, max_items: int | None = None,
+                  empty_target_action: Literal["neg", "pos", "skip", "error"] = "neg",
+                  validate: bool = True) -> Any:
     """Mean over queries of 1 when a relevant item is among the top ``k``, else 0."""
     _check_common(k, empty_target_action)
     rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items=max_items,
                validate=validate, graded=False)
     values = rk.xp.astype(_hits_at_k(rk) > 0, rk.maxf)
-    return _reduce(values, rk, rk.n_rel == 0, empty_target_action)
+    return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
 
 
-@_doc
-def mrr(y_true, y_score, *, k=None, query_ids=None, n_queries=None, max_items=None,
-        empty_target_action="neg", validate=True):
+@_with_params_doc
+def mrr(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any = None,
+        n_queries: int | None = None, max_items: int | None = None,
+        empty_target_action: Literal["neg", "pos", "skip", "error"] = "neg",
+        validate: bool = True) -> Any:
     """Mean reciprocal rank: mean over queries of ``1 / rank`` of the first relevant item.
 
     The reciprocal rank is 0 when no relevant item is among the top ``k``.
@@ -430,12 +455,14 @@ def mrr(y_true, y_score, *, k=None, query_ids=None, n_queries=None, max_items=No
     xp = rk.xp
     first = rk.in_k & (rk.hit > 0) & (rk.cum_hits == 1)
     values = rk.segsum(xp.where(first, 1.0 / (rk.rank + 1.0), xp.zeros_like(rk.rank)))
-    return _reduce(values, rk, rk.n_rel == 0, empty_target_action)
+    return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
 
 
-@_doc
-def map_at_k(y_true, y_score, *, k=None, query_ids=None, n_queries=None, max_items=None,
-             empty_target_action="neg", validate=True):
+@_with_params_doc
+def map_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any = None,
+             n_queries: int | None = None, max_items: int | None = None,
+             empty_target_action: Literal["neg", "pos", "skip", "error"] = "neg",
+             validate: bool = True) -> Any:
     """Mean average precision: mean over queries of AP@k.
 
     :math:`AP@k = \\frac{1}{|\\mathrm{rel} \\cap \\mathrm{top}_k|}
@@ -449,12 +476,14 @@ def map_at_k(y_true, y_score, *, k=None, query_ids=None, n_queries=None, max_ite
     take = rk.in_k & (rk.hit > 0)
     prec = xp.where(take, rk.cum_hits / (rk.rank + 1.0), xp.zeros_like(rk.rank))
     values = safe_divide(rk.segsum(prec), _hits_at_k(rk), zero_value=0.0, xp=xp)
-    return _reduce(values, rk, rk.n_rel == 0, empty_target_action)
+    return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
 
 
-@_doc
-def ndcg_at_k(y_true, y_score, *, k=None, query_ids=None, n_queries=None, max_items=None,
-              empty_target_action="neg", validate=True):
+@_with_params_doc
+def ndcg_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any = None,
+              n_queries: int | None = None, max_items: int | None = None,
+              empty_target_action: Literal["neg", "pos", "skip", "error"] = "neg",
+              validate: bool = True) -> Any:
     """Mean over queries of the normalised discounted cumulative gain at ``k``.
 
     :math:`DCG@k = \\sum_{r=1}^{k} g_r / \\log_2(r + 1)` with gains
@@ -472,4 +501,4 @@ def ndcg_at_k(y_true, y_score, *, k=None, query_ids=None, n_queries=None, max_it
     xp = rk.xp
     dcg = _dcg(rk.__dict__, xp)
     values = safe_divide(dcg, rk.idcg, zero_value=0.0, xp=xp)
-    return _reduce(values, rk, rk.gain_sum == 0, empty_target_action)
+    return _mean_over_queries(values, rk, rk.gain_sum == 0, empty_target_action)

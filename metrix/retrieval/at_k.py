@@ -18,12 +18,12 @@ at that score by lower class index (``ops(xp).topk``'s order).
 
 from __future__ import annotations
 
-import math
 import numbers
 import warnings
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from .._core import namespace as _ns
-from .._core.arith import nanaverage, safe_divide
 from .._core.validation import (
     assert_all_finite,
     check_average,
@@ -31,8 +31,9 @@ from .._core.validation import (
     check_zero_division,
 )
 from ..backends import ops
+from ..classification._prf import prf_from_counts
 from ..classification._report_format import format_report
-from ..exceptions import UndefinedMetricWarning
+from ..classification._statistic import LabelCounts
 from ._queries import hit_rate_at_k, map_at_k, mrr, ndcg_at_k, precision_at_k, recall_at_k
 
 __all__ = [
@@ -69,7 +70,7 @@ def _topk_indicator(y_score, k, *, xp, o):
     return greater | (tied & (tie_rank <= (k - n_greater)))
 
 
-def _check_k(k, n_classes):
+def _check_top_k(k, n_classes):
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         raise TypeError(f"k must be a positive integer, got {k!r}.")
     if k < 1:
@@ -80,7 +81,7 @@ def _check_k(k, n_classes):
             "set is undefined.")
 
 
-def _check_labels(labels, n_classes, *, xp, device, validate):
+def _label_columns(labels, n_classes, *, xp, device, validate):
     """Column indices as an integer array on the device (None: all columns)."""
     if labels is None:
         return None
@@ -109,7 +110,7 @@ def _host_labels(labels):
     return [int(v) for v in lab]
 
 
-def _host_values(a, xp):
+def _as_python_numbers(a, xp):
     """A small 1-D result array as Python numbers (ints for integral dtypes)."""
     cast = int if xp.isdtype(a.dtype, "integral") else float
     return [cast(a[i]) for i in range(int(a.shape[0]))]
@@ -147,7 +148,7 @@ def _topk_counts(y_true, y_score, *, k, labels, sample_weight, validate):
     if n == 0:
         raise ValueError("Found empty input array (e.g., `y_true` or `y_score`) while a "
                          "minimum of 1 sample is required.")
-    _check_k(k, n_classes)
+    _check_top_k(k, n_classes)
     if validate:
         assert_all_finite(y_score, xp=xp, input_name="y_score")
         if not bool(xp.all((y_true == 0) | (y_true == 1))):
@@ -157,7 +158,7 @@ def _topk_counts(y_true, y_score, *, k, labels, sample_weight, validate):
     w = check_sample_weight(sample_weight, n, xp=xp, device=device, dtype=maxf,
                             validate=validate)
     out_dtype = _ns.result_float_dtype(xp, device, y_score, sample_weight)
-    lab = _check_labels(labels, n_classes, xp=xp, device=device, validate=validate)
+    lab = _label_columns(labels, n_classes, xp=xp, device=device, validate=validate)
 
     o = ops(xp)
     top = _topk_indicator(y_score, k, xp=xp, o=o)
@@ -179,59 +180,35 @@ def _topk_counts(y_true, y_score, *, k, labels, sample_weight, validate):
     return per_class, per_sample, info
 
 
-def _warn_prf(average, modifier, msg_start, result_size):
-    """scikit-learn's zero-division warning, word for word."""
-    axis0, axis1 = "sample", "label"
-    if average == "samples":
-        axis0, axis1 = axis1, axis0
-    msg = (f"{msg_start} ill-defined and being set to 0.0 {{0}} no {modifier} {axis0}s. "
-           "Use `zero_division` parameter to control this behavior.")
-    msg = msg.format("due to" if result_size == 1 else f"in {axis1}s with")
-    warnings.warn(msg, UndefinedMetricWarning, stacklevel=4)
+_WARN_FOR = ("precision", "recall", "f-score")
 
 
-def _prf(per_class, per_sample, info, *, average, beta, zero_division, warn):
-    """Precision, recall, F-beta (and support) from the confusion sums."""
-    xp, maxf = info["xp"], info["maxf"]
-    tp, pred, true = per_sample if average == "samples" else per_class
-    support = true
-    if average == "micro":
-        tp, pred, true = (xp.reshape(xp.sum(a), (1,)) for a in (tp, pred, true))
-    tp, pred, true = (xp.astype(a, maxf) for a in (tp, pred, true))
-    zd = check_zero_division(zero_division)
-    precision = safe_divide(tp, pred, zero_value=zd, xp=xp)
-    recall = safe_divide(tp, true, zero_value=zd, xp=xp)
-    beta2 = beta * beta
-    if math.isinf(beta):
-        fscore, denom = recall, None
-    elif beta == 0:
-        fscore, denom = precision, None
-    else:
-        denom = beta2 * true + pred
-        fscore = safe_divide((1 + beta2) * tp, denom, zero_value=zd, xp=xp)
-    if warn:  # host reads: only with zero_division="warn" and validate=True
-        size = int(tp.shape[0])
-        if bool(xp.any(pred == 0)):
-            _warn_prf(average, "predicted", "Precision is", size)
-        if bool(xp.any(true == 0)):
-            _warn_prf(average, "true", "Recall is", size)
-        if denom is not None and bool(xp.any(denom == 0)):
-            _warn_prf(average, "true nor predicted", "F-score is", size)
+def _prf(per_class, per_sample, info, *, average, beta, zero_division, validate):
+    """Precision, recall, F-beta (and support) from the confusion sums.
+
+    The classification family's ``prf_from_counts`` (``classification/_prf.py``)
+    does the arithmetic and scikit-learn's warnings (host reads: only with
+    ``zero_division="warn"`` and ``validate=True``); this adapter picks the
+    per-class or per-sample sums and gives a weighted support the result dtype.
+    """
+    xp = info["xp"]
+    sums = per_sample if average == "samples" else per_class
     out = info["out_dtype"]
-    if average is None:
-        if not xp.isdtype(support.dtype, "integral"):
-            support = xp.astype(support, out)
-        return (xp.astype(precision, out), xp.astype(recall, out),
-                xp.astype(fscore, out), support)
-    weights = true if average == "weighted" else (
-        info["weights"] if average == "samples" else None)
-    return tuple(xp.astype(nanaverage(v, weights=weights, xp=xp), out)
-                 for v in (precision, recall, fscore)) + (None,)
+    precision, recall, fscore, support = prf_from_counts(
+        LabelCounts(*sums), beta=beta, average=average, warn_for=_WARN_FOR,
+        zero_division=zero_division, weights=info["weights"], xp=xp, dtype=out,
+        acc_dtype=info["maxf"], validate=validate)
+    if support is not None and not xp.isdtype(support.dtype, "integral"):
+        support = xp.astype(support, out)
+    return precision, recall, fscore, support
 
 
-def precision_recall_fscore_at_k(y_true, y_score, *, k, average=None, beta=1.0,
-                                 labels=None, zero_division=0, sample_weight=None,
-                                 validate=True):
+def precision_recall_fscore_at_k(
+        y_true: Any, y_score: Any, *, k: int,
+        average: Literal["micro", "macro", "weighted", "samples"] | None = None,
+        beta: float = 1.0, labels: Sequence[int] | Any | None = None,
+        zero_division: float | Literal["warn", "nan"] = 0, sample_weight: Any = None,
+        validate: bool = True) -> tuple[Any, Any, Any, Any]:
     """Precision, recall, F-beta and support of the top-``k`` predicted classes.
 
     Each sample predicts the ``k`` classes with the highest ``y_score``; the
@@ -278,9 +255,13 @@ def precision_recall_fscore_at_k(y_true, y_score, *, k, average=None, beta=1.0,
 
     Returns
     -------
-    precision, recall, fscore : array
-        Per-class 1-D arrays (``average=None``) or 0-d arrays, in the inputs'
+    precision : array
+        Per-class 1-D array (``average=None``) or 0-d array, in the inputs'
         namespace and on their device; float32 for float32 scores.
+    recall : array
+        As ``precision``.
+    fscore : array
+        As ``precision``.
     support : array or None
         Per-class (weighted) number of true samples, ``None`` when averaged.
 
@@ -297,15 +278,17 @@ def precision_recall_fscore_at_k(y_true, y_score, *, k, average=None, beta=1.0,
         y_true, y_score, k=k, labels=labels, sample_weight=sample_weight,
         validate=validate)
     res = _prf(per_class, per_sample, info, average=average, beta=beta,
-               zero_division=zero_division,
-               warn=validate and zero_division == "warn")
+               zero_division=zero_division, validate=validate)
     xp = info["xp"]
     return tuple(None if r is None else _ns.to_output(r, xp) for r in res)
 
 
-def classification_report_at_k(y_true, y_score, *, k, labels=None, target_names=None,
-                               sample_weight=None, digits=2, output_dict=False,
-                               zero_division=0, validate=True):
+def classification_report_at_k(
+        y_true: Any, y_score: Any, *, k: int, labels: Sequence[int] | Any | None = None,
+        target_names: Sequence[str] | None = None, sample_weight: Any = None,
+        digits: int = 2, output_dict: bool = False,
+        zero_division: float | Literal["warn", "nan"] = 0,
+        validate: bool = True) -> str | dict:
     """Text (or dict) report of per-class top-``k`` precision, recall and F1.
 
     The same table as ``sklearn.metrics.classification_report`` on the
@@ -315,14 +298,28 @@ def classification_report_at_k(y_true, y_score, *, k, labels=None, target_names=
 
     Parameters
     ----------
-    y_true, y_score, k, labels, sample_weight, zero_division, validate
-        As in :func:`precision_recall_fscore_at_k`.
+    y_true : array of shape (n_samples, n_classes)
+        Label indicator matrix (0/1 or bool).
+    y_score : array of shape (n_samples, n_classes)
+        Scores; higher means more likely.  Must be finite.
+    k : int
+        Number of predicted classes per sample, ``1 <= k <= n_classes``.
+    labels : sequence of int, default=None
+        Column indices to report, in this order (the top-k set is always
+        taken over all columns).
     target_names : sequence of str, default=None
         Row names; default ``str`` of the column indices.
+    sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
     digits : int, default=2
         Digits of the floats in the text report.
     output_dict : bool, default=False
         Return scikit-learn's nested dict instead of the text.
+    zero_division : {0.0, 1.0, nan, "warn"}, default=0
+        Value of a ratio whose denominator is zero; ``"warn"`` gives 0 and
+        warns (only with ``validate=True``).
+    validate : bool, default=True
+        Check values (finite scores, 0/1 targets, label range).
 
     Returns
     -------
@@ -341,7 +338,7 @@ def classification_report_at_k(y_true, y_score, *, k, labels=None, target_names=
     xp = info["xp"]
     label_ids = (list(range(n_classes)) if labels is None
                  else _host_labels(labels) if _ns.is_host_array(labels)
-                 else _host_values(labels, xp))
+                 else _as_python_numbers(labels, xp))
     if target_names is not None and len(target_names) != len(label_ids):
         if labels is not None:
             warnings.warn(f"labels size, {len(label_ids)}, does not match size of "
@@ -352,23 +349,22 @@ def classification_report_at_k(y_true, y_score, *, k, labels=None, target_names=
                 f"target_names, {len(target_names)}. Try specifying the labels parameter")
     if target_names is None:
         target_names = ["%s" % v for v in label_ids]
-    warn = validate and zero_division == "warn"
-    p, r, f, s = (_host_values(a, xp) for a in _prf(
+    p, r, f, s = (_as_python_numbers(a, xp) for a in _prf(
         per_class, per_sample, info, average=None, beta=1.0, zero_division=zero_division,
-        warn=warn))
+        validate=validate))
     rows = list(zip(p, r, f, s))
     total = sum(s)
     averages = {}
     for average in ("micro", "macro", "weighted", "samples"):
         ap, ar, af, _ = _prf(per_class, per_sample, info, average=average, beta=1.0,
-                             zero_division=zero_division, warn=warn)
+                             zero_division=zero_division, validate=validate)
         averages[f"{average} avg"] = (float(ap), float(ar), float(af), total)
     n_rows = min(len(rows), len(target_names))  # scikit-learn zips the two
     return format_report(rows[:n_rows], target_names=list(target_names)[:n_rows],
                          averages=averages, digits=digits, output_dict=output_dict)
 
 
-def ranked_to_scores(ranked_labels, n_classes, *, validate=True):
+def ranked_to_scores(ranked_labels: Any, n_classes: int, *, validate: bool = True) -> Any:
     """Score matrix from per-sample ranked label lists (a recommender's output).
 
     Row ``i`` of the result scores the label at rank ``r`` (0-based) of

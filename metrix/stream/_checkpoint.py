@@ -31,7 +31,7 @@ import json
 import numpy as np
 
 from .._core import namespace as _ns
-from .._core.validation import _dtype_kind
+from .._core.validation import dtype_kind
 from ._functional import field_kind, iter_leaves, set_leaves
 
 CONFIG_KEY = "config"
@@ -101,7 +101,7 @@ def check_config(spec, saved: dict, name: str):
 
 def _kind(x, xp) -> str:
     """"integer", "float", "bool" (or "O"): what a leaf counts in."""
-    k = _dtype_kind(x, xp)
+    k = dtype_kind(x, xp)
     return {"i": "integer", "u": "integer", "f": "float", "b": "bool"}.get(k, k)
 
 

@@ -47,7 +47,11 @@ from .._core.validation import check_targets
 from ..backends import ops as _ops
 from ..classification._encoding import encode
 from ..classification._prf import check_beta, prf_from_counts
-from ..classification._statistic import LabelCounts, counts_from_confusion
+from ..classification._statistic import (
+    LabelCounts,
+    counts_from_confusion,
+    normalize_confusion,
+)
 from ..classification.agreement import kappa_terms, kappa_value, mcc_from_counts
 from ._functional import StreamMetric, array_namespace, count_dtype, int_dtypes, is_float
 
@@ -215,7 +219,9 @@ class LabelStream(StreamMetric):
         m = self.metric
         inner = cm[1:c + 1, 1:c + 1]
         if m == "confusion":
-            return confusion_result(inner, self.normalize, fdt=fdt, xp=xp)
+            if self.normalize is None:
+                return inner
+            return normalize_confusion(inner, self.normalize, dtype=fdt, xp=xp)
         if m in ("accuracy", "hamming", "zero_one") and self.average in (None, "micro"):
             acc = accuracy_from_confusion(cm, c, fdt=fdt, xp=xp)
             return acc if m == "accuracy" else 1.0 - acc
@@ -276,19 +282,6 @@ def accuracy_from_confusion(cm, c, *, fdt, xp):
     cmf = xp.astype(cm, fdt)
     correct = xp.sum(xp.reshape(cmf[1:c + 1, 1:c + 1], (-1,))[:: c + 1])
     return safe_divide(correct, xp.sum(cmf), zero_value=0.0, xp=xp)
-
-
-def confusion_result(cm, normalize, *, fdt, xp):
-    if normalize is None:
-        return cm
-    cmf = xp.astype(cm, fdt)
-    if normalize == "true":
-        den = xp.sum(cmf, axis=1, keepdims=True)
-    elif normalize == "pred":
-        den = xp.sum(cmf, axis=0, keepdims=True)
-    else:
-        den = xp.sum(cmf)
-    return safe_divide(cmf, den, zero_value=0.0, xp=xp)
 
 
 def _zero_value(zero_division):

@@ -48,7 +48,7 @@ import numbers
 
 from .._core import namespace as _ns
 from ..backends import ops as _ops
-from ..ranking._averaging import average_binary, row_scores, weighted_mean
+from ..ranking._averaging import average_binary, average_row_scores, row_scores
 from ..ranking._statistic import average_precision_from_groups, roc_auc_from_groups
 from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
 from ._functional import (
@@ -341,7 +341,7 @@ class RankingStream(StreamMetric):
             return values
         if self.average == "macro":
             return xp.mean(values)
-        return weighted_mean(values, xp.sum(pos, axis=1), xp=xp, zero_if_empty=True)
+        return average_row_scores(values, xp.sum(pos, axis=1), xp=xp, zero_if_empty=True)
 
     def _exact(self, state, xp):
         s, y, w = state["buf_score"], state["buf_target"], state["buf_weight"]

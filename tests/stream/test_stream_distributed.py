@@ -1,7 +1,9 @@
-"""Distributed streaming: torch.distributed (gloo, 2 CPU processes) and JAX psum.
+"""Distributed streaming: torch.distributed (gloo on 2 CPU processes, NCCL on 2 GPUs)
+and JAX psum.
 
 Each leg runs in a subprocess with a timeout, so a hang fails the test
-instead of blocking the suite.  The CUDA/NCCL leg needs GPUs and is skipped.
+instead of blocking the suite.  The NCCL leg runs the gloo leg's worker with
+one process per CUDA device; with fewer than 2 GPUs it is skipped with the reason.
 """
 
 from __future__ import annotations
@@ -52,36 +54,46 @@ def collection():
         "ap_exact": ms.AveragePrecision(num_classes=C, capacity=BATCHES * N),
         "ll": ms.LogLoss(num_classes=C)})
 
-def worker(rank, port, out, split):
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+def worker(rank, port, out, split, backend):
+    if backend == "nccl":  # one GPU per rank
+        torch.cuda.set_device(rank)
+        dev = torch.device("cuda", rank)
+    else:
+        dev = torch.device("cpu")
+    dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank,
                             world_size=2)
+
+    def put(a):
+        return torch.asarray(a, device=dev)
+
     y, p, t, q, w = data()
     mine = range(BATCHES) if split == "all_on_rank0" and rank == 0 else (
         [] if split == "all_on_rank0" else range(rank, BATCHES, 2))
     coll, reg = collection(), ms.R2Score()
     wf1 = ms.F1Score(C, average="macro", weighted=True)
     spec = ms.RegressionStream("mse")
-    state = spec.init(torch.zeros(1, dtype=torch.float64))
+    state = spec.init(torch.zeros(1, dtype=torch.float64, device=dev))
     for i in mine:
-        coll.update(torch.asarray(y[i]), torch.asarray(p[i]))
-        reg.update(torch.asarray(t[i]), torch.asarray(q[i]))
-        wf1.update(torch.asarray(y[i]), torch.asarray(p[i]), torch.asarray(w[i]))
-        state = spec.update(state, torch.asarray(t[i]), torch.asarray(q[i]))
+        coll.update(put(y[i]), put(p[i]))
+        reg.update(put(t[i]), put(q[i]))
+        wf1.update(put(y[i]), put(p[i]), put(w[i]))
+        state = spec.update(state, put(t[i]), put(q[i]))
     before = dict(_collectives.CALLS)
     coll.sync(); reg.sync(); wf1.sync()
     state = ms.sync(state)
     calls = {k: _collectives.CALLS[k] - before[k] for k in before}
-    res = {k: float(v) for k, v in coll.compute().items()}
-    res["r2"] = float(reg.compute()); res["wf1"] = float(wf1.compute())
-    res["mse_functional"] = float(spec.compute(state))
+    values = dict(coll.compute(), r2=reg.compute(), wf1=wf1.compute(),
+                  mse_functional=spec.compute(state))
+    res = {k: float(v) for k, v in values.items()}
+    devices = sorted({str(v.device) for v in values.values()})
     with open(f"{out}.{rank}", "w") as f:
-        json.dump({"res": res, "calls": calls}, f)
+        json.dump({"res": res, "calls": calls, "devices": devices, "want": str(dev)}, f)
     dist.barrier()
     dist.destroy_process_group()
 
 if __name__ == "__main__":
-    port, out, split = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    mp.spawn(worker, args=(port, out, split), nprocs=2, join=True)
+    port, out, split, backend = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+    mp.spawn(worker, args=(port, out, split, backend), nprocs=2, join=True)
 """
 
 _JAX_WORKER = _COMMON + """
@@ -158,19 +170,14 @@ def _free_port():
         return s.getsockname()[1]
 
 
-@pytest.mark.parametrize("split", ["all_on_rank0", "interleaved"])
-def test_torch_gloo_two_processes(tmp_path, split):
-    pytest.importorskip("torch")
-    import torch.distributed as dist
-
-    if not dist.is_available() or not dist.is_gloo_available():
-        pytest.skip("torch.distributed with gloo is not available")
+def _torch_two_processes(tmp_path, split, backend):
+    """Run the torch worker on 2 processes; check values, collectives and devices."""
     script = tmp_path / "worker.py"
     script.write_text(textwrap.dedent(_TORCH_WORKER))
     out = tmp_path / "result"
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    proc = subprocess.run([sys.executable, str(script), str(_free_port()), str(out), split],
-                          capture_output=True, text=True, timeout=240, env=env)
+    proc = subprocess.run([sys.executable, str(script), str(_free_port()), str(out), split,
+                           backend], capture_output=True, text=True, timeout=240, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     want = _expected()
     results = [json.loads(Path(f"{out}.{r}").read_text()) for r in (0, 1)]
@@ -179,8 +186,19 @@ def test_torch_gloo_two_processes(tmp_path, split):
     assert results[0]["calls"]["all_reduce"] == 2 + 1 + 1 + 1  # coll: int64+f64; r2; wf1; mse
     assert results[0]["calls"]["all_gather"] == 2                # the exact buffer: f64 + int64
     for r in results:
+        assert r["devices"] == [r["want"]]  # every result on the rank's device
         for k, v in r["res"].items():
             np.testing.assert_allclose(v, want[k], rtol=1e-9, err_msg=k)
+
+
+@pytest.mark.parametrize("split", ["all_on_rank0", "interleaved"])
+def test_torch_gloo_two_processes(tmp_path, split):
+    pytest.importorskip("torch")
+    import torch.distributed as dist
+
+    if not dist.is_available() or not dist.is_gloo_available():
+        pytest.skip("torch.distributed with gloo is not available")
+    _torch_two_processes(tmp_path, split, "gloo")
 
 
 def test_jax_psum_two_host_devices():
@@ -197,6 +215,15 @@ def test_jax_psum_two_host_devices():
         np.testing.assert_allclose(v, want[k], rtol=1e-9, err_msg=k)
 
 
-@pytest.mark.skip(reason="CUDA/NCCL leg: needs 2 GPUs (run on the GPU CI target)")
-def test_torch_nccl_two_gpus():  # pragma: no cover
-    pass
+@pytest.mark.gpu
+@pytest.mark.parametrize("split", ["all_on_rank0", "interleaved"])
+def test_torch_nccl_two_gpus(tmp_path, split):
+    """The gloo leg on NCCL: one process per GPU, states and results on ``cuda:rank``."""
+    torch = pytest.importorskip("torch")
+    import torch.distributed as dist
+
+    if not dist.is_available() or not dist.is_nccl_available():
+        pytest.skip("torch.distributed with NCCL is not available")
+    if torch.cuda.device_count() < 2:
+        pytest.skip(f"needs 2 CUDA GPUs, found {torch.cuda.device_count()}")
+    _torch_two_processes(tmp_path, split, "nccl")
