@@ -8,6 +8,7 @@ collects every such module, so adding a metric is adding rows there.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
@@ -20,7 +21,8 @@ import numpy as np
 class Case:
     """One conformance row.
 
-    metric: name of the public metrix function (``getattr(metrix, metric)``).
+    metric: name of the public metrix function (``getattr(metrix, metric)``), or
+        what ``call`` runs (a ``metrix.stream`` class, ``bootstrap``).
     reference: the scikit-learn callable computing the expected value.
     args: positional NumPy inputs (converted to every combination).
     kwargs: keyword arguments; NumPy arrays among them (``sample_weight``)
@@ -32,6 +34,10 @@ class Case:
     skip: combo id -> reason, for combinations that cannot run this case.
     float32_reference: compute the reference on float32-rounded inputs for
         float32 combos (default True).
+    call: run instead of ``getattr(metrix, metric)``, with the same converted
+        arguments (a stream fed batch by batch, a bootstrap run twice).
+    check_dtype: assert the float results' dtype (float32 on float32 combos
+        with float inputs, else float64); False where the case says why.
     """
 
     metric: str
@@ -46,6 +52,8 @@ class Case:
     host_kwargs: tuple = ("labels", "target_names")
     compare: Callable[[Any, Any, dict], None] | None = None
     float32_reference: bool = True
+    call: Callable | None = None
+    check_dtype: bool = True
 
     @property
     def numpy_only(self) -> bool:
@@ -53,8 +61,12 @@ class Case:
         return any(isinstance(a, np.ndarray) and a.dtype.kind in "OUS" for a in arrays)
 
 
+@functools.cache
 def collect() -> list[Case]:
-    """Every case of every ``cases_*`` module in this package, ids made unique."""
+    """Every case of every ``cases_*`` module in this package, ids made unique.
+
+    Cached: the ids are set once, so every caller sees the same cases.
+    """
     import conformance
 
     cases: list[Case] = []

@@ -49,7 +49,7 @@ def test_conformance(case, combo):
         pytest.skip("string labels are NumPy-only")
     expected, expected_warnings = _reference(case.id, combo.float_dtype)
 
-    fn = getattr(metrix, case.metric)
+    fn = case.call if case.call is not None else getattr(metrix, case.metric)
     with combo.context(), warnings.catch_warnings(record=True) as rec:
         args = [combo.convert(a) for a in case.args]
         kwargs = {k: (v if k in case.host_kwargs else combo.convert(v))
@@ -80,7 +80,7 @@ def test_conformance(case, combo):
     want = "float32" if narrow else "float64"
     for r in array_results(result):
         combo.check_placement(r)
-    for r in float_results(result):
+    for r in float_results(result) if case.check_dtype else ():
         assert str(r.dtype).endswith(want), f"result dtype {r.dtype}, expected {want}"
 
     if case.check_warnings != "off":

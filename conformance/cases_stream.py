@@ -1,0 +1,191 @@
+"""Conformance rows: the ``metrix.stream`` metrics, fed batch by batch.
+
+Each row builds a stream metric, updates it over uneven batches of the row's
+data (an empty batch first, then one sample, then larger ones and another
+empty batch: ``EDGES``) and compares ``compute()`` with scikit-learn's
+one-shot value on all of it.  A few rows split the data over two metrics and
+``merge`` them, or stream a ``MetricCollection``.
+
+The streamed result's float dtype is the state's: ``y_pred``'s float dtype for
+arrays on a device, the widest float for host NumPy arrays and for labels
+(``sample_weight`` does not narrow it).  That is not the one-shot rule the
+runner checks, so these rows leave the dtype out (``check_dtype=False``);
+value, namespace and device are checked as everywhere.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn import metrics as skm
+
+import metrix.stream as ms
+from conformance.registry import Case
+
+rng = np.random.default_rng(20261209)
+
+N, C = 80, 4
+#: batch edges: an empty batch, one sample, 26, an empty batch, 26, 26 and one sample
+#: (few distinct sizes: JAX compiles each op once per shape)
+EDGES = (0, 0, 1, 27, 27, 53, 79, N)
+LABELS = list(range(C))
+MC_T = rng.integers(0, C, N)
+MC_P = np.where(rng.random(N) < 0.6, MC_T, rng.integers(0, C, N))
+MC_PROBA = rng.dirichlet(np.ones(C), N)
+BIN_T = rng.integers(0, 2, N)
+BIN_P = np.where(rng.random(N) < 0.7, BIN_T, 1 - BIN_T)
+BIN_SCORE = rng.random(N) * 0.6 + 0.4 * BIN_T
+BIN_TIED = np.round(BIN_SCORE, 1)
+ML_T = (rng.random((N, 3)) < 0.4).astype(np.int64)
+ML_T[:2] = [[1, 1, 1], [0, 0, 0]]                # every label has both classes
+ML_SCORE = np.round(rng.random((N, 3)), 2)
+W = rng.random(N) + 0.05
+Y = rng.random(N) * 3 + 0.1
+Y_PRED = np.abs(Y + rng.normal(0, 0.5, N)) + 0.01
+Y2 = rng.random((N, 2)) * 3 + 0.1
+Y2_PRED = np.abs(Y2 + rng.normal(0, 0.5, (N, 2))) + 0.01
+THRESHOLDS = 20
+
+CASES: list[Case] = []
+
+
+def _batches(arrays, sample_weight, edges):
+    for a, b in zip(edges[:-1], edges[1:]):
+        kw = {} if sample_weight is None else {"sample_weight": sample_weight[a:b]}
+        yield tuple(x[a:b, ...] for x in arrays), kw
+
+
+def streamed(make, edges=EDGES):
+    """Call ``make()`` for a fresh metric, update it batch by batch, compute."""
+
+    def run(*arrays, sample_weight=None):
+        metric = make()
+        for batch, kw in _batches(arrays, sample_weight, edges):
+            metric.update(*batch, **kw)
+        return metric.compute()
+
+    return run
+
+
+def merged(make, cut=3):
+    """Stream the batches before ``EDGES[cut]`` and after into two metrics, merge them."""
+
+    def run(*arrays, sample_weight=None):
+        first, second = make(), make()
+        for metric, edges in ((first, EDGES[:cut + 1]), (second, EDGES[cut:])):
+            for batch, kw in _batches(arrays, sample_weight, edges):
+                metric.update(*batch, **kw)
+        return first.merge(second).compute()
+
+    return run
+
+
+def add(name, make, ref, args, kw=None, id="", call=streamed, **extra):
+    extra.setdefault("check_dtype", False)
+    CASES.append(Case(name, ref, args, dict(kw or {}), id=id, call=call(make), **extra))
+
+
+def binned(s, t=THRESHOLDS):
+    """The bin of each score: the number of thresholds j / (t - 1) <= s."""
+    return np.clip(s * (t - 1) + 1.0, 0, t).astype(np.int64).astype(np.float64)
+
+
+WEIGHTED = {"sample_weight": W}
+
+# -- label metrics --------------------------------------------------------------------
+add("Accuracy", lambda: ms.Accuracy(C), skm.accuracy_score, (MC_T, MC_P))
+add("Accuracy", lambda: ms.Accuracy(C, weighted=True), skm.accuracy_score, (MC_T, MC_P),
+    WEIGHTED, id="weighted")
+add("Accuracy", lambda: ms.Accuracy(C), lambda t, p: skm.accuracy_score(t, p.argmax(1)),
+    (MC_T, MC_PROBA), id="scores-argmaxed")
+add("Accuracy", lambda: ms.Accuracy(C, average="macro"),
+    lambda t, p: skm.recall_score(t, p, average="macro"), (MC_T, MC_P), id="macro")
+add("Precision", lambda: ms.Precision(C, average="macro"),
+    lambda t, p: skm.precision_score(t, p, average="macro"), (MC_T, MC_P), id="macro")
+add("Recall", lambda: ms.Recall(C, average="weighted", weighted=True),
+    lambda t, p, sample_weight: skm.recall_score(t, p, average="weighted",
+                                                 sample_weight=sample_weight),
+    (MC_T, MC_P), WEIGHTED, id="weighted")
+add("F1Score", lambda: ms.F1Score(C, average=None),
+    lambda t, p: skm.f1_score(t, p, average=None, labels=LABELS), (MC_T, MC_P), id="per-class")
+add("F1Score", lambda: ms.F1Score(2, average="binary"), skm.f1_score, (BIN_T, BIN_P),
+    id="binary")
+add("F1Score", lambda: ms.F1Score(C, average="macro"),
+    lambda t, p: skm.f1_score(t, p, average="macro"), (MC_T, MC_P), id="merged", call=merged)
+add("FBetaScore", lambda: ms.FBetaScore(C, beta=0.5, average="micro"),
+    lambda t, p: skm.fbeta_score(t, p, beta=0.5, average="micro"), (MC_T, MC_P), id="micro")
+add("JaccardIndex", lambda: ms.JaccardIndex(C, average="macro", weighted=True),
+    lambda t, p, sample_weight: skm.jaccard_score(t, p, average="macro",
+                                                  sample_weight=sample_weight),
+    (MC_T, MC_P), WEIGHTED, id="macro-weighted")
+add("MatthewsCorrCoef", lambda: ms.MatthewsCorrCoef(C), skm.matthews_corrcoef, (MC_T, MC_P))
+add("CohenKappa", lambda: ms.CohenKappa(C, weights="quadratic"),
+    lambda t, p: skm.cohen_kappa_score(t, p, weights="quadratic"), (MC_T, MC_P),
+    id="quadratic")
+add("BalancedAccuracy", lambda: ms.BalancedAccuracy(C, weighted=True),
+    skm.balanced_accuracy_score, (MC_T, MC_P), WEIGHTED, id="weighted")
+add("ConfusionMatrix", lambda: ms.ConfusionMatrix(C), skm.confusion_matrix, (MC_T, MC_P))
+add("ConfusionMatrix", lambda: ms.ConfusionMatrix(C, normalize="true", weighted=True),
+    lambda t, p, sample_weight: skm.confusion_matrix(t, p, normalize="true",
+                                                     sample_weight=sample_weight),
+    (MC_T, MC_P), WEIGHTED, id="normalize-weighted")
+add("HammingDistance", lambda: ms.HammingDistance(C), skm.hamming_loss, (MC_T, MC_P))
+add("ZeroOneLoss", lambda: ms.ZeroOneLoss(C, weighted=True), skm.zero_one_loss,
+    (MC_T, MC_P), WEIGHTED, id="weighted")
+add("MetricCollection", lambda: ms.MetricCollection({
+        "acc": ms.Accuracy(C), "f1": ms.F1Score(C, average="weighted"),
+        "kappa": ms.CohenKappa(C), "mcc": ms.MatthewsCorrCoef(C)}),
+    lambda t, p: {"acc": skm.accuracy_score(t, p),
+                  "f1": skm.f1_score(t, p, average="weighted"),
+                  "kappa": skm.cohen_kappa_score(t, p), "mcc": skm.matthews_corrcoef(t, p)},
+    (MC_T, MC_P), id="shared-statistic")
+
+# -- probabilistic ----------------------------------------------------------------------
+# float64 references: float32-rounded probabilities no longer sum to one for scikit-learn
+PROBA = {"float32_reference": False}
+add("LogLoss", lambda: ms.LogLoss(C), lambda t, p: skm.log_loss(t, p, labels=LABELS),
+    (MC_T, MC_PROBA), id="multiclass", **PROBA)
+add("LogLoss", lambda: ms.LogLoss(), skm.log_loss, (BIN_T, BIN_SCORE), WEIGHTED,
+    id="binary-weighted")
+
+# -- ranking ------------------------------------------------------------------------------
+add("AUROC", lambda: ms.AUROC(capacity=N, weighted=True), skm.roc_auc_score,
+    (BIN_T, BIN_TIED), WEIGHTED, id="exact-ties-weighted")
+add("AUROC", lambda: ms.AUROC(num_classes=C, average="macro", capacity=N),
+    lambda t, p: skm.roc_auc_score(t, p, multi_class="ovr", labels=LABELS),
+    (MC_T, MC_PROBA), id="exact-multiclass", **PROBA)
+add("AUROC", lambda: ms.AUROC(thresholds=THRESHOLDS),
+    lambda t, s: skm.roc_auc_score(t, binned(s)), (BIN_T, BIN_SCORE), id="binned")
+add("AveragePrecision", lambda: ms.AveragePrecision(capacity=N), skm.average_precision_score,
+    (BIN_T, BIN_TIED), id="exact-ties")
+add("AveragePrecision",
+    lambda: ms.AveragePrecision(num_labels=3, average="micro", capacity=N),
+    lambda t, s: skm.average_precision_score(t, s, average="micro"), (ML_T, ML_SCORE),
+    id="exact-multilabel-micro")
+add("AveragePrecision", lambda: ms.AveragePrecision(thresholds=THRESHOLDS, weighted=True),
+    lambda t, s, sample_weight: skm.average_precision_score(t, binned(s),
+                                                            sample_weight=sample_weight),
+    (BIN_T, BIN_SCORE), WEIGHTED, id="binned-weighted")
+
+# -- regression ---------------------------------------------------------------------------
+add("MeanSquaredError", ms.MeanSquaredError, skm.mean_squared_error, (Y, Y_PRED))
+add("RootMeanSquaredError", lambda: ms.RootMeanSquaredError(num_outputs=2,
+                                                            multioutput="raw_values"),
+    lambda t, p: skm.root_mean_squared_error(t, p, multioutput="raw_values"), (Y2, Y2_PRED),
+    id="raw_values")
+add("MeanAbsoluteError", ms.MeanAbsoluteError, skm.mean_absolute_error, (Y, Y_PRED),
+    WEIGHTED, id="weighted")
+add("MeanAbsolutePercentageError", ms.MeanAbsolutePercentageError,
+    skm.mean_absolute_percentage_error, (Y, Y_PRED))
+add("MeanSquaredLogError", ms.MeanSquaredLogError, skm.mean_squared_log_error, (Y, Y_PRED),
+    WEIGHTED, id="weighted")
+add("RootMeanSquaredLogError", ms.RootMeanSquaredLogError,
+    skm.root_mean_squared_log_error, (Y, Y_PRED))
+add("R2Score", lambda: ms.R2Score(num_outputs=2, multioutput="variance_weighted"),
+    lambda t, p, sample_weight: skm.r2_score(t, p, multioutput="variance_weighted",
+                                             sample_weight=sample_weight),
+    (Y2, Y2_PRED), WEIGHTED, id="variance_weighted")
+add("R2Score", ms.R2Score, skm.r2_score, (Y, Y_PRED), id="merged", call=merged)
+add("ExplainedVariance", ms.ExplainedVariance, skm.explained_variance_score, (Y, Y_PRED),
+    WEIGHTED, id="weighted")
+add("MedianAbsoluteError", lambda: ms.MedianAbsoluteError(capacity=N),
+    skm.median_absolute_error, (Y, Y_PRED))
