@@ -109,13 +109,18 @@ def assert_all_finite(x, *, xp, input_name="", allow_nan=False):
         raise ValueError(f"{name} contains infinity or a value too large for {x.dtype!r}.")
 
 
-def check_binned_scores(score, *, xp, input_name="y_score"):
+_BINNED_HINT = ("Apply a sigmoid (or softmax) to logits first, pass the thresholds on the "
+                "scores' scale (thresholds=<array>), or use exact scores.")
+
+
+def check_binned_scores(score, *, xp, input_name="y_score", hint=_BINNED_HINT):
     """Raise ``ValueError`` unless every score lies in [0, 1] (reads values).
 
     For binned metrics with ``thresholds=T`` (``T`` evenly spaced thresholds on
     [0, 1], for probabilities): a logit or any score outside that range would
     be clamped into the end bins, a silently different number.  Call it on the
-    ``validate=True`` path only, after the NaN / infinity check.
+    ``validate=True`` path only, after the NaN / infinity check.  ``hint``: what
+    the caller offers instead (its own options).
     """
     if not _is_float(score, xp) or score.shape[0] == 0:
         return
@@ -124,9 +129,7 @@ def check_binned_scores(score, *, xp, input_name="y_score"):
         return
     raise ValueError(
         f"Input {input_name} has values outside [0, 1] (min {float(lo):.6g}, max "
-        f"{float(hi):.6g}), but thresholds=<int> bins probabilities on [0, 1]. Apply a "
-        "sigmoid (or softmax) to logits first, pass the thresholds on the scores' scale "
-        "(thresholds=<array>), or use exact scores.")
+        f"{float(hi):.6g}), but thresholds=<int> bins probabilities on [0, 1]. {hint}")
 
 
 def check_sample_weight(sample_weight, n_samples, *, xp, device, dtype, validate=True,

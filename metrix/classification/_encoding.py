@@ -204,7 +204,10 @@ def _encode_discovered(y_true, y_pred, *, xp, device, kind, bounds=None) -> Labe
 
 
 def _integral(y_true, y_pred, xp) -> bool:
-    """Whether float labels all hold integers (a host read: discovery reads anyway)."""
+    """Whether float labels all hold integers.
+
+    Host read: only called while discovering the labels (no ``labels=``), a
+    path that reads the label set from the data anyway."""
     return bool(xp.all(y_true == xp.round(y_true)) & xp.all(y_pred == xp.round(y_pred)))
 
 

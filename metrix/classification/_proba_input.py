@@ -249,7 +249,7 @@ def hinge_problem(y_true, pred_decision, sample_weight, *, labels=None,
         classes = sorted(set(declared))
     else:
         classes, codes = discover_codes(yt, xp, device)
-        classes = _ns.host_values(classes).tolist()
+        classes = _ns.host_values(classes).tolist()  # host read: labels=None discovers
     n_classes = len(classes)
     if n_classes > 2:
         if f.ndim <= 1:
@@ -272,7 +272,7 @@ def hinge_problem(y_true, pred_decision, sample_weight, *, labels=None,
             codes = xp.clip(codes, 0, n_classes - 1)
         return HingeProblem(xp, f, codes, True, w, f.dtype, acc)
     f = column_or_1d(f, xp=xp, input_name="pred_decision")
-    if labels is not None and validate:
+    if labels is not None and validate:  # host read: validate=True only
         classes = _ns.host_values(discover_codes(yt, xp, device)[0]).tolist()
     cdt = _ns.count_dtype(xp, device)
     if len(classes) == 2:

@@ -30,15 +30,12 @@ import numbers
 import statistics
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from .._core import namespace as _ns
 from .._core.typing import ArrayLike
 from ..backends._random import generator
 from ._batched_paths import find_path
-
-if TYPE_CHECKING:  # annotations only: nothing is imported at run time
-    from numpy.random import Generator
 
 __all__ = ["bootstrap", "BootstrapResult"]
 
@@ -72,7 +69,7 @@ def bootstrap(
     n_resamples: int = 1000,
     confidence_level: float = 0.95,
     method: Literal["percentile", "basic", "bca"] = "percentile",
-    random_state: int | Generator | None = None,
+    random_state: int | Any | None = None,  # or a NumPy Generator (named by backends only)
     batch_size: int | None = None,
     resampling: Literal["multinomial", "poisson"] = "multinomial",
     **metric_kwargs: Any,

@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
-
 from .._core import namespace as _ns
 from .._core.validation import dtype_kind
 from ._functional import field_kind, iter_leaves, set_leaves
@@ -57,8 +55,9 @@ def decode_config(value) -> dict:
         elif isinstance(value, (bytes, bytearray)):
             text = value.decode()
         else:
-            raw = np.asarray(_ns.to_host(value)).reshape(-1)
-            text = bytes(raw.astype(np.uint8).tolist()).decode()
+            # host read: loading a checkpoint is the user edge
+            raw = _ns.host_values(value).reshape(-1)
+            text = bytes(raw.astype("uint8").tolist()).decode()
         config = json.loads(text)
     except (ValueError, TypeError, UnicodeDecodeError) as exc:
         raise ValueError(f"state_dict[{CONFIG_KEY!r}] is not a metrix.stream metric "
@@ -112,8 +111,7 @@ def _move(v, xp, device):
         v_xp, v_dev = _ns.get_namespace_and_device(v)
         if _ns.backend_name(v_xp) == _ns.backend_name(xp) and str(v_dev) == str(device):
             return v
-        v = _ns.to_host(v)
-    return _ns.asarray(np.asarray(v), xp=xp, device=device)
+    return _ns.asarray(_ns.host_values(v), xp=xp, device=device)
 
 
 def load_state(spec, values: dict, xp, device, name: str):

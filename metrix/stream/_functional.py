@@ -227,7 +227,7 @@ def is_float(x, xp) -> bool:
         return True
     if dt in int_dtypes(xp):
         return False
-    return bool(xp.isdtype(dt, "real floating"))
+    return xp.isdtype(dt, "real floating")  # a dtype query: no array is read
 
 
 _COUNT: dict = {}

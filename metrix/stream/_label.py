@@ -271,7 +271,8 @@ def _float_labels(y, c, xp):
 
 
 def _plain(v):
-    """A host scalar as a plain Python value (for the saved configuration)."""
+    """A host scalar as a plain Python value (for the saved configuration: a
+    constructor argument such as ``pos_label``, never a device array)."""
     return v.item() if hasattr(v, "item") else v
 
 

@@ -47,6 +47,7 @@ import math
 import numbers
 
 from .._core import namespace as _ns
+from .._core.validation import check_binned_scores
 from ..backends import ops as _ops
 from ..ranking._averaging import average_binary, average_row_scores, row_scores
 from ..ranking._statistic import average_precision_from_groups, roc_auc_from_groups
@@ -225,14 +226,13 @@ class RankingStream(StreamMetric):
         return {**state, "hist": own}, add
 
     def _check_values(self, y, s, xp):
+        # host reads: validate=True only
         probabilities = self.capacity is None and isinstance(self.thresholds, int)
         if not bool(xp.all(xp.isfinite(s))):
             raise ValueError("Input y_score contains NaN or infinity."
                              + (" " + self._range_hint() if probabilities else ""))
-        if probabilities and s.shape[0] and not bool(xp.all((s >= 0) & (s <= 1))):
-            lo, hi = float(xp.min(s)), float(xp.max(s))
-            raise ValueError(f"y_score has values outside [0, 1] (min {lo:.6g}, max "
-                             f"{hi:.6g}). " + self._range_hint())
+        if probabilities:
+            check_binned_scores(s, xp=xp, hint=self._range_hint())
         if self.task == "multiclass":
             ok = xp.all((y >= 0) & (y < self.rows))
         else:
