@@ -110,3 +110,19 @@ def bincount_calls(monkeypatch):
 
     monkeypatch.setattr(adapter, "bincount", counting)
     return calls
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The meta-path kernel table (tests/accelerator): one line per call."""
+    rows = {}
+    for report in terminalreporter.stats.get("passed", []) + terminalreporter.stats.get(
+            "failed", []):
+        props = dict(getattr(report, "user_properties", ()))
+        if "kernel_ops" in props and report.when == "call":
+            rows[report.nodeid.split("[", 1)[1][:-1]] = props["kernel_ops"]
+    if not rows:
+        return
+    from tests.accelerator.budget import read_budget, table
+
+    terminalreporter.write_sep("-", "aten ops per call on the meta path (kernel launches)")
+    terminalreporter.write_line(table(dict(sorted(rows.items())), read_budget()))

@@ -89,16 +89,17 @@ class Ops(GenericOps):
         return None if idx is None else torch.from_numpy(idx)
 
     def bincount(self, x, /, *, length, weights=None):
-        if x.device.type != "cpu" and torch.are_deterministic_algorithms_enabled():
+        # CPU eager: torch.bincount (one pass).  CUDA / MPS and torch.compile: a
+        # fixed-size index_add of the (in-range) codes: torch's CUDA bincount
+        # reads the max on the host to size its output (a device sync).  Under
+        # deterministic algorithms off the CPU: the sort-based count.
+        cpu = x.device.type == "cpu"
+        if not cpu and torch.are_deterministic_algorithms_enabled():
             return self._sorted_bincount(x, length=length, weights=weights)
-        if x.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8):
+        if not cpu or _compiling() or (weights is not None and weights.ndim == 2):
+            return _index_count(x, length, weights)
+        if x.dtype not in _COUNT_CODES:
             x = x.to(torch.int64)
-        if _compiling() or (weights is not None and weights.ndim == 2):
-            if weights is None:
-                weights = torch.ones(x.shape, dtype=torch.int64, device=x.device)
-            out = torch.zeros((length,) + tuple(weights.shape[1:]), dtype=weights.dtype,
-                              device=x.device)
-            return out.index_add(0, x.to(torch.int64), weights)
         out = torch.bincount(x, weights, minlength=length)
         if out.shape[0] != length:  # a value past the end (the caller's bug): cut
             out = out[:length]
@@ -218,6 +219,32 @@ class Ops(GenericOps):
                 return tuple(torch.from_numpy(a) for a in dense)
         values, inverse = torch.unique(x, sorted=True, return_inverse=True)
         return values, inverse.reshape(-1)
+
+
+_COUNT_CODES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
+_ONES: dict = {}
+
+
+def _index_count(x, length, weights):
+    """``bincount`` as one fixed-size ``index_add`` (no host read of the codes).
+
+    Unweighted counts add a cached 0-d int64 one, expanded (a view, no fill).
+    """
+    if x.dtype != torch.int64:
+        x = x.to(torch.int64)
+    if weights is None:
+        key = x.device
+        one = _ONES.get(key)
+        if one is None or _compiling():
+            one = torch.ones((), dtype=torch.int64, device=x.device)
+            if not _compiling():
+                _ONES[key] = one
+        weights = one.expand(x.shape)
+    out = torch.zeros((length,) + tuple(weights.shape[1:]), dtype=weights.dtype,
+                      device=x.device)
+    if _compiling():
+        return out.index_add(0, x, weights)
+    return out.index_add_(0, x, weights)
 
 
 class TorchKernel:

@@ -38,6 +38,8 @@ class Metric:
         self._owned = None       # a state leaf only this object holds (see _Ranking)
         self._placement = None   # (xp, device, result dtype) of the state
         self._rows = {}          # exact buffers: rows stored (host ints, from shapes)
+        self._dropped = {}       # exact buffers: rows dropped (host ints), or None:
+        #                          unknown on the host after a compiled update
 
     @property
     def state(self):
@@ -70,15 +72,19 @@ class Metric:
         self._placement = (xp, device, fdt)
         self.state = state
         self._rows = {p[:-1]: 0 for p, _ in iter_leaves(state) if p[-1] == "buf_weight"}
+        self._dropped = {p: 0 for p in self._rows}
 
     def update(self, y_true, y_pred, sample_weight=None):
         """Accumulate one batch (no host read; ``y_pred`` may be scores for label metrics)."""
         if self.state is None:
             self._create_for(y_true, y_pred, sample_weight)
-        if self._rows and not _coll.compiling():
-            # host ints from the shapes: no sync; skipped inside torch.compile (a
-            # changing Python counter would recompile the step), where compute checks
-            self._reserve(_ns_rows(y_pred))
+        if self._rows:
+            if _coll.compiling():
+                # a changing Python counter would recompile the step: compute reads
+                # the state's dropped counts instead
+                self._dropped = None
+            else:
+                self._reserve(_ns_rows(y_pred))  # host ints from the shapes: no sync
         self.state = self.spec.update(self.state, y_true, y_pred, sample_weight)
 
     def compute(self):
@@ -99,6 +105,7 @@ class Metric:
             xp, device, fdt = self._placement
             self.state = self.spec._init(xp, device, fdt)
             self._rows = {k: 0 for k in self._rows}
+            self._dropped = {k: 0 for k in self._rows}
 
     def merge(self, other: "Metric"):
         """Add the data of ``other`` (a metric built with the same arguments)."""
@@ -204,9 +211,13 @@ class Metric:
             self._rows[path] = used + n
 
     def _check_dropped(self):
-        # exact buffers only: one host read of the dropped counts per compute
+        # exact buffers: the host counts of update / merge / sync / load; a device
+        # read only after compiled updates (the result is NaN then anyway)
         for path in self._rows:
-            dropped = int(_leaf(self.state, path + ("dropped",)))
+            if self._dropped is None:
+                dropped = int(_leaf(self.state, path + ("dropped",)))
+            else:
+                dropped = self._dropped[path]
             if dropped:
                 cap = _leaf(self.state, path + ("buf_weight",)).shape[0]
                 raise BufferFullError(
@@ -218,6 +229,8 @@ class Metric:
         # host read of the buffer counts: merge / sync / load are sync points anyway
         self._rows = {path: int(_leaf(self.state, path + ("count",)))
                       for path in self._rows}
+        self._dropped = {path: int(_leaf(self.state, path + ("dropped",)))
+                         for path in self._rows}
 
     def __repr__(self):
         return f"{type(self).__name__}({self.spec!r})"

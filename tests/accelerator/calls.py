@@ -1,0 +1,177 @@
+"""Every public metric and stream wrapper, called as a training loop calls it.
+
+Each entry is ``name -> call(make)`` where ``make(kind, shape)`` builds an input
+of one kind ("labels" 0..C-1 ints, "binary" 0/1 ints, "score" floats in [0, 1],
+"proba" rows, "real" floats, "multilabel" 0/1 matrix, "weight" floats) on the
+device under test.  Declared labels and ``validate=False`` throughout: the
+calls that must run with zero host syncs.  ``EXEMPT`` names the calls whose
+result has a data-dependent shape (a curve, a text report): those read the
+device by design.
+"""
+
+from __future__ import annotations
+
+import metrix
+import metrix.stream as ms
+
+N, C = 256, 10
+L = list(range(C))
+B = [0, 1]
+NV = {"validate": False}
+
+EXEMPT = {
+    "roc_curve": "a curve's length depends on the distinct scores",
+    "precision_recall_curve": "a curve's length depends on the distinct scores",
+    "det_curve": "a curve's length depends on the distinct scores",
+    "classification_report": "a text report is read on the host",
+    "classification_report_at_k": "a text report is read on the host",
+    "bootstrap": "resampling draws on the host generator and reads the estimates",
+    "evaluate": "covered by its metrics; it returns host-keyed results",
+}
+
+
+def _label_calls():
+    m = metrix
+    return {
+        "accuracy_score": lambda mk: m.accuracy_score(mk("labels"), mk("labels"), **NV),
+        "zero_one_loss": lambda mk: m.zero_one_loss(mk("labels"), mk("labels"), **NV),
+        "hamming_loss": lambda mk: m.hamming_loss(mk("labels"), mk("labels"), **NV),
+        "confusion_matrix": lambda mk: m.confusion_matrix(mk("labels"), mk("labels"),
+                                                          labels=L, **NV),
+        "multilabel_confusion_matrix": lambda mk: m.multilabel_confusion_matrix(
+            mk("labels"), mk("labels"), labels=L, **NV),
+        "f1_score[macro]": lambda mk: m.f1_score(mk("labels"), mk("labels"), labels=L,
+                                                 average="macro", **NV),
+        "f1_score[micro]": lambda mk: m.f1_score(mk("labels"), mk("labels"), labels=L,
+                                                 average="micro", **NV),
+        "f1_score[weighted]": lambda mk: m.f1_score(mk("labels"), mk("labels"), labels=L,
+                                                    average="weighted", **NV),
+        "f1_score[binary]": lambda mk: m.f1_score(mk("binary"), mk("binary"), labels=B,
+                                                  **NV),
+        "fbeta_score": lambda mk: m.fbeta_score(mk("labels"), mk("labels"), beta=2.0,
+                                                labels=L, average="macro", **NV),
+        "precision_score": lambda mk: m.precision_score(mk("labels"), mk("labels"), labels=L,
+                                                        average="macro", **NV),
+        "recall_score": lambda mk: m.recall_score(mk("labels"), mk("labels"), labels=L,
+                                                  average="macro", **NV),
+        "precision_recall_fscore_support": lambda mk: m.precision_recall_fscore_support(
+            mk("labels"), mk("labels"), labels=L, average=None, **NV),
+        "jaccard_score": lambda mk: m.jaccard_score(mk("labels"), mk("labels"), labels=L,
+                                                    average="macro", **NV),
+        "balanced_accuracy_score": lambda mk: m.balanced_accuracy_score(
+            mk("labels"), mk("labels"), labels=L, **NV),
+        "matthews_corrcoef": lambda mk: m.matthews_corrcoef(mk("labels"), mk("labels"),
+                                                            labels=L, **NV),
+        "cohen_kappa_score": lambda mk: m.cohen_kappa_score(mk("labels"), mk("labels"),
+                                                            labels=L, **NV),
+        "class_likelihood_ratios": lambda mk: m.class_likelihood_ratios(
+            mk("binary"), mk("binary"), labels=B, **NV),
+        "f1_score[weights]": lambda mk: m.f1_score(mk("labels"), mk("labels"), labels=L,
+                                                   average="macro",
+                                                   sample_weight=mk("weight"), **NV),
+        "log_loss": lambda mk: m.log_loss(mk("labels"), mk("proba"), labels=L, **NV),
+        "d2_log_loss_score": lambda mk: m.d2_log_loss_score(mk("labels"), mk("proba"),
+                                                            labels=L, **NV),
+        "brier_score_loss": lambda mk: m.brier_score_loss(mk("binary"), mk("score"),
+                                                          labels=B, **NV),
+        "d2_brier_score": lambda mk: m.d2_brier_score(mk("binary"), mk("score"), labels=B,
+                                                      **NV),
+        "hinge_loss": lambda mk: m.hinge_loss(mk("labels"), mk("real", (N, C)), labels=L,
+                                              **NV),
+    }
+
+
+def _ranking_calls():
+    m = metrix
+    return {
+        "roc_auc_score[binary]": lambda mk: m.roc_auc_score(mk("binary"), mk("score"), **NV),
+        "roc_auc_score[ovr]": lambda mk: m.roc_auc_score(mk("labels"), mk("proba"),
+                                                         multi_class="ovr", labels=L, **NV),
+        "roc_auc_score[multilabel]": lambda mk: m.roc_auc_score(mk("multilabel"),
+                                                                mk("score", (N, C)), **NV),
+        "average_precision_score[binary]": lambda mk: m.average_precision_score(
+            mk("binary"), mk("score"), **NV),
+        "average_precision_score[multilabel]": lambda mk: m.average_precision_score(
+            mk("multilabel"), mk("score", (N, C)), **NV),
+        "top_k_accuracy_score": lambda mk: m.top_k_accuracy_score(
+            mk("labels"), mk("proba"), k=3, labels=L, **NV),
+        "coverage_error": lambda mk: m.coverage_error(mk("multilabel"), mk("score", (N, C)),
+                                                      **NV),
+        "label_ranking_average_precision_score":
+            lambda mk: m.label_ranking_average_precision_score(
+                mk("multilabel"), mk("score", (N, C)), **NV),
+        "label_ranking_loss": lambda mk: m.label_ranking_loss(mk("multilabel"),
+                                                              mk("score", (N, C)), **NV),
+        "dcg_score": lambda mk: m.dcg_score(mk("real", (N, C)), mk("score", (N, C)), **NV),
+        "ndcg_score": lambda mk: m.ndcg_score(mk("score", (N, C)), mk("score", (N, C)), **NV),
+        "auc": lambda mk: m.auc(mk("score"), mk("score"), **NV),
+        "ranked_to_scores": lambda mk: m.ranked_to_scores(mk("labels", (N, 3)), C, **NV),
+    }
+
+
+def _retrieval_calls():
+    m = metrix
+    out = {}
+    for name in ("hit_rate_at_k", "map_at_k", "mrr", "ndcg_at_k", "precision_at_k",
+                 "recall_at_k"):
+        fn = getattr(m, name)
+        out[name] = (lambda fn: lambda mk: fn(mk("binary"), mk("score"), k=5,
+                                              query_ids=mk("queries"), n_queries=16,
+                                              max_items=64, **NV))(fn)
+        out[name + "[2d]"] = (lambda fn: lambda mk: fn(mk("multilabel"), mk("score", (N, C)),
+                                                       k=5, **NV))(fn)
+    out["precision_recall_fscore_at_k"] = lambda mk: m.precision_recall_fscore_at_k(
+        mk("multilabel"), mk("score", (N, C)), k=2, **NV)
+    return out
+
+
+def _regression_calls():
+    m = metrix
+    out = {}
+    for name in ("mean_squared_error", "root_mean_squared_error", "mean_absolute_error",
+                 "mean_absolute_percentage_error", "r2_score", "explained_variance_score",
+                 "max_error", "mean_squared_log_error", "root_mean_squared_log_error",
+                 "mean_poisson_deviance", "mean_gamma_deviance", "mean_tweedie_deviance",
+                 "d2_tweedie_score", "median_absolute_error", "mean_pinball_loss",
+                 "d2_pinball_score", "d2_absolute_error_score"):
+        fn = getattr(m, name)
+        out[name] = (lambda fn: lambda mk: fn(mk("score"), mk("score"), **NV))(fn)
+    out["mean_squared_error[weights]"] = lambda mk: m.mean_squared_error(
+        mk("real"), mk("real"), sample_weight=mk("weight"), **NV)
+    return out
+
+
+def _stream_calls():
+    def stream(make_metric, *kinds):
+        def call(mk):
+            metric = make_metric()
+            args = [mk(*k) if isinstance(k, tuple) else mk(k) for k in kinds]
+            metric.update(*args)
+            return metric.compute()
+        return call
+
+    out = {}
+    for name in ("Accuracy", "BalancedAccuracy", "CohenKappa", "ConfusionMatrix", "F1Score",
+                 "FBetaScore", "HammingDistance", "JaccardIndex", "MatthewsCorrCoef",
+                 "Precision", "Recall", "ZeroOneLoss"):
+        cls = getattr(ms, name)
+        out["stream." + name] = stream((lambda cls: lambda: cls(C))(cls), "labels", "labels")
+    out["stream.AUROC"] = stream(lambda: ms.AUROC(), "binary", "score")
+    out["stream.AUROC[multiclass]"] = stream(lambda: ms.AUROC(num_classes=C), "labels",
+                                             "proba")
+    out["stream.AveragePrecision"] = stream(lambda: ms.AveragePrecision(), "binary", "score")
+    out["stream.AveragePrecision[exact]"] = stream(
+        lambda: ms.AveragePrecision(capacity=4 * N), "binary", "score")
+    out["stream.LogLoss"] = stream(lambda: ms.LogLoss(num_classes=C), "labels", "proba")
+    for name in ("ExplainedVariance", "MeanAbsoluteError", "MeanAbsolutePercentageError",
+                 "MeanSquaredError", "MeanSquaredLogError", "R2Score", "RootMeanSquaredError",
+                 "RootMeanSquaredLogError"):
+        cls = getattr(ms, name)
+        out["stream." + name] = stream(cls, "score", "score")
+    out["stream.MedianAbsoluteError"] = stream(lambda: ms.MedianAbsoluteError(4 * N),
+                                               "score", "score")
+    return out
+
+
+CALLS = {**_label_calls(), **_ranking_calls(), **_retrieval_calls(), **_regression_calls(),
+         **_stream_calls()}
