@@ -17,6 +17,8 @@ Rules (see DESIGN.md):
 
 from __future__ import annotations
 
+import sys
+
 import array_api_compat
 import numpy as np
 
@@ -31,6 +33,8 @@ __all__ = [
     "is_host_array",
     "is_numpy_namespace",
     "device_of",
+    "lane_namespace",
+    "has_kind",
 ]
 
 _NP_XP = array_api_compat.array_namespace(np.empty(0))
@@ -128,6 +132,52 @@ def get_namespace_and_device(*arrays):
     return xp, device
 
 
+_XP_BY_TYPE: dict = {}
+_HOST_TYPES = (list, tuple, int, float, bool, str, np.generic)
+
+
+def lane_namespace(first, *others):
+    """The namespace of arrays of one type (all NumPy, or all one library's
+    arrays on one device), found by type and cached; None for anything else
+    (lists, mixed libraries or devices, sharded JAX arrays): the general path
+    then sorts them out.  The training-loop lane's cheap dispatch (no
+    ``array_namespace`` walk per call)."""
+    kind = type(first)
+    for x in others:
+        if x is not None and type(x) is not kind:
+            return None
+    xp = _XP_BY_TYPE.get(kind)
+    if xp is None:
+        if issubclass(kind, _HOST_TYPES):
+            return None
+        try:
+            xp = array_api_compat.array_namespace(first)
+        except TypeError:
+            return None
+        _XP_BY_TYPE[kind] = xp
+    if others and kind is not np.ndarray:
+        try:
+            device = first.device
+            if any(x is not None and x.device != device for x in others):
+                return None
+        except Exception:  # no single device (sharded JAX arrays)
+            return None
+    return xp
+
+
+_KINDS: dict = {}
+
+
+def has_kind(xp, dtype, kind) -> bool:
+    """``xp.isdtype(dtype, kind)``, cached per (namespace, dtype, kind) (the
+    compat wrappers cost more than a small metric op)."""
+    key = (id(xp), dtype, kind)
+    hit = _KINDS.get(key)
+    if hit is None:
+        hit = _KINDS[key] = bool(xp.isdtype(dtype, kind))
+    return hit
+
+
 def asarray(x, *, xp, device=None, dtype=None):
     """``x`` as an array of ``xp`` on ``device`` (host inputs are moved there)."""
     if x is None:
@@ -177,20 +227,32 @@ def _dtypes(xp, device, kind):
         return {}
 
 
+_WIDEST: dict = {}
+
+
+def _widest(xp, device, kind, wide, narrow):
+    """``wide`` where the device has it, else ``narrow``; cached per (namespace,
+    device) (the namespace-info query costs more than most metric ops)."""
+    key = (id(xp), str(device), kind)
+    if backend_name(xp) == "jax":  # JAX's 64-bit types follow a runtime flag
+        key += (bool(sys.modules["jax"].config.jax_enable_x64),)
+    dt = _WIDEST.get(key)
+    if dt is None:
+        have = _dtypes(xp, device, kind)
+        dt = getattr(xp, wide) if not have or wide in have else getattr(xp, narrow)
+        if len(_WIDEST) < 1024:
+            _WIDEST[key] = dt
+    return dt
+
+
 def max_float_dtype(xp, device=None):
     """float64 where the device has it, else float32 (MPS, JAX without x64)."""
-    floats = _dtypes(xp, device, "real floating")
-    if not floats or "float64" in floats:
-        return xp.float64
-    return xp.float32
+    return _widest(xp, device, "real floating", "float64", "float32")
 
 
 def count_dtype(xp, device=None):
     """int64 where the device has it, else int32 (JAX without x64)."""
-    ints = _dtypes(xp, device, "signed integer")
-    if not ints or "int64" in ints:
-        return xp.int64
-    return xp.int32
+    return _widest(xp, device, "signed integer", "int64", "int32")
 
 
 def result_float_dtype(xp, device, *arrays):
@@ -211,7 +273,7 @@ def result_float_dtype(xp, device, *arrays):
 
 def to_output(x, xp):
     """The user-facing form of a result: NumPy 0-d arrays become NumPy scalars."""
-    if is_numpy_namespace(xp) and isinstance(x, np.ndarray) and x.ndim == 0:
+    if isinstance(x, np.ndarray) and x.ndim == 0 and is_numpy_namespace(xp):
         return x[()]
     return x
 

@@ -159,6 +159,8 @@ def check_sample_weight(sample_weight, n_samples, *, xp, device, dtype, validate
 
 def check_zero_division(zero_division):
     """Validate ``zero_division``; return the float it stands for ("warn" -> 0)."""
+    if type(zero_division) is str and zero_division == "warn":
+        return 0.0
     if isinstance(zero_division, str):
         if zero_division == "warn":
             return 0.0

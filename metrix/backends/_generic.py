@@ -289,6 +289,23 @@ class GenericOps:
             xs = xp.sort(x, axis=0, stable=False)
         return [xs[r, :] for r in ranks]
 
+    # -- the training-loop lane --------------------------------------------
+    def lane(self, fn, config, /, *arrays):
+        """``fn(xp, ops, config, *arrays)``: a metric's pure statistic and formula
+        (no host read, static shapes), run the cheapest way this library offers.
+
+        ``config`` is a hashable tuple of the call's static settings.  Generic:
+        ``fn`` as it is.  torch CPU eager runs it on NumPy views (each NumPy
+        op on a small array costs a fraction of a torch op); JAX compiles it
+        once per ``(fn, config)`` with ``jax.jit`` (eager JAX dispatches each
+        op separately).
+        """
+        return fn(self.xp, self, config, *arrays)
+
+    def edge_counts(self, a, b, /, *, n, weights=None):
+        """Flat ``(n + 2) ** 2`` counts of :meth:`edge_cells` (one count)."""
+        return self.bincount(self.edge_cells(a, b, n=n), length=(n + 2) ** 2, weights=weights)
+
     # -- placement --------------------------------------------------------
     def asarray_on(self, x, device=None, *, dtype=None):
         """``x`` as an array of this namespace on ``device``."""

@@ -14,6 +14,24 @@ from ._generic import GenericOps
 class Ops(GenericOps):
     name = "jax"
 
+    def __init__(self, xp):
+        super().__init__(xp)
+        self._compiled = {}
+
+    def lane(self, fn, config, /, *arrays):
+        # eager: one compiled program per (fn, config) (and per shapes, by jit);
+        # inside the caller's own trace: the ops join that trace
+        if any(isinstance(a, jax.core.Tracer) for a in arrays):
+            return fn(self.xp, self, config, *arrays)
+        key = (fn, config)
+        compiled = self._compiled.get(key)
+        if compiled is None:
+            def run(*arrays):
+                return fn(self.xp, self, config, *arrays)
+
+            compiled = self._compiled[key] = jax.jit(run)
+        return compiled(*arrays)
+
     def bincount(self, x, /, *, length, weights=None):
         if x.dtype.itemsize < 4:  # jnp.bincount indexes in x's dtype: int8 overflows
             x = x.astype(jnp.int32)

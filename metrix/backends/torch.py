@@ -88,6 +88,20 @@ class Ops(GenericOps):
                                            n_segments, k, skip_zeros, count=count)
         return None if idx is None else torch.from_numpy(idx)
 
+    def lane(self, fn, config, /, *arrays):
+        # CPU eager: NumPy on zero-copy views (a NumPy op on a training-loop
+        # batch costs a fraction of a torch op); results back as tensors
+        if not _compiling():
+            views = _lane_views(arrays)
+            if views is not None:
+                from .numpy import lean_namespace
+
+                return _from_numpy(fn(*lean_namespace(), config, *views))
+        return fn(self.xp, self, config, *arrays)
+
+    def edge_counts(self, a, b, /, *, n, weights=None):
+        return self.bincount(self.edge_cells(a, b, n=n), length=(n + 2) ** 2, weights=weights)
+
     def bincount(self, x, /, *, length, weights=None):
         # CPU eager: torch.bincount (one pass).  CUDA / MPS and torch.compile: a
         # fixed-size index_add of the (in-range) codes: torch's CUDA bincount
@@ -287,6 +301,26 @@ class TorchKernel:
     @staticmethod
     def other(x, n, out):
         return torch.where((x >= 0) & (x < n), x, x.new_tensor(n), out=out)
+
+
+def _lane_views(arrays):
+    """Zero-copy NumPy views of CPU tensors for :meth:`Ops.lane` (None entries
+    stay None), or None where one is off the CPU, needs grad or has no view."""
+    out = []
+    for t in arrays:
+        if t is None:
+            out.append(None)
+        elif t.device.type != "cpu" or t.requires_grad or t.dtype not in _NUMPY_VIEWS:
+            return None
+        else:
+            out.append(t.numpy())
+    return out
+
+
+def _from_numpy(out):
+    if isinstance(out, tuple):
+        return tuple(None if v is None else torch.from_numpy(np.asarray(v)) for v in out)
+    return torch.from_numpy(np.asarray(out))
 
 
 def _chunked(a, b, size) -> bool:

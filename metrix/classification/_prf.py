@@ -39,7 +39,8 @@ def prf_divide(num, den, *, metric, modifier, average, warn_for, zero_division, 
     The warning needs a host read of ``any(den == 0)``; it is emitted only on
     the ``validate=True`` path, as every value-reading check.
     """
-    value = check_zero_division(zero_division)
+    value = zero_division if type(zero_division) is float else check_zero_division(
+        zero_division)
     out = safe_divide(num, den, zero_value=value, xp=xp)
     if validate and zero_division == "warn" and metric in warn_for:
         if bool(xp.any(den == 0)):  # host read, validate=True only
@@ -48,6 +49,8 @@ def prf_divide(num, den, *, metric, modifier, average, warn_for, zero_division, 
 
 
 def check_beta(beta):
+    if type(beta) is float and beta >= 0:
+        return
     if not isinstance(beta, numbers.Real) or isinstance(beta, bool) or not beta >= 0:
         raise ValueError(
             "The 'beta' parameter must be a float in the range [0.0, inf]. "
@@ -80,36 +83,65 @@ def setwise_labels(targets, *, average, labels, pos_label):
     return labels
 
 
+PRF = ("precision", "recall", "f-score")
+
+
 def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, xp,
-                    dtype, acc_dtype, validate):
+                    dtype, acc_dtype, validate, want=PRF):
     """(precision, recall, fscore, support) from ``LabelCounts`` (selected classes).
 
-    Ratios are formed in ``acc_dtype`` (the widest float) and returned in ``dtype``.
+    Ratios are formed in ``acc_dtype`` (the widest float) and returned in
+    ``dtype``.  Only the ratios named in ``want`` are computed (the others are
+    None): the F-score needs neither precision nor recall unless ``beta`` is
+    0 or infinite.
     """
-    tp, pred, true = (xp.astype(c, acc_dtype) for c in counts)
+    tp, pred, true = (c if c.dtype == acc_dtype else xp.astype(c, acc_dtype) for c in counts)
     if average == "micro":
         tp, pred, true = (xp.reshape(xp.sum(c), (1,)) for c in (tp, pred, true))
     kw = dict(average=average, warn_for=warn_for, zero_division=zero_division, xp=xp,
               validate=validate)
-    precision = prf_divide(tp, pred, metric="precision", modifier="predicted", **kw)
-    recall = prf_divide(tp, true, metric="recall", modifier="true", **kw)
-    if math.isinf(beta):
+    need_p = "precision" in want or ("f-score" in want and beta == 0)
+    need_r = "recall" in want or ("f-score" in want and math.isinf(beta))
+    precision = recall = fscore = None
+    if need_p:
+        precision = prf_divide(tp, pred, metric="precision", modifier="predicted", **kw)
+    if need_r:
+        recall = prf_divide(tp, true, metric="recall", modifier="true", **kw)
+    if "f-score" not in want:
+        pass
+    elif math.isinf(beta):
         fscore = recall
     elif beta == 0:
         fscore = precision
     else:
         beta2 = float(beta) ** 2
-        fscore = prf_divide((1 + beta2) * tp, beta2 * true + pred, metric="f-score",
-                            modifier="true nor predicted", **kw)
+        num = tp + tp if beta2 == 1 else (1 + beta2) * tp
+        den = true + pred if beta2 == 1 else beta2 * true + pred
+        fscore = prf_divide(num, den, metric="f-score", modifier="true nor predicted", **kw)
     if average is None:
-        return (xp.astype(precision, dtype), xp.astype(recall, dtype),
-                xp.astype(fscore, dtype), counts.true)
+        return (_cast(precision, dtype, xp), _cast(recall, dtype, xp),
+                _cast(fscore, dtype, xp), counts.true)
     if average == "weighted":
         avg_w = true
     elif average == "samples":
         avg_w = weights
     else:
         avg_w = None
-    out = tuple(xp.astype(nanaverage(v, weights=avg_w, xp=xp), dtype)
-                for v in (precision, recall, fscore))
+    if avg_w is None and not _is_nan(zero_division):
+        # no ratio is NaN: the NaN-ignoring average is the mean (one kernel)
+        out = tuple(None if v is None else _cast(xp.sum(v) / v.shape[0], dtype, xp)
+                    for v in (precision, recall, fscore))
+    else:
+        out = tuple(None if v is None else _cast(nanaverage(v, weights=avg_w, xp=xp), dtype, xp)
+                    for v in (precision, recall, fscore))
     return out + (None,)
+
+
+def _cast(v, dtype, xp):
+    return v if v is None or v.dtype == dtype else xp.astype(v, dtype)
+
+
+def _is_nan(zero_division) -> bool:
+    if type(zero_division) is not float:
+        zero_division = check_zero_division(zero_division)
+    return zero_division != zero_division

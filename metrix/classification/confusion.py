@@ -2,8 +2,10 @@
 
 Each metric runs ``prepare_inputs`` and ``label_problem`` of :mod:`._input`
 (namespace -> validation -> encoding -> one statistic) and applies its
-formula.  With ``labels=`` declared and ``validate=False`` each is a pure
-array program (it traces under ``jax.jit`` and ``torch.compile(fullgraph=True)``).
+formula; training-loop calls (declared ``0..C-1``, ``validate=False``) take
+the lane of :mod:`._lane` instead, with the same formula.  With ``labels=``
+declared and ``validate=False`` each is a pure array program (it traces under
+``jax.jit`` and ``torch.compile(fullgraph=True)``).
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from typing import Literal
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from .._core.typing import Array, ArrayLike
+from .._core.validation import check_zero_division
 from ._encoding import comparable
 from ._input import label_problem, prepare_inputs, setwise_problem
-from ._prf import check_beta, prf_from_counts
-from ._statistic import normalize_confusion
+from ._lane import declared_counts, edge_matrix, float_dtypes, lane_inputs
+from ._prf import PRF, check_beta, prf_from_counts
+from ._statistic import LabelCounts, normalize_confusion
 
 __all__ = [
     "confusion_matrix",
@@ -77,6 +81,10 @@ def confusion_matrix(
         raise ValueError(
             "The 'normalize' parameter must be a str among {'all', 'pred', 'true'} or None."
             f" Got {normalize!r} instead.")
+    lane = lane_inputs(y_true, y_pred, sample_weight, labels, validate)
+    if lane is not None and lane.n_classes > 1:
+        return lane.ops.lane(_confusion_lane, (lane.n_classes, normalize), y_true, y_pred,
+                             sample_weight)
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
                               exact_binary=False)
     xp, device = prepared.xp, prepared.device
@@ -104,6 +112,18 @@ def confusion_matrix(
             "to have the correct shape, use the 'labels' parameter to pass all known "
             "labels.", UserWarning, stacklevel=2)
     return cm
+
+
+def _confusion_lane(xp, o, config, y_true, y_pred, weights):
+    """The lane's confusion matrix: the inner block of the edge matrix (see :mod:`._lane`)."""
+    c, normalize = config
+    acc, fdt = float_dtypes(xp, _ns.device_of(y_true), weights)
+    cm = edge_matrix(xp, o, y_true, y_pred, weights, c, acc)[1:c + 1, 1:c + 1]
+    if normalize is not None:
+        cm = normalize_confusion(cm, normalize, dtype=acc, xp=xp)
+    elif weights is None:
+        return cm
+    return cm if cm.dtype == fdt else xp.astype(cm, fdt)
 
 
 def _is_int_weights(sample_weight) -> bool:
@@ -203,6 +223,10 @@ def accuracy_score(
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.accuracy_score``.
     """
+    lane = lane_inputs(y_true, y_pred, sample_weight, None, validate, declared=False)
+    if lane is not None:
+        return _ns.to_output(lane.ops.lane(_accuracy_lane, bool(normalize), y_true, y_pred,
+                                           sample_weight), lane.xp)
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
                               exact_binary=False)
     xp = prepared.xp
@@ -210,6 +234,22 @@ def accuracy_score(
                                        prepared.acc_dtype)
     score = safe_divide(correct, total, zero_value=0.0, xp=xp) if normalize else correct
     return _ns.to_output(xp.astype(score, prepared.float_dtype), xp)
+
+
+def _accuracy_lane(xp, o, normalize, y_true, y_pred, weights):
+    """The lane's accuracy: ``sum(w [y == p]) / sum(w)`` in the widest float."""
+    acc, fdt = float_dtypes(xp, _ns.device_of(y_true), weights)
+    hit = xp.astype(y_true == y_pred, acc)
+    if weights is None:
+        score = xp.sum(hit)
+        if normalize:
+            score = score / y_true.shape[0]
+    else:
+        w = weights if weights.dtype == acc else xp.astype(weights, acc)
+        score = xp.sum(hit * w)
+        if normalize:
+            score = safe_divide(score, xp.sum(w), zero_value=0.0, xp=xp)
+    return score if score.dtype == fdt else xp.astype(score, fdt)
 
 
 def correct_and_total(targets, weights, xp, acc):
@@ -298,20 +338,60 @@ def precision_recall_fscore_support(
     .. [1] scikit-learn, ``sklearn.metrics.precision_recall_fscore_support``.
     .. [2] C. J. van Rijsbergen, *Information Retrieval*, 1979 (F-measure).
     """
-    from .._core.validation import check_zero_division
+    return _prfs(y_true, y_pred, beta=beta, labels=labels, pos_label=pos_label,
+                 average=average, warn_for=warn_for, sample_weight=sample_weight,
+                 zero_division=zero_division, validate=validate, want=PRF)
 
-    check_zero_division(zero_division)
+
+def _prfs(y_true, y_pred, *, beta, labels, pos_label, average, warn_for, sample_weight,
+          zero_division, validate, want):
+    """``precision_recall_fscore_support`` computing the ratios in ``want`` only."""
+    zd = check_zero_division(zero_division)
     check_beta(beta)
+    lane = lane_inputs(y_true, y_pred, sample_weight, labels, validate)
+    if lane is not None:
+        pos = _lane_position(average, pos_label, lane.n_classes)
+        if pos is not False:
+            config = (lane.n_classes, float(beta), average, "nan" if zd != zd else zd, pos,
+                      want)
+            out = lane.ops.lane(_prfs_lane, config, y_true, y_pred, sample_weight)
+            return tuple(_ns.to_output(v, lane.xp) for v in out)
     prob = setwise_problem(y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
                            sample_weight=sample_weight, validate=validate)
     p, r, f, s = prf_from_counts(prob.counts, beta=beta, average=average, warn_for=warn_for,
                                  zero_division=zero_division, weights=prob.weights,
                                  xp=prob.xp, dtype=prob.float_dtype,
-                                 acc_dtype=prob.acc_dtype, validate=validate)
+                                 acc_dtype=prob.acc_dtype, validate=validate, want=want)
     xp = prob.xp
     if s is not None and prob.weights is not None:
         s = xp.astype(s, prob.float_dtype)
     return _ns.to_output(p, xp), _ns.to_output(r, xp), _ns.to_output(f, xp), s
+
+
+def _lane_position(average, pos_label, c):
+    """The class the lane reports: None (all C), ``pos_label`` for "binary", or
+    False where the general path must run (its errors and warnings)."""
+    if average == "binary":
+        ok = c == 2 and type(pos_label) is int and 0 <= pos_label < 2
+        return pos_label if ok else False
+    if average == "samples" or pos_label not in (None, 1):
+        return False
+    return None
+
+
+def _prfs_lane(xp, o, config, y_true, y_pred, weights):
+    """The lane's statistic and formula (see :mod:`._lane`)."""
+    c, beta, average, zd, pos, want = config
+    acc, fdt = float_dtypes(xp, _ns.device_of(y_true), weights)
+    counts = declared_counts(xp, o, y_true, y_pred, weights, c, acc)
+    if pos is not None:
+        counts = LabelCounts(*(v[pos:pos + 1] for v in counts))
+    p, r, f, s = prf_from_counts(counts, beta=beta, average=average, warn_for=(),
+                                 zero_division=float(zd), weights=weights, xp=xp, dtype=fdt,
+                                 acc_dtype=acc, validate=False, want=want)
+    if s is not None:
+        s = xp.astype(s, _ns.count_dtype(xp, None) if weights is None else fdt)
+    return p, r, f, s
 
 
 def fbeta_score(
@@ -371,10 +451,9 @@ def fbeta_score(
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.fbeta_score``.
     """
-    _, _, f, _ = precision_recall_fscore_support(
-        y_true, y_pred, beta=beta, labels=labels, pos_label=pos_label, average=average,
-        warn_for=("f-score",), sample_weight=sample_weight, zero_division=zero_division,
-        validate=validate)
+    _, _, f, _ = _prfs(y_true, y_pred, beta=beta, labels=labels, pos_label=pos_label,
+                       average=average, warn_for=("f-score",), sample_weight=sample_weight,
+                       zero_division=zero_division, validate=validate, want=("f-score",))
     return f
 
 
@@ -429,9 +508,10 @@ def f1_score(
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.f1_score``.
     """
-    return fbeta_score(y_true, y_pred, beta=1, labels=labels, pos_label=pos_label,
-                       average=average, sample_weight=sample_weight,
-                       zero_division=zero_division, validate=validate)
+    _, _, f, _ = _prfs(y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label,
+                       average=average, warn_for=("f-score",), sample_weight=sample_weight,
+                       zero_division=zero_division, validate=validate, want=("f-score",))
+    return f
 
 
 def precision_score(
@@ -485,10 +565,11 @@ def precision_score(
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.precision_score``.
     """
-    p, _, _, _ = precision_recall_fscore_support(
-        y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
+    p, _, _, _ = _prfs(
+        y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label, average=average,
         warn_for=("precision",), sample_weight=sample_weight, zero_division=zero_division,
-        validate=validate)
+        validate=validate,
+        want=("precision",))
     return p
 
 
@@ -543,8 +624,9 @@ def recall_score(
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.recall_score``.
     """
-    _, r, _, _ = precision_recall_fscore_support(
-        y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
+    _, r, _, _ = _prfs(
+        y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label, average=average,
         warn_for=("recall",), sample_weight=sample_weight, zero_division=zero_division,
-        validate=validate)
+        validate=validate,
+        want=("recall",))
     return r

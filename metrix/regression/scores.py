@@ -26,6 +26,7 @@ import warnings
 from typing import Any, Literal
 
 from .._core import namespace as _ns
+from .._core.lane import cast, lane_namespace_1d
 from ..backends import ops
 from ..exceptions import UndefinedMetricWarning
 from ._input import (
@@ -194,10 +195,40 @@ def _explained_fraction(num, den, t, force_finite):
 
 # -- mean errors ------------------------------------------------------------
 
+def _mean_error_lane(xp, o, kind, y_true, y_pred, weights):
+    """The training-loop lane of the mean errors (1-D, ``validate=False``): the
+    weighted mean of ``|d|`` or ``d^2`` (its root for "root"), in the widest float."""
+    device = _ns.device_of(y_true)
+    acc = _ns.max_float_dtype(xp, device)
+    out = _ns.result_float_dtype(xp, device, y_true, y_pred, weights)
+    d = cast(y_true, acc, xp) - cast(y_pred, acc, xp)
+    e = abs(d) if kind == "absolute" else d * d
+    if weights is None:
+        m = xp.sum(e) / y_true.shape[0]
+    else:
+        w = cast(weights, acc, xp)
+        m = xp.sum(e * w) / xp.sum(w)
+    return cast(xp.sqrt(m) if kind == "root" else m, out, xp)
+
+
+def _mean_error(kind, y_true, y_pred, sample_weight, multioutput, validate):
+    """The lane's value, or None where the call takes the general path."""
+    if validate or not (type(multioutput) is str and multioutput == "uniform_average"):
+        return None
+    xp = lane_namespace_1d(y_true, y_pred, sample_weight, "real floating")
+    if xp is None:
+        return None
+    return _ns.to_output(ops(xp).lane(_mean_error_lane, kind, y_true, y_pred, sample_weight),
+                         xp)
+
+
 def mean_absolute_error(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None,
         multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
         validate: bool = True) -> Any:
+    fast = _mean_error("absolute", y_true, y_pred, sample_weight, multioutput, validate)
+    if fast is not None:
+        return fast
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="mean_absolute_error")
     return _reduce(_means(t, lambda a, b: (abs(b - a),), t.y_true, t.y_pred)[0], t)
@@ -219,6 +250,9 @@ def mean_squared_error(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None,
         multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
         validate: bool = True) -> Any:
+    fast = _mean_error("squared", y_true, y_pred, sample_weight, multioutput, validate)
+    if fast is not None:
+        return fast
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="mean_squared_error")
     return _reduce(_mse_raw(t), t)
@@ -228,6 +262,9 @@ def root_mean_squared_error(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None,
         multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
         validate: bool = True) -> Any:
+    fast = _mean_error("root", y_true, y_pred, sample_weight, multioutput, validate)
+    if fast is not None:
+        return fast
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="root_mean_squared_error", custom_checks=False)
     return _reduce(t.xp.sqrt(_mse_raw(t)), t)

@@ -34,23 +34,31 @@ SYNC_OPS = frozenset({
 
 
 class OpRecorder(TorchDispatchMode):
-    """Records the name of each dispatched aten op."""
+    """Records the name of each dispatched aten op (not while ``paused``)."""
 
     def __init__(self):
         super().__init__()
         self.ops: list[str] = []
+        self.paused = False
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.ops.append(func.overloadpacket.__name__)
+        if not self.paused:
+            self.ops.append(func.overloadpacket.__name__)
         return func(*args, **(kwargs or {}))
 
 
-def _meta_maker():
+def _meta_maker(rec=None):
     def make(kind, shape=None):
         shape = shape or ((N, C) if kind in ("proba", "multilabel") else (N,))
         integer = kind in ("labels", "binary", "multilabel", "queries")
-        return torch.empty(shape, dtype=torch.int64 if integer else torch.float32,
-                           device="meta")
+        if rec is not None:
+            rec.paused = True  # the inputs are the caller's, not the metric's kernels
+        try:
+            return torch.empty(shape, dtype=torch.int64 if integer else torch.float32,
+                               device="meta")
+        finally:
+            if rec is not None:
+                rec.paused = False
     return make
 
 
@@ -60,7 +68,7 @@ def count_ops(call):
     call(_meta_maker())
     rec = OpRecorder()
     with rec:
-        call(_meta_maker())
+        call(_meta_maker(rec))
     return rec.ops, sorted({op for op in rec.ops if op in SYNC_OPS})
 
 

@@ -1,0 +1,184 @@
+"""Per-call latency at training-loop batch sizes (the accelerator regime, on CPU).
+
+One thread, N = 256, 4,096 and 65,536, C = 10.  Each cell is the best over
+``--runs`` interleaved runs of the mean time of ``--calls`` back-to-back calls
+(each run prints its own figures, so the spread is visible).  Columns:
+
+* metrix on torch CPU tensors with declared labels and ``validate=False`` (the
+  training-loop call) against TorchMetrics' functional metric with
+  ``validate_args=False``: target <= 0.5x, and ``f1_score`` macro < 40 us at
+  N = 256;
+* the defaults of both (``validate=True``, no labels; TorchMetrics'
+  ``validate_args=True``): target <= 1.0x;
+* NumPy: metrix ``f1_score`` macro against one ``np.bincount`` of the codes
+  ``C * y_true + y_pred`` (target <= 20x at N = 256) and scikit-learn;
+* eager JAX: ``f1_score`` macro after the first call (target < 1 ms at N = 4,096).
+
+Run: ``python -m bench.bench_latency [--sizes 256,4096,65536] [--runs 5]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from bench._harness import fmt_time, have, print_table
+
+C = 10
+L = list(range(C))
+
+
+def _per_call(fn, calls):
+    fn()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - t0) / calls
+
+
+def interleaved(fns: dict, *, runs: int, calls: int, label: str) -> dict:
+    """Best per-call time of each function over ``runs`` interleaved runs."""
+    best = dict.fromkeys(fns, float("inf"))
+    for r in range(runs):
+        times = {name: _per_call(fn, calls) for name, fn in fns.items()}
+        print(f"  {label} run {r + 1}: "
+              + ", ".join(f"{k} {fmt_time(v)}" for k, v in times.items()), flush=True)
+        for k, v in times.items():
+            best[k] = min(best[k], v)
+    return best
+
+
+def _data(n, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, C, n)
+    p = np.where(rng.random(n) < 0.7, y, rng.integers(0, C, n))
+    yb = rng.integers(0, 2, n)
+    s = np.clip(0.3 * yb + 0.7 * rng.random(n), 0, 1)
+    r = rng.normal(size=n)
+    q = r + rng.normal(0, 0.3, n)
+    return y, p, yb, s, r, q
+
+
+def torch_rows(n, runs, calls):
+    import torch
+    import torchmetrics.functional.classification as tmc
+    import torchmetrics.functional.regression as tmr
+
+    import metrix
+
+    y, p, yb, s, r, q = (torch.from_numpy(a) for a in _data(n))
+    s, r, q = s.float(), r.float(), q.float()
+    nv = {"validate": False}
+    tv = {"validate_args": False}
+    cases = {
+        "f1_score macro": (
+            lambda: metrix.f1_score(y, p, labels=L, average="macro", **nv),
+            lambda: tmc.multiclass_f1_score(p, y, C, average="macro", **tv),
+            lambda: metrix.f1_score(y, p, average="macro"),
+            lambda: tmc.multiclass_f1_score(p, y, C, average="macro")),
+        "accuracy_score": (
+            lambda: metrix.accuracy_score(y, p, **nv),
+            lambda: tmc.multiclass_accuracy(p, y, C, average="micro", **tv),
+            lambda: metrix.accuracy_score(y, p),
+            lambda: tmc.multiclass_accuracy(p, y, C, average="micro")),
+        "confusion_matrix": (
+            lambda: metrix.confusion_matrix(y, p, labels=L, **nv),
+            lambda: tmc.multiclass_confusion_matrix(p, y, C, **tv),
+            lambda: metrix.confusion_matrix(y, p),
+            lambda: tmc.multiclass_confusion_matrix(p, y, C)),
+        "roc_auc_score binary": (
+            lambda: metrix.roc_auc_score(yb, s, **nv),
+            lambda: tmc.binary_auroc(s, yb, **tv),
+            lambda: metrix.roc_auc_score(yb, s),
+            lambda: tmc.binary_auroc(s, yb)),
+        "mean_squared_error": (
+            lambda: metrix.mean_squared_error(r, q, **nv),
+            lambda: tmr.mean_squared_error(q, r),
+            lambda: metrix.mean_squared_error(r, q),
+            lambda: tmr.mean_squared_error(q, r)),
+    }
+    rows = []
+    for name, (fast, tm_fast, default, tm_default) in cases.items():
+        t = interleaved({"metrix": fast, "tm": tm_fast, "metrix default": default,
+                         "tm default": tm_default}, runs=runs, calls=calls,
+                        label=f"torch {name} N={n}")
+        rows.append({"N": n, "metric": name,
+                     "metrix (labels, validate=False)": fmt_time(t["metrix"]),
+                     "TorchMetrics (validate_args=False)": fmt_time(t["tm"]),
+                     "ratio": f"{t['metrix'] / t['tm']:.2f}x",
+                     "metrix default": fmt_time(t["metrix default"]),
+                     "TorchMetrics default": fmt_time(t["tm default"]),
+                     "ratio default": f"{t['metrix default'] / t['tm default']:.2f}x"})
+    return rows
+
+
+def numpy_rows(n, runs, calls, with_sklearn=True):
+    import metrix
+
+    y, p = _data(n)[:2]
+    fns = {"metrix": lambda: metrix.f1_score(y, p, labels=L, average="macro",
+                                             validate=False),
+           "np.bincount": lambda: np.bincount(C * y + p, minlength=C * C)}
+    if with_sklearn and have("sklearn"):
+        import sklearn.metrics as skm
+
+        fns["scikit-learn"] = lambda: skm.f1_score(y, p, average="macro")
+    t = interleaved(fns, runs=runs, calls=calls, label=f"numpy f1 N={n}")
+    return {"N": n, "metrix f1_score macro": fmt_time(t["metrix"]),
+            "one np.bincount": fmt_time(t["np.bincount"]),
+            "ratio": f"{t['metrix'] / t['np.bincount']:.1f}x",
+            "scikit-learn": fmt_time(t.get("scikit-learn", float("nan")))}
+
+
+def jax_row(n, runs, calls):
+    import jax
+    import jax.numpy as jnp
+
+    import metrix
+
+    y, p = (jnp.asarray(a) for a in _data(n)[:2])
+    t0 = time.perf_counter()
+    jax.block_until_ready(metrix.f1_score(y, p, labels=L, average="macro", validate=False))
+    first = time.perf_counter() - t0
+
+    def call():
+        return jax.block_until_ready(metrix.f1_score(y, p, labels=L, average="macro",
+                                                     validate=False))
+
+    t = interleaved({"metrix": call}, runs=runs, calls=calls, label=f"jax eager f1 N={n}")
+    return {"N": n, "first call": fmt_time(first), "after": fmt_time(t["metrix"])}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="256,4096,65536")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--no-jax", action="store_true")
+    args = ap.parse_args(argv)
+    sizes = [int(float(v)) for v in args.sizes.split(",")]
+    if have("torch"):
+        import torch
+
+        torch.set_num_threads(1)
+    tables = []
+    if have("torch") and have("torchmetrics"):
+        rows = []
+        for n in sizes:
+            rows += torch_rows(n, args.runs, max(10, args.calls * 256 // max(n, 256)))
+        print("\n### torch CPU, one thread: metrix against TorchMetrics\n")
+        tables.append(print_table(rows, list(rows[0])))
+    rows = [numpy_rows(n, args.runs, max(10, args.calls * 256 // max(n, 256))) for n in sizes]
+    print("\n### NumPy: metrix f1_score against one np.bincount\n")
+    tables.append(print_table(rows, list(rows[0])))
+    if have("jax") and not args.no_jax:
+        rows = [jax_row(n, args.runs, max(10, args.calls // 10)) for n in sizes]
+        print("\n### eager JAX (not jitted by the caller)\n")
+        tables.append(print_table(rows, list(rows[0])))
+    return "\n\n".join(tables)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+"""Which calls take a training-loop lane: the host checks, no value read.
+
+A lane is a metric's pure statistic and formula for the common in-loop call
+(``validate=False``, 1-D arrays of one type on one device), run through the
+adapter's ``ops.lane`` (NumPy views on torch CPU, one compiled program per
+configuration on eager JAX, a handful of kernels on accelerators).  Anything
+else takes the metric's general path, which gives the same numbers.
+"""
+
+from __future__ import annotations
+
+from . import namespace as _ns
+
+
+def lane_namespace_1d(y_true, y_pred, sample_weight, kind):
+    """The namespace of 1-D, non-empty, equal-length ``y_true`` / ``y_pred`` of
+    dtype ``kind`` (and a 1-D real floating ``sample_weight``), all of one array
+    type on one device; None when the call must take the general path."""
+    if sample_weight is None:
+        xp = _ns.lane_namespace(y_true, y_pred)
+    else:
+        xp = _ns.lane_namespace(y_true, y_pred, sample_weight)
+    if xp is None:
+        return None
+    shape = y_true.shape
+    if len(shape) != 1 or shape[0] == 0 or y_pred.shape != shape:
+        return None
+    if not (_ns.has_kind(xp, y_true.dtype, kind) and _ns.has_kind(xp, y_pred.dtype, kind)):
+        return None
+    if sample_weight is not None and (sample_weight.shape != shape or not _ns.has_kind(
+            xp, sample_weight.dtype, "real floating")):
+        return None
+    return xp
+
+
+def cast(x, dtype, xp):
+    """``x`` in ``dtype`` (no kernel when it already is)."""
+    return x if x.dtype == dtype else xp.astype(x, dtype)

@@ -1,0 +1,95 @@
+"""The training-loop lane of the label metrics.
+
+A call takes the lane when nothing about it needs a host read or the general
+preparation: ``validate=False``, declared ``labels`` that are exactly the
+integers ``0..C-1``, and 1-D integer ``y_true`` / ``y_pred`` (and 1-D float
+``sample_weight``) of one array type on one device.  Everything else (lists,
+strings, other label sets, validation, empty input) takes the general path
+of :mod:`._input`, which gives the same numbers.
+
+The statistic is one count of edge cells (``ops.edge_counts``): a
+``(C + 2) x (C + 2)`` confusion matrix whose first and last rows / columns
+collect the values below 0 and at or above ``C`` (undeclared labels).  Per
+class, ``tp`` is the inner diagonal and ``true`` / ``pred`` are the full row /
+column sums, as scikit-learn counts declared labels; the confusion matrix is
+the inner block.  The statistic and the metric's formula run as one pure
+function through ``ops.lane`` (NumPy views on torch CPU, one compiled program
+per configuration on eager JAX, a handful of kernels on accelerators).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .._core import namespace as _ns
+from .._core.lane import lane_namespace_1d
+from ..backends import ops as _ops
+from ._statistic import LabelCounts
+
+
+class LaneInputs(NamedTuple):
+    xp: object
+    ops: object
+    n_classes: int
+
+
+def lane_inputs(y_true, y_pred, sample_weight, labels, validate, *,
+                declared=True) -> LaneInputs | None:
+    """The lane's namespace, adapter and ``C`` when the call can take it, else None.
+
+    ``declared=False``: a metric without a label set (accuracy); ``C`` is None.
+    """
+    if validate:
+        return None
+    c = None
+    if declared:
+        c = None if labels is None else _declared_range(labels)
+        if c is None:
+            return None
+    xp = lane_namespace_1d(y_true, y_pred, sample_weight, "integral")
+    if xp is None:
+        return None
+    return LaneInputs(xp, _ops(xp), c)
+
+
+def _declared_range(labels) -> int | None:
+    """``C`` when host ``labels`` are exactly ``0..C-1`` (C >= 1), else None."""
+    if isinstance(labels, range):
+        return len(labels) if labels.start == 0 and labels.step == 1 and len(labels) else None
+    if not isinstance(labels, (list, tuple)) or not labels:
+        return None
+    for i, v in enumerate(labels):
+        if type(v) is not int or v != i:
+            return None
+    return len(labels)
+
+
+def edge_matrix(xp, o, y_true, y_pred, weights, c, acc):
+    """The ``(C + 2) x (C + 2)`` edge confusion matrix (int counts, or the
+    weights summed in ``acc``)."""
+    k = c + 2
+    if weights is not None and weights.dtype != acc:
+        weights = xp.astype(weights, acc)
+    return xp.reshape(o.edge_counts(y_true, y_pred, n=c, weights=weights), (k, k))
+
+
+def float_dtypes(xp, device, weights):
+    """``(accumulation dtype, result dtype)``: the widest float; the weights' float
+    dtype (at least float32) when they are narrower."""
+    acc = _ns.max_float_dtype(xp, device)
+    if weights is None or weights.dtype == acc:
+        return acc, acc
+    return acc, (weights.dtype if weights.dtype == xp.float32 else acc)
+
+
+def declared_counts(xp, o, y_true, y_pred, weights, c, acc) -> LabelCounts:
+    """Per-class ``(tp, pred, true)`` of the declared classes, in ``acc``."""
+    k = c + 2
+    if weights is not None and weights.dtype != acc:
+        weights = xp.astype(weights, acc)  # summed in the widest float
+    flat = o.edge_counts(y_true, y_pred, n=c, weights=weights)
+    if flat.dtype != acc:
+        flat = xp.astype(flat, acc)
+    cm = xp.reshape(flat, (k, k))
+    tp = flat[k + 1:k * k - 1:k + 1]
+    return LabelCounts(tp, xp.sum(cm[:, 1:c + 1], axis=0), xp.sum(cm[1:c + 1, :], axis=1))

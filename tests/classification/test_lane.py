@@ -1,0 +1,161 @@
+"""The training-loop lane (declared 0..C-1, ``validate=False``) gives the general
+path's numbers, dtypes and types, on every backend the lane runs through.
+
+The general path is reached with the same labels as a NumPy array (the lane
+takes only host lists / ranges), and checked against scikit-learn.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+
+import numpy as np
+import pytest
+import sklearn.metrics as skm
+
+import metrix
+
+C = 6
+L = list(range(C))
+
+
+def _cases():
+    rng = np.random.default_rng(7)
+    out = []
+    for n in (1, 2, 37, 500):
+        y = rng.integers(-2, C + 2, n)            # undeclared values on both sides
+        p = np.where(rng.random(n) < 0.5, y, rng.integers(0, C + 1, n))
+        w = rng.random(n)
+        w[: n // 3] = 0.0                          # zero weights too
+        out.append((y, p, None))
+        out.append((y, p, w))
+        out.append((y, p, w.astype(np.float32)))
+    out.append((np.zeros(5, dtype=np.int64), np.zeros(5, dtype=np.int64), None))  # constant
+    return out
+
+
+CASES = _cases()
+
+
+def _converters():
+    conv = {"numpy": lambda a: a}
+    try:
+        import torch
+
+        conv["torch"] = torch.from_numpy
+    except ImportError:
+        pass
+    try:
+        import jax.numpy as jnp
+
+        conv["jax"] = jnp.asarray
+    except ImportError:
+        pass
+    return conv
+
+
+CONVERTERS = _converters()
+
+
+def _context(lib):
+    """JAX with 64-bit types (as the float64 references), others as they are."""
+    if lib == "jax":
+        import jax
+
+        return jax.enable_x64(True)
+    return contextlib.nullcontext()
+
+
+@pytest.fixture(autouse=True)
+def _lib_context(request):
+    lib = request.node.callspec.params.get("lib") if hasattr(request.node, "callspec") else None
+    with _context(lib):
+        yield
+
+
+def _host(x):
+    return None if x is None else np.asarray(x)
+
+
+def _quiet(fn, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+@pytest.mark.parametrize("lib", sorted(CONVERTERS))
+@pytest.mark.parametrize("case", range(len(CASES)))
+@pytest.mark.parametrize("average", ["macro", "micro", "weighted", None])
+@pytest.mark.parametrize("zero_division", ["warn", 0.0, 1.0, np.nan])
+def test_prfs_lane_matches_general_path(lib, case, average, zero_division):
+    y, p, w = CASES[case]
+    cv = CONVERTERS[lib]
+    kw = dict(average=average, zero_division=zero_division)
+    lane = metrix.precision_recall_fscore_support(
+        cv(y), cv(p), labels=L, sample_weight=None if w is None else cv(w), validate=False,
+        **kw)
+    general = _quiet(metrix.precision_recall_fscore_support, cv(y), cv(p),
+                     labels=np.arange(C), sample_weight=None if w is None else cv(w),
+                     validate=False, **kw)
+    ref = _quiet(skm.precision_recall_fscore_support, y, p, labels=L, sample_weight=w, **kw)
+    rtol = 1e-5 if (w is not None and w.dtype == np.float32) or lib == "jax" else 1e-12
+    for a, b, r in zip(lane, general, ref):
+        if r is None:
+            assert a is None and b is None
+            continue
+        assert type(a) is type(b)
+        assert _host(a).dtype == _host(b).dtype
+        np.testing.assert_allclose(_host(a), r, rtol=rtol, atol=1e-12)
+        np.testing.assert_allclose(_host(b), r, rtol=rtol, atol=1e-12)
+    f = metrix.f1_score(cv(y), cv(p), labels=L, validate=False,
+                        sample_weight=None if w is None else cv(w), **kw)
+    np.testing.assert_allclose(_host(f), _quiet(skm.f1_score, y, p, labels=L, sample_weight=w,
+                                                **kw), rtol=rtol, atol=1e-12)
+
+
+@pytest.mark.parametrize("lib", sorted(CONVERTERS))
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_confusion_and_accuracy_lane(lib, case):
+    y, p, w = CASES[case]
+    cv = CONVERTERS[lib]
+    sw = None if w is None else cv(w)
+    rtol = 1e-5 if (w is not None and w.dtype == np.float32) or lib == "jax" else 1e-12
+    for normalize in (None, "true", "pred", "all"):
+        got = metrix.confusion_matrix(cv(y), cv(p), labels=L, sample_weight=sw,
+                                      normalize=normalize, validate=False)
+        general = metrix.confusion_matrix(cv(y), cv(p), labels=np.arange(C), sample_weight=sw,
+                                          normalize=normalize, validate=False)
+        assert _host(got).dtype == _host(general).dtype
+        np.testing.assert_allclose(_host(got), _host(general), rtol=rtol, atol=1e-12)
+        if np.isin(y, L).any():  # scikit-learn refuses labels all absent from y_true
+            ref = skm.confusion_matrix(y, p, labels=L, sample_weight=w, normalize=normalize)
+            np.testing.assert_allclose(_host(got), ref, rtol=rtol, atol=1e-12)
+    for normalize in (True, False):
+        got = metrix.accuracy_score(cv(y), cv(p), sample_weight=sw, normalize=normalize,
+                                    validate=False)
+        general = metrix.accuracy_score(cv(y), cv(p), sample_weight=sw, normalize=normalize)
+        assert type(got) is type(general)
+        assert _host(got).dtype == _host(general).dtype
+        np.testing.assert_allclose(_host(got), skm.accuracy_score(
+            y, p, sample_weight=w, normalize=normalize), rtol=rtol)
+
+
+@pytest.mark.parametrize("lib", sorted(CONVERTERS))
+def test_binary_lane_and_its_fallbacks(lib):
+    cv = CONVERTERS[lib]
+    rng = np.random.default_rng(3)
+    y, p = rng.integers(0, 2, 50), rng.integers(0, 2, 50)
+    for pos_label in (0, 1):
+        got = metrix.f1_score(cv(y), cv(p), labels=[0, 1], pos_label=pos_label,
+                              validate=False)
+        np.testing.assert_allclose(_host(got), skm.f1_score(y, p, pos_label=pos_label))
+    # the general path's errors stay: binary average over three declared labels
+    with pytest.raises(ValueError, match="average='binary'"):
+        metrix.f1_score(cv(y), cv(p), labels=[0, 1, 2], validate=False)
+    with pytest.raises(ValueError, match="pos_label=5 is not a valid label"):
+        metrix.f1_score(cv(y), cv(p), labels=[0, 1], pos_label=5, validate=False)
+    # and its warnings: pos_label ignored by a non-binary average
+    with pytest.warns(UserWarning, match="pos_label"):
+        metrix.f1_score(cv(y), cv(p), labels=[0, 1], pos_label=0, average="macro",
+                        validate=False)
