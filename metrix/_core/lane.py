@@ -25,7 +25,8 @@ def lane_namespace_1d(y_true, y_pred, sample_weight, kind):
     shape = y_true.shape
     if len(shape) != 1 or shape[0] == 0 or y_pred.shape != shape:
         return None
-    if not (_ns.has_kind(xp, y_true.dtype, kind) and _ns.has_kind(xp, y_pred.dtype, kind)):
+    if kind is not None and not (_ns.has_kind(xp, y_true.dtype, kind)
+                                 and _ns.has_kind(xp, y_pred.dtype, kind)):
         return None
     if sample_weight is not None and (sample_weight.shape != shape or not _ns.has_kind(
             xp, sample_weight.dtype, "real floating")):

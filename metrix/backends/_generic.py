@@ -193,6 +193,15 @@ class GenericOps:
         """
         return None
 
+    def sort_with_order(self, x, /):
+        """``(sorted x, order)`` of a 1-D ``x``, ascending (the order not stable)."""
+        order = self.xp.argsort(x)
+        return self.xp.take(x, order), order
+
+    def take(self, x, indices, /):
+        """``x[indices]`` of a 1-D ``x`` with in-range, non-negative ``indices``."""
+        return self.xp.take(x, indices)
+
     def argsort_desc(self, x, /, *, axis=-1):
         """Stable descending argsort."""
         return self.xp.argsort(x, axis=axis, descending=True, stable=True)

@@ -99,6 +99,12 @@ class Ops(GenericOps):
                 return _from_numpy(fn(*lean_namespace(), config, *views))
         return fn(self.xp, self, config, *arrays)
 
+    def sort_with_order(self, x, /):
+        return torch.sort(x)  # values and indices in one kernel
+
+    def take(self, x, indices, /):
+        return torch.index_select(x, 0, indices)  # no negative-index fix-up kernels
+
     def edge_counts(self, a, b, /, *, n, weights=None):
         return self.bincount(self.edge_cells(a, b, n=n), length=(n + 2) ** 2, weights=weights)
 

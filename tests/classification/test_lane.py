@@ -159,3 +159,29 @@ def test_binary_lane_and_its_fallbacks(lib):
     with pytest.warns(UserWarning, match="pos_label"):
         metrix.f1_score(cv(y), cv(p), labels=[0, 1], pos_label=0, average="macro",
                         validate=False)
+
+
+@pytest.mark.parametrize("lib", sorted(CONVERTERS))
+@pytest.mark.parametrize("n", [1, 2, 9, 400])
+@pytest.mark.parametrize("ties", [False, True])
+def test_binary_roc_auc_lane(lib, n, ties):
+    cv = CONVERTERS[lib]
+    rng = np.random.default_rng(n)
+    for y in (rng.integers(0, 2, n), 2 * rng.integers(0, 2, n) - 1):  # {0, 1} and {-1, 1}
+        s = rng.random(n)
+        if ties:
+            s = np.round(s, 1)
+        for dtype in (np.float64, np.float32):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # no 0 / 0 warning where a class is absent
+                got = metrix.roc_auc_score(cv(y), cv(s.astype(dtype)), validate=False)
+            general = _quiet(metrix.roc_auc_score, cv(y), cv(s.astype(dtype)), labels=None,
+                             sample_weight=cv(np.ones(n, dtype=dtype)), validate=False)
+            assert type(got) is type(general)
+            assert _host(got).dtype == _host(general).dtype
+            if len(np.unique(y)) == 2:
+                ref = skm.roc_auc_score(y, s.astype(dtype))
+                np.testing.assert_allclose(_host(got), ref, rtol=1e-6 if dtype == np.float32
+                                           or lib == "jax" else 1e-12)
+            else:
+                assert np.isnan(_host(got))
