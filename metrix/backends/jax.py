@@ -23,7 +23,7 @@ class Ops(GenericOps):
         # inside the caller's own trace: the ops join that trace
         if any(isinstance(a, jax.core.Tracer) for a in arrays):
             return fn(self.xp, self, config, *arrays)
-        key = (fn, config)
+        key = (fn, repr(config))  # repr: a NaN setting is one key, not a new one per call
         compiled = self._compiled.get(key)
         if compiled is None:
             def run(*arrays):

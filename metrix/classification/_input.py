@@ -19,6 +19,7 @@ import math
 from typing import NamedTuple
 
 from .._core import namespace as _ns
+from .._core.lane import cast
 from .._core.validation import Targets, check_sample_weight, check_targets
 from ..backends import ops as _ops
 from . import _encoding as _labels
@@ -39,6 +40,7 @@ class LabelProblem(NamedTuple):
     n_samples: int
     y_true: object        # validated 1-D / 2-D arrays (before encoding)
     y_pred: object
+    counts_of_cm: bool = False  # counts are the cm's own (a lane): matrix_counts reuses them
 
 
 class PreparedLabels(NamedTuple):
@@ -290,5 +292,6 @@ def matrix_counts(prob: LabelProblem):
     dtype.
     """
     xp = prob.xp
-    counts = prob.counts if prob.cm is None else _stats.counts_from_confusion(prob.cm, xp=xp)
-    return tuple(xp.astype(c, prob.acc_dtype) for c in counts)
+    counts = prob.counts if prob.cm is None or prob.counts_of_cm else \
+        _stats.counts_from_confusion(prob.cm, xp=xp)
+    return tuple(cast(c, prob.acc_dtype, xp) for c in counts)

@@ -24,7 +24,8 @@ from typing import NamedTuple
 from .._core import namespace as _ns
 from .._core.lane import lane_namespace_1d
 from ..backends import ops as _ops
-from ._statistic import LabelCounts
+from ._input import LabelProblem
+from ._statistic import LabelCounts, counts_from_confusion
 
 
 class LaneInputs(NamedTuple):
@@ -93,3 +94,40 @@ def declared_counts(xp, o, y_true, y_pred, weights, c, acc) -> LabelCounts:
     cm = xp.reshape(flat, (k, k))
     tp = flat[k + 1:k * k - 1:k + 1]
     return LabelCounts(tp, xp.sum(cm[:, 1:c + 1], axis=0), xp.sum(cm[1:c + 1, :], axis=1))
+
+
+def lane_problem(xp, o, y_true, y_pred, weights, c) -> LabelProblem:
+    """The :class:`LabelProblem` of a lane call for the metrics that read the
+    declared ``C x C`` matrix (a sample counts only if both its labels are
+    declared, as scikit-learn's ``confusion_matrix``), in the widest float."""
+    device = _ns.device_of(y_true)
+    acc, fdt = float_dtypes(xp, device, weights)
+    cm = edge_matrix(xp, o, y_true, y_pred, weights, c, acc)[1:c + 1, 1:c + 1]
+    if cm.dtype != acc:
+        cm = xp.astype(cm, acc)
+    return LabelProblem(xp, device, "binary" if c <= 2 else "multiclass", list(range(c)),
+                        counts_from_confusion(cm, xp=xp), cm, weights, fdt, acc,
+                        int(y_true.shape[0]), y_true, y_pred, counts_of_cm=True)
+
+
+def setwise_lane_problem(xp, o, y_true, y_pred, weights, c, pos) -> LabelProblem:
+    """The :class:`LabelProblem` of a set-wise lane call (per-class counts over all
+    samples, as :func:`declared_counts`); ``pos``: keep that class only."""
+    device = _ns.device_of(y_true)
+    acc, fdt = float_dtypes(xp, device, weights)
+    counts = declared_counts(xp, o, y_true, y_pred, weights, c, acc)
+    if pos is not None:
+        counts = LabelCounts(*(v[pos:pos + 1] for v in counts))
+    return LabelProblem(xp, device, "binary" if c <= 2 else "multiclass", list(range(c)),
+                        counts, None, weights, fdt, acc, int(y_true.shape[0]), y_true, y_pred)
+
+
+def lane_position(average, pos_label, c):
+    """The class the lane reports: None (all C), ``pos_label`` for "binary", or
+    False where the general path must run (its errors and warnings)."""
+    if average == "binary":
+        ok = c == 2 and type(pos_label) is int and 0 <= pos_label < 2
+        return pos_label if ok else False
+    if average == "samples" or pos_label not in (None, 1):
+        return False
+    return None

@@ -10,14 +10,9 @@ from __future__ import annotations
 import numbers
 import warnings
 
-from .._core import namespace as _ns
-from .._core.arith import safe_divide
+from .._core.lane import cast
 from ..exceptions import UndefinedMetricWarning
 from ._input import matrix_counts
-
-
-def _scalar(value, prob):
-    return prob.xp.asarray(value, dtype=prob.acc_dtype, device=_ns.device_of(prob.counts.tp))
 
 
 def check_replace_lr(replace_undefined_by):
@@ -49,17 +44,19 @@ def likelihood_ratios_from_problem(prob, *, replace, validate):
     xp = prob.xp
     tp_c, pred_c, true_c = matrix_counts(prob)
     tn, tp = tp_c[0], tp_c[1]
-    fp, fn = pred_c[1] - tp, true_c[1] - tp
-    support_pos, support_neg = tp + fn, tn + fp
+    support_neg, support_pos = true_c[0], true_c[1]  # tn + fp, tp + fn
+    fp, fn = pred_c[1] - tp, support_pos - tp
     if validate:  # host reads, validate=True only
         _warn_lr(bool(support_pos == 0), bool(fp == 0), bool(tp == 0), bool(tn == 0))
-    nan = float("nan")
-    pos_den, neg_den = fp * support_pos, tn * support_pos
-    lr_pos = xp.where(fp == 0, _scalar(replace[0], prob),
-                      safe_divide(tp * support_neg, pos_den, zero_value=nan, xp=xp))
-    lr_neg = xp.where(tn == 0, _scalar(replace[1], prob),
-                      safe_divide(fn * support_neg, neg_den, zero_value=nan, xp=xp))
-    return xp.astype(lr_pos, prob.float_dtype), xp.astype(lr_neg, prob.float_dtype)
+    lr_pos = _ratio(tp * support_neg, fp * support_pos, fp == 0, replace[0], xp)
+    lr_neg = _ratio(fn * support_neg, tn * support_pos, tn == 0, replace[1], xp)
+    return cast(lr_pos, prob.float_dtype, xp), cast(lr_neg, prob.float_dtype, xp)
+
+
+def _ratio(num, den, undefined, value, xp):
+    """``num / den`` (NaN where ``den`` is 0, no 0 / 0 evaluated), ``value`` where
+    ``undefined``."""
+    return xp.where(undefined, float(value), num / xp.where(den == 0, float("nan"), den))
 
 
 def _warn_lr(no_pos, fp_zero, tp_zero, tn_zero):

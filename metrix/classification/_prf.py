@@ -127,14 +127,23 @@ def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, 
         avg_w = weights
     else:
         avg_w = None
-    if avg_w is None and not _is_nan(zero_division):
-        # no ratio is NaN: the NaN-ignoring average is the mean (one kernel)
-        out = tuple(None if v is None else _cast(xp.sum(v) / v.shape[0], dtype, xp)
+    if not _is_nan(zero_division):
+        # no ratio is NaN: the NaN-ignoring average is the (weighted) mean
+        out = tuple(None if v is None else _cast(_mean(v, avg_w, xp), dtype, xp)
                     for v in (precision, recall, fscore))
     else:
         out = tuple(None if v is None else _cast(nanaverage(v, weights=avg_w, xp=xp), dtype, xp)
                     for v in (precision, recall, fscore))
     return out + (None,)
+
+
+def _mean(v, weights, xp):
+    """Mean of ``v``, weighted when ``weights`` are given (the plain mean where
+    they sum to 0, as scikit-learn's ``_nanaverage``)."""
+    plain = xp.sum(v) / v.shape[0]
+    if weights is None:
+        return plain
+    return safe_divide(xp.sum(v * weights), xp.sum(weights), zero_value=plain, xp=xp)
 
 
 def _cast(v, dtype, xp):

@@ -20,9 +20,11 @@ from typing import Literal
 
 from .._core import namespace as _ns
 from .._core.arith import nanaverage, safe_divide
+from .._core.lane import cast
 from .._core.typing import Array, ArrayLike
 from ..exceptions import UndefinedMetricWarning
 from ._input import label_problem, matrix_counts, prepare_inputs, setwise_problem
+from ._lane import lane_inputs, lane_position, lane_problem, setwise_lane_problem
 from ._likelihood_ratios import check_replace_lr, likelihood_ratios_from_problem
 from ._prf import prf_divide
 from .confusion import correct_and_total
@@ -40,7 +42,7 @@ __all__ = [
 
 def _counts(prob):
     xp = prob.xp
-    return tuple(xp.astype(c, prob.acc_dtype) for c in prob.counts)
+    return tuple(cast(c, prob.acc_dtype, xp) for c in prob.counts)
 
 
 def _check_single_label_type(y_type):
@@ -74,10 +76,16 @@ def jaccard_from_problem(prob, *, average, zero_division, validate):
                      average=average, warn_for=("jaccard",), zero_division=zero_division,
                      xp=xp, validate=validate)
     if average is None:
-        return xp.astype(jac, prob.float_dtype)
+        return cast(jac, prob.float_dtype, xp)
     weights = true if average == "weighted" else (
         prob.weights if average == "samples" else None)
-    return xp.astype(nanaverage(jac, weights=weights, xp=xp), prob.float_dtype)
+    return cast(nanaverage(jac, weights=weights, xp=xp), prob.float_dtype, xp)
+
+
+def _jaccard_lane(xp, o, config, y_true, y_pred, weights):
+    c, pos, average, zd = config
+    prob = setwise_lane_problem(xp, o, y_true, y_pred, weights, c, pos)
+    return jaccard_from_problem(prob, average=average, zero_division=zd, validate=False)
 
 
 def check_jaccard_zero_division(zero_division):
@@ -141,6 +149,12 @@ def jaccard_score(
     .. [2] P. Jaccard, "Etude comparative de la distribution florale", 1901.
     """
     check_jaccard_zero_division(zero_division)
+    lane = lane_inputs(y_true, y_pred, sample_weight, labels, validate)
+    pos = False if lane is None else lane_position(average, pos_label, lane.n_classes)
+    if pos is not False:
+        zd = 0.0 if zero_division == "warn" else float(zero_division)
+        return _ns.to_output(lane.ops.lane(_jaccard_lane, (lane.n_classes, pos, average, zd),
+                                           y_true, y_pred, sample_weight), lane.xp)
     prob = setwise_problem(y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
                            sample_weight=sample_weight, validate=validate)
     res = jaccard_from_problem(prob, average=average, zero_division=zero_division,
@@ -163,7 +177,7 @@ def balanced_accuracy_from_problem(prob, *, adjusted, validate):
     if adjusted:
         chance = 1 / n_classes
         score = (score - chance) / (1 - chance)
-    return xp.astype(score, prob.float_dtype)
+    return cast(score, prob.float_dtype, xp)
 
 
 def balanced_accuracy_score(
@@ -213,6 +227,11 @@ def balanced_accuracy_score(
     .. [2] K. H. Brodersen et al., "The balanced accuracy and its posterior
        distribution", ICPR 2010.
     """
+    lane = lane_inputs(y_true, y_pred, sample_weight, labels, validate)
+    if lane is not None and lane.n_classes > 1:
+        return _ns.to_output(lane.ops.lane(_balanced_accuracy_lane, (lane.n_classes,
+                                                                    bool(adjusted)),
+                                           y_true, y_pred, sample_weight), lane.xp)
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
                               exact_binary=False)
     _check_single_label_type(prepared.targets.y_type)
@@ -221,6 +240,12 @@ def balanced_accuracy_score(
     warn_single_label(prob)
     score = balanced_accuracy_from_problem(prob, adjusted=adjusted, validate=validate)
     return _ns.to_output(score, prob.xp)
+
+
+def _balanced_accuracy_lane(xp, o, config, y_true, y_pred, weights):
+    c, adjusted = config
+    prob = lane_problem(xp, o, y_true, y_pred, weights, c)
+    return balanced_accuracy_from_problem(prob, adjusted=adjusted, validate=False)
 
 
 # -- Matthews correlation --------------------------------------------------
@@ -239,15 +264,13 @@ def mcc_from_counts(tp, pred, true, *, xp):
     cov_ypyp = n * n - xp.sum(pred * pred)
     cov_ytyt = n * n - xp.sum(true * true)
     den = cov_ypyp * cov_ytyt
-    zero = den == 0
-    safe = xp.where(zero, xp.ones_like(den), den)
-    return xp.where(zero, xp.zeros_like(den), cov_ytyp / xp.sqrt(safe))
+    return safe_divide(cov_ytyp, xp.sqrt(den), zero_value=0.0, xp=xp)
 
 
 def mcc_from_problem(prob):
     r"""MCC from the trace and the row / column sums of the confusion matrix."""
     xp = prob.xp
-    return xp.astype(mcc_from_counts(*matrix_counts(prob), xp=xp), prob.float_dtype)
+    return cast(mcc_from_counts(*matrix_counts(prob), xp=xp), prob.float_dtype, xp)
 
 
 def matthews_corrcoef(
@@ -294,6 +317,10 @@ def matthews_corrcoef(
     .. [2] J. Gorodkin, "Comparing two K-category assignments by a K-category
        correlation coefficient", Comput. Biol. Chem. 28, 2004.
     """
+    lane = lane_inputs(y_true, y_pred, sample_weight, labels, validate)
+    if lane is not None and lane.n_classes > 1:
+        return _ns.to_output(lane.ops.lane(_mcc_lane, lane.n_classes, y_true, y_pred,
+                                           sample_weight), lane.xp)
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
                               exact_binary=False)
     _check_single_label_type(prepared.targets.y_type)
@@ -301,6 +328,10 @@ def matthews_corrcoef(
                          want_cm=labels is not None)
     warn_single_label(prob)
     return _ns.to_output(mcc_from_problem(prob), prob.xp)
+
+
+def _mcc_lane(xp, o, c, y_true, y_pred, weights):
+    return mcc_from_problem(lane_problem(xp, o, y_true, y_pred, weights, c))
 
 
 # -- Cohen's kappa ---------------------------------------------------------
@@ -331,7 +362,9 @@ def kappa_terms(cm, counts, *, weights, xp, acc):
     n = xp.sum(true)
     if weights is None:
         observed = n - xp.sum(tp)                       # off-diagonal mass of C
-        chance = n * n - xp.sum(pred * true)            # off-diagonal mass of outer(p, t)
+        # off-diagonal mass of outer(p, t), as sum_i p_i (n - t_i): no n^2 - s
+        # cancellation (a fused multiply-add under jit would leave a residue)
+        chance = xp.sum(pred * (n - true))
     else:
         cm = xp.astype(cm, acc)
         idx = xp.arange(cm.shape[0], dtype=acc, device=_ns.device_of(cm))
@@ -371,7 +404,7 @@ def kappa_from_problem(prob, *, weights, replace_undefined_by, validate):
                 f"{replace_undefined_by}.", UndefinedMetricWarning, stacklevel=3)
     kappa = kappa_value(n, observed, expected, replace_undefined_by=replace_undefined_by,
                         xp=xp)
-    return xp.astype(kappa, prob.float_dtype)
+    return cast(kappa, prob.float_dtype, xp)
 
 
 def cohen_kappa_score(
@@ -424,6 +457,11 @@ def cohen_kappa_score(
     """
     _check_kappa_params(weights, replace_undefined_by)
     _check_labels_nonempty(labels)
+    lane = lane_inputs(y1, y2, sample_weight, labels, validate)
+    if lane is not None and lane.n_classes > 1:
+        config = (lane.n_classes, weights, float(replace_undefined_by))
+        return _ns.to_output(lane.ops.lane(_kappa_lane, config, y1, y2, sample_weight),
+                             lane.xp)
     prepared = prepare_inputs(y1, y2, sample_weight, validate=validate, exact_binary=False)
     _check_single_label_type(prepared.targets.y_type)
     prob = label_problem(prepared, labels=labels, validate=validate,
@@ -436,6 +474,13 @@ def cohen_kappa_score(
     res = kappa_from_problem(prob, weights=weights, replace_undefined_by=replace_undefined_by,
                              validate=validate)
     return _ns.to_output(res, prob.xp)
+
+
+def _kappa_lane(xp, o, config, y1, y2, weights):
+    c, kappa_weights, replace = config
+    prob = lane_problem(xp, o, y1, y2, weights, c)
+    return kappa_from_problem(prob, weights=kappa_weights, replace_undefined_by=replace,
+                              validate=False)
 
 
 # -- error rates -----------------------------------------------------------
@@ -588,6 +633,11 @@ def class_likelihood_ratios(
     """
     replace = check_replace_lr(replace_undefined_by)
     _check_labels_nonempty(labels)
+    lane = lane_inputs(y_true, y_pred, sample_weight, labels, validate)
+    if lane is not None and lane.n_classes == 2:
+        lr_pos, lr_neg = lane.ops.lane(_likelihood_ratios_lane, tuple(replace), y_true, y_pred,
+                                       sample_weight)
+        return _ns.to_output(lr_pos, lane.xp), _ns.to_output(lr_neg, lane.xp)
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate)
     y_type = prepared.targets.y_type
     if validate and y_type != "binary":
@@ -604,3 +654,8 @@ def class_likelihood_ratios(
             "pass labels=[negative, positive].")
     lr_pos, lr_neg = likelihood_ratios_from_problem(prob, replace=replace, validate=validate)
     return _ns.to_output(lr_pos, prob.xp), _ns.to_output(lr_neg, prob.xp)
+
+
+def _likelihood_ratios_lane(xp, o, replace, y_true, y_pred, weights):
+    prob = lane_problem(xp, o, y_true, y_pred, weights, 2)
+    return likelihood_ratios_from_problem(prob, replace=replace, validate=False)

@@ -19,7 +19,7 @@ from .._core.typing import Array, ArrayLike
 from .._core.validation import check_zero_division
 from ._encoding import comparable
 from ._input import label_problem, prepare_inputs, setwise_problem
-from ._lane import declared_counts, edge_matrix, float_dtypes, lane_inputs
+from ._lane import declared_counts, edge_matrix, float_dtypes, lane_inputs, lane_position
 from ._prf import PRF, check_beta, prf_from_counts
 from ._statistic import LabelCounts, normalize_confusion
 
@@ -350,7 +350,7 @@ def _prfs(y_true, y_pred, *, beta, labels, pos_label, average, warn_for, sample_
     check_beta(beta)
     lane = lane_inputs(y_true, y_pred, sample_weight, labels, validate)
     if lane is not None:
-        pos = _lane_position(average, pos_label, lane.n_classes)
+        pos = lane_position(average, pos_label, lane.n_classes)
         if pos is not False:
             config = (lane.n_classes, float(beta), average, "nan" if zd != zd else zd, pos,
                       want)
@@ -366,17 +366,6 @@ def _prfs(y_true, y_pred, *, beta, labels, pos_label, average, warn_for, sample_
     if s is not None and prob.weights is not None:
         s = xp.astype(s, prob.float_dtype)
     return _ns.to_output(p, xp), _ns.to_output(r, xp), _ns.to_output(f, xp), s
-
-
-def _lane_position(average, pos_label, c):
-    """The class the lane reports: None (all C), ``pos_label`` for "binary", or
-    False where the general path must run (its errors and warnings)."""
-    if average == "binary":
-        ok = c == 2 and type(pos_label) is int and 0 <= pos_label < 2
-        return pos_label if ok else False
-    if average == "samples" or pos_label not in (None, 1):
-        return False
-    return None
 
 
 def _prfs_lane(xp, o, config, y_true, y_pred, weights):

@@ -46,7 +46,7 @@ from .._core.arith import safe_divide
 from .._core.validation import check_targets
 from ..backends import ops as _ops
 from ..classification._encoding import encode
-from ..classification._prf import check_beta, prf_from_counts
+from ..classification._prf import PRF, check_beta, prf_from_counts
 from ..classification._statistic import (
     LabelCounts,
     counts_from_confusion,
@@ -255,7 +255,8 @@ class LabelStream(StreamMetric):
         counts, avg = self._counts(cm, xp, device)
         out = prf_from_counts(counts, beta=self.beta, average=avg, warn_for=(),
                               zero_division=self.zero_division, weights=None, xp=xp,
-                              dtype=fdt, acc_dtype=fdt, validate=False)[which]
+                              dtype=fdt, acc_dtype=fdt, validate=False,
+                              want=(PRF[which],))[which]
         if self.average == "binary":
             out = xp.reshape(out, ())
         return out

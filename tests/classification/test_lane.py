@@ -185,3 +185,46 @@ def test_binary_roc_auc_lane(lib, n, ties):
                                            or lib == "jax" else 1e-12)
             else:
                 assert np.isnan(_host(got))
+
+
+@pytest.mark.parametrize("lib", sorted(CONVERTERS))
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_agreement_lanes(lib, case):
+    """MCC, kappa, balanced accuracy, jaccard and the likelihood ratios: the lane
+    equals the general path (and scikit-learn where it defines the value)."""
+    y, p, w = CASES[case]
+    cv = CONVERTERS[lib]
+    sw = None if w is None else cv(w)
+    rtol = 1e-5 if (w is not None and w.dtype == np.float32) or lib == "jax" else 1e-12
+    calls = [
+        lambda labels: metrix.matthews_corrcoef(cv(y), cv(p), labels=labels, sample_weight=sw,
+                                                validate=False),
+        lambda labels: metrix.balanced_accuracy_score(cv(y), cv(p), labels=labels,
+                                                      sample_weight=sw, validate=False),
+        lambda labels: metrix.balanced_accuracy_score(cv(y), cv(p), labels=labels,
+                                                      sample_weight=sw, adjusted=True,
+                                                      validate=False),
+    ]
+    for kappa_weights in (None, "linear", "quadratic"):
+        calls.append(lambda labels, kw=kappa_weights: metrix.cohen_kappa_score(
+            cv(y), cv(p), labels=labels, weights=kw, sample_weight=sw, validate=False))
+    for average in ("macro", "micro", "weighted", None):
+        calls.append(lambda labels, a=average: metrix.jaccard_score(
+            cv(y), cv(p), labels=labels, average=a, sample_weight=sw, zero_division=1.0,
+            validate=False))
+    yb, pb = np.clip(y, 0, 1), np.clip(p, 0, 1)
+    calls.append(lambda labels: metrix.class_likelihood_ratios(
+        cv(yb), cv(pb), labels=labels[:2], sample_weight=sw, validate=False))
+    for call in calls:
+        got = _quiet(call, L)
+        general = _quiet(call, np.arange(C))
+        for a, b in zip(got if isinstance(got, tuple) else (got,),
+                        general if isinstance(general, tuple) else (general,)):
+            assert type(a) is type(b)
+            assert _host(a).dtype == _host(b).dtype
+            np.testing.assert_allclose(_host(a), _host(b), rtol=rtol, atol=1e-12)
+    keep = np.isin(y, L) & np.isin(p, L)
+    if w is None and len(np.unique(y[keep])) > 1:
+        np.testing.assert_allclose(
+            _host(metrix.matthews_corrcoef(cv(y), cv(p), labels=L, validate=False)),
+            skm.matthews_corrcoef(y[keep], p[keep]), rtol=rtol, atol=1e-12)
