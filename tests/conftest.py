@@ -91,7 +91,8 @@ def xp(request):
 
 @pytest.fixture
 def bincount_calls(monkeypatch):
-    """The ``length`` of every ``bincount`` of NumPy's adapter while the test runs.
+    """The ``length`` of every count of NumPy's adapter while the test runs: each
+    ``bincount``, and each fused ``edge_confusion`` (cells and count in one).
 
     Tests that promise one shared statistic count its ``bincount`` calls:
     ``metrix.evaluate(y_true, y_pred)`` then ``len(bincount_calls) == 1``.
@@ -102,13 +103,25 @@ def bincount_calls(monkeypatch):
 
     adapter = ops(npx)
     calls = []
+    inside = []
     original = adapter.bincount
+    original_edge = adapter.edge_confusion
 
     def counting(*args, **kwargs):
-        calls.append(kwargs.get("length"))
+        if not inside:
+            calls.append(kwargs.get("length"))
         return original(*args, **kwargs)
 
+    def counting_edge(cm, *args, **kwargs):
+        calls.append(cm.shape[0])
+        inside.append(True)
+        try:
+            return original_edge(cm, *args, **kwargs)
+        finally:
+            inside.pop()
+
     monkeypatch.setattr(adapter, "bincount", counting)
+    monkeypatch.setattr(adapter, "edge_confusion", counting_edge)
     return calls
 
 

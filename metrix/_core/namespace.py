@@ -46,24 +46,25 @@ def is_host_array(x) -> bool:
 
 
 def is_numpy_namespace(xp) -> bool:
-    return array_api_compat.is_numpy_namespace(xp)
+    return backend_name(xp) == "numpy"
 
 
 _BACKEND_NAMES: dict = {}
+_XP_BY_TYPE: dict = {}
+
+#: namespace module names -> backend (plain string tests: array-api-compat's
+#: ``is_*_namespace`` are ``lru_cache``-wrapped, which torch.compile warns about)
+_NAMESPACE_BACKENDS = {
+    "numpy": "numpy", "array_api_compat.numpy": "numpy",
+    "torch": "torch", "array_api_compat.torch": "torch",
+    "jax.numpy": "jax", "jax.experimental.array_api": "jax",
+    "cupy": "cupy", "array_api_compat.cupy": "cupy",
+    "array_api_strict": "array_api_strict",
+}
 
 
 def _backend_name_of(xp) -> str:
-    if array_api_compat.is_numpy_namespace(xp):
-        return "numpy"
-    if array_api_compat.is_torch_namespace(xp):
-        return "torch"
-    if array_api_compat.is_jax_namespace(xp):
-        return "jax"
-    if array_api_compat.is_cupy_namespace(xp):
-        return "cupy"
-    if array_api_compat.is_array_api_strict_namespace(xp):
-        return "array_api_strict"
-    return "generic"
+    return _NAMESPACE_BACKENDS.get(getattr(xp, "__name__", None), "generic")
 
 
 def backend_name(xp) -> str:
@@ -78,6 +79,8 @@ def device_of(x):
     """The device of an array; ``None`` for host inputs and jitted JAX tracers."""
     if x is None or is_host_array(x):
         return None
+    if type(x).__module__.startswith("torch"):
+        return x.device  # no array-api-compat helper: traceable by torch.compile
     try:
         return array_api_compat.device(x)
     except Exception:  # tracers of some libraries have no device
@@ -86,6 +89,21 @@ def device_of(x):
 
 def _lib_label(xp) -> str:
     return getattr(xp, "__name__", repr(xp))
+
+
+def _namespace_of(x):
+    """array-api-compat's namespace of ``x``, cached per array type (torch
+    tensors found without array-api-compat's ``lru_cache``-wrapped helpers,
+    which torch.compile warns about when it traces them)."""
+    kind = type(x)
+    xp = _XP_BY_TYPE.get(kind)
+    if xp is None:
+        if kind.__module__.startswith("torch") and hasattr(x, "device"):
+            import array_api_compat.torch as xp
+        else:
+            xp = array_api_compat.array_namespace(x)
+        _XP_BY_TYPE[kind] = xp
+    return xp
 
 
 def get_namespace_and_device(*arrays):
@@ -102,13 +120,13 @@ def get_namespace_and_device(*arrays):
         if x is None or is_host_array(x):
             continue
         try:
-            x_xp = array_api_compat.array_namespace(x)
+            x_xp = _namespace_of(x)
         except TypeError as exc:
             raise TypeError(
                 f"Unsupported input of type {type(x).__name__!r}: expected a NumPy, "
                 "CuPy, PyTorch, JAX or array-api-strict array, or a Python list."
             ) from exc
-        if array_api_compat.is_numpy_namespace(x_xp):
+        if backend_name(x_xp) == "numpy":
             continue
         x_dev = device_of(x)
         if xp is None:
@@ -132,7 +150,6 @@ def get_namespace_and_device(*arrays):
     return xp, device
 
 
-_XP_BY_TYPE: dict = {}
 _HOST_TYPES = (list, tuple, int, float, bool, str, np.generic)
 
 
@@ -151,10 +168,9 @@ def lane_namespace(first, *others):
         if issubclass(kind, _HOST_TYPES):
             return None
         try:
-            xp = array_api_compat.array_namespace(first)
+            xp = _namespace_of(first)
         except TypeError:
             return None
-        _XP_BY_TYPE[kind] = xp
     if others and kind is not np.ndarray:
         try:
             device = first.device

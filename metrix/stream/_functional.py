@@ -195,12 +195,31 @@ def array_namespace(a):
 _FLOATS: dict = {}
 
 
+def _dtype_set(xp, names):
+    """The dtypes ``names`` of ``xp`` as arrays carry them: the namespace's dtype
+    objects and, where they differ (NumPy's and JAX's dtype classes against
+    their arrays' dtype instances, which hash differently), ``iinfo`` /
+    ``finfo``'s ``dtype`` (no array made)."""
+    out = set()
+    for n in names:
+        dt = getattr(xp, n, None)
+        if dt is None:
+            continue
+        out.add(dt)
+        try:
+            info = xp.finfo(dt) if n.startswith(("float", "bfloat")) else xp.iinfo(dt)
+            out.add(info.dtype)
+        except Exception:  # no info for this dtype: the namespace's object only
+            pass
+    return frozenset(out)
+
+
 def float_dtypes(xp):
     """The real floating dtypes of ``xp`` (cached: ``isdtype`` costs microseconds)."""
     found = _FLOATS.get(id(xp))
     if found is None:
         names = ("float16", "bfloat16", "float32", "float64")
-        found = (xp, frozenset(getattr(xp, n) for n in names if hasattr(xp, n)))
+        found = (xp, _dtype_set(xp, names))
         _FLOATS[id(xp)] = found
     return found[1]
 
@@ -213,15 +232,14 @@ def int_dtypes(xp):
     found = _INTS.get(id(xp))
     if found is None:
         names = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-        found = (xp, frozenset(getattr(xp, n) for n in names if hasattr(xp, n)))
+        found = (xp, _dtype_set(xp, names))
         _INTS[id(xp)] = found
     return found[1]
 
 
 def is_float(x, xp) -> bool:
-    """Whether ``x`` has a real floating dtype.  The cached sets answer for
-    torch without an ``isdtype`` call; NumPy and JAX arrays have dtype
-    instances, not the namespace's dtype classes, so they ask ``isdtype``."""
+    """Whether ``x`` has a real floating dtype (the cached sets answer without
+    an ``isdtype`` call; a dtype they lack asks ``isdtype``)."""
     dt = x.dtype
     if dt in float_dtypes(xp):
         return True

@@ -86,3 +86,34 @@ def test_torch_compile_fullgraph(name, args, kwargs):
     got = _first(got)
     got = [g.numpy() for g in got] if isinstance(got, tuple) else got.numpy()
     np.testing.assert_allclose(np.asarray(got), np.asarray(_first(expected)), rtol=1e-12)
+
+
+def test_torch_compile_is_silent_in_a_fresh_process():
+    """The compiled example of the docs prints no warning (no filter in user code):
+    torch.compile warns about every ``lru_cache``-wrapped helper it traces, so the
+    namespace and device lookups on the traced path avoid array-api-compat's."""
+    pytest.importorskip("torch")
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import torch, metrix
+        labels = list(range(10))
+
+        @torch.compile(fullgraph=True)
+        def eval_step(y, logits):
+            pred = logits.argmax(-1)
+            return (metrix.f1_score(y, pred, labels=labels, average="macro", validate=False),
+                    metrix.confusion_matrix(y, pred, labels=labels, validate=False),
+                    metrix.matthews_corrcoef(y, pred, labels=labels, validate=False),
+                    metrix.roc_auc_score(y % 2, logits[:, 0].sigmoid(), validate=False),
+                    metrix.mean_squared_error(logits[:, 0], logits[:, 1], validate=False))
+
+        out = eval_step(torch.randint(0, 10, (512,)), torch.randn(512, 10))
+        print(float(out[0]))
+    """)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "Warning" not in run.stderr, run.stderr[-2000:]
