@@ -10,6 +10,8 @@ One thread, N = 256, 4,096 and 65,536, C = 10.  Each cell is the best over
   N = 256;
 * the defaults of both (``validate=True``, no labels; TorchMetrics'
   ``validate_args=True``): target <= 1.0x;
+* the floor: the bare torch expression of the same value (no checks, labels
+  assumed in range, float32 sums where the inputs are float32);
 * NumPy: metrix ``f1_score`` macro against one ``np.bincount`` of the codes
   ``C * y_true + y_pred`` (target <= 20x at N = 256) and scikit-learn;
 * eager JAX: ``f1_score`` macro after the first call (target < 1 ms at N = 4,096).
@@ -72,6 +74,16 @@ def torch_rows(n, runs, calls):
     s, r, q = s.float(), r.float(), q.float()
     nv = {"validate": False}
     tv = {"validate_args": False}
+    # the floor: the bare torch expression of the value (no checks, labels assumed
+    # in range, float32 sums): what any Python-level call costs at least
+    codes = C * y + p
+    floors = {
+        "f1_score macro": lambda: _f1_floor(torch, y, p),
+        "accuracy_score": lambda: (y == p).double().mean(),
+        "confusion_matrix": lambda: torch.bincount(codes, minlength=C * C).reshape(C, C),
+        "roc_auc_score binary": lambda: torch.sort(s),
+        "mean_squared_error": lambda: torch.mean((r - q) ** 2),
+    }
     cases = {
         "f1_score macro": (
             lambda: metrix.f1_score(y, p, labels=L, average="macro", **nv),
@@ -102,9 +114,10 @@ def torch_rows(n, runs, calls):
     rows = []
     for name, (fast, tm_fast, default, tm_default) in cases.items():
         t = interleaved({"metrix": fast, "tm": tm_fast, "metrix default": default,
-                         "tm default": tm_default}, runs=runs, calls=calls,
-                        label=f"torch {name} N={n}")
+                         "tm default": tm_default, "floor": floors[name]}, runs=runs,
+                        calls=calls, label=f"torch {name} N={n}")
         rows.append({"N": n, "metric": name,
+                     "floor (bare torch)": fmt_time(t["floor"]),
                      "metrix (labels, validate=False)": fmt_time(t["metrix"]),
                      "TorchMetrics (validate_args=False)": fmt_time(t["tm"]),
                      "ratio": f"{t['metrix'] / t['tm']:.2f}x",
@@ -112,6 +125,14 @@ def torch_rows(n, runs, calls):
                      "TorchMetrics default": fmt_time(t["tm default"]),
                      "ratio default": f"{t['metrix default'] / t['tm default']:.2f}x"})
     return rows
+
+
+def _f1_floor(torch, y, p):
+    """Macro F1 in bare torch: one bincount, the C-vector formula (no checks)."""
+    cm = torch.bincount(C * y + p, minlength=C * C).reshape(C, C).double()
+    tp = cm.diagonal()
+    den = cm.sum(0) + cm.sum(1)
+    return torch.where(den > 0, 2 * tp / den.clamp(min=1), 0.0).mean()
 
 
 def numpy_rows(n, runs, calls, with_sklearn=True):

@@ -53,6 +53,47 @@ def lane_inputs(y_true, y_pred, sample_weight, labels, validate, *,
     return LaneInputs(xp, _ops(xp), c)
 
 
+#: the largest discovered label range a validated lane call counts
+DISCOVERED_MAX = 1024
+
+
+def discovered_lane_inputs(y_true, y_pred, sample_weight, labels, *,
+                           check_present=True) -> LaneInputs | None:
+    """A ``validate=True`` call without ``labels`` whose integer labels are exactly
+    ``0..C-1``, each present in ``y_true`` or ``y_pred``: the lane of the declared
+    ``range(C)`` gives scikit-learn's value.  Reads on the host (a validated call
+    may): the minimum and maximum of both arrays, and which codes occur.  None
+    (the general path) for anything else: weights, other label sets, absent codes.
+
+    Integer 1-D labels need no other check: they are always valid binary or
+    multiclass targets.  ``check_present=False``: the caller reads presence off
+    its own ``C x C`` result instead (:func:`all_present`).
+    """
+    if labels is not None or sample_weight is not None:
+        return None
+    xp = lane_namespace_1d(y_true, y_pred, None, "integral")
+    if xp is None:
+        return None
+    o = _ops(xp)
+    lo_t, hi_t = o.minmax(y_true)  # host reads: validate=True
+    lo_p, hi_p = o.minmax(y_pred)
+    lo, hi = min(int(lo_t), int(lo_p)), max(int(hi_t), int(hi_p))
+    if lo < 0 or hi >= DISCOVERED_MAX:
+        return None
+    c = hi + 1
+    if check_present:  # else the caller checks its result (all_present)
+        seen = o.bincount(y_true, length=c) + o.bincount(y_pred, length=c)
+        if not bool(xp.all(seen > 0)):  # host read: a code absent from both is no class
+            return None
+    return LaneInputs(xp, o, c)
+
+
+def all_present(cm, xp) -> bool:
+    """Whether every row or column of a discovered ``C x C`` matrix has a sample
+    (host read): else a code absent from both arrays would be taken for a class."""
+    return bool(xp.all((xp.sum(cm, axis=0) + xp.sum(cm, axis=1)) > 0))
+
+
 def _declared_range(labels) -> int | None:
     """``C`` when host ``labels`` are exactly ``0..C-1`` (C >= 1), else None."""
     if isinstance(labels, range):

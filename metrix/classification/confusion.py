@@ -10,6 +10,7 @@ declared and ``validate=False`` each is a pure array program (it traces under
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Literal
 
@@ -19,7 +20,15 @@ from .._core.typing import Array, ArrayLike
 from .._core.validation import check_zero_division
 from ._encoding import comparable
 from ._input import label_problem, prepare_inputs, setwise_problem
-from ._lane import declared_counts, edge_matrix, float_dtypes, lane_inputs, lane_position
+from ._lane import (
+    all_present,
+    declared_counts,
+    discovered_lane_inputs,
+    edge_matrix,
+    float_dtypes,
+    lane_inputs,
+    lane_position,
+)
 from ._prf import PRF, check_beta, prf_from_counts
 from ._statistic import LabelCounts, normalize_confusion
 
@@ -81,10 +90,14 @@ def confusion_matrix(
         raise ValueError(
             "The 'normalize' parameter must be a str among {'all', 'pred', 'true'} or None."
             f" Got {normalize!r} instead.")
-    lane = lane_inputs(y_true, y_pred, sample_weight, labels, validate)
+    lane = lane_inputs(y_true, y_pred, sample_weight, labels, validate) if not validate \
+        else discovered_lane_inputs(y_true, y_pred, sample_weight, labels,
+                                    check_present=normalize is not None)
     if lane is not None and lane.n_classes > 1:
-        return lane.ops.lane(_confusion_lane, (lane.n_classes, normalize), y_true, y_pred,
-                             sample_weight)
+        cm = lane.ops.lane(_confusion_lane, (lane.n_classes, normalize), y_true, y_pred,
+                           sample_weight)
+        if not validate or normalize is not None or all_present(cm, lane.xp):
+            return cm
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
                               exact_binary=False)
     xp, device = prepared.xp, prepared.device
@@ -223,7 +236,10 @@ def accuracy_score(
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.accuracy_score``.
     """
-    lane = lane_inputs(y_true, y_pred, sample_weight, None, validate, declared=False)
+    # integer 1-D labels are always valid targets: validate=True has nothing more to
+    # check here without weights
+    lane = None if validate and sample_weight is not None else lane_inputs(
+        y_true, y_pred, sample_weight, None, False, declared=False)
     if lane is not None:
         return _ns.to_output(lane.ops.lane(_accuracy_lane, bool(normalize), y_true, y_pred,
                                            sample_weight), lane.xp)
@@ -348,7 +364,15 @@ def _prfs(y_true, y_pred, *, beta, labels, pos_label, average, warn_for, sample_
     """``precision_recall_fscore_support`` computing the ratios in ``want`` only."""
     zd = check_zero_division(zero_division)
     check_beta(beta)
-    lane = lane_inputs(y_true, y_pred, sample_weight, labels, validate)
+    if not validate:
+        lane = lane_inputs(y_true, y_pred, sample_weight, labels, validate)
+    elif want == ("f-score",) and 0 < beta < math.inf and average in (
+            "macro", "micro", "weighted", None):
+        # every discovered class occurs in y_true or y_pred: no F-score is 0 / 0,
+        # so the validated call has no warning to give
+        lane = discovered_lane_inputs(y_true, y_pred, sample_weight, labels)
+    else:
+        lane = None
     if lane is not None:
         pos = lane_position(average, pos_label, lane.n_classes)
         if pos is not False:

@@ -222,11 +222,12 @@ def roc_auc_score(
     if multi_class not in ("raise", "ovr", "ovo"):
         raise ValueError("The 'multi_class' parameter of roc_auc_score must be a str among "
                          f"{{'ovo', 'ovr', 'raise'}}. Got {multi_class!r} instead.")
-    if not validate and max_fpr is None and labels is None and sample_weight is None:
+    if max_fpr is None and labels is None and sample_weight is None:
         xp = lane_namespace_1d(y_true, y_score, None, None)
         if (xp is not None and y_true.shape[0] <= AUC_LANE_MAX
                 and _ns.has_kind(xp, y_true.dtype, "integral")
-                and _ns.has_kind(xp, y_score.dtype, "real floating")):
+                and _ns.has_kind(xp, y_score.dtype, "real floating")
+                and (not validate or _binary_and_finite(xp, y_true, y_score))):
             return _ns.to_output(ops(xp).lane(_binary_auc_lane, None, y_true, y_score), xp)
     inp = Inputs(y_true, y_score, sample_weight, validate=validate)
     xp = inp.xp
@@ -257,6 +258,16 @@ def roc_auc_score(
 #: the binary ROC AUC lane's largest batch (its binary searches cost more than
 #: the general path's sort-split curve beyond that, on CPUs)
 AUC_LANE_MAX = 4096
+
+
+def _binary_and_finite(xp, y, score) -> bool:
+    """Host reads of a validated lane call: ``y`` holds exactly two values and
+    every score is finite (else the general path raises scikit-learn's error)."""
+    o = ops(xp)
+    lo, hi = o.minmax(y)
+    if bool(lo == hi):  # one class: the general path's error
+        return False
+    return bool(xp.all((y == lo) | (y == hi))) and bool(o.sum_is_finite(score))
 
 
 def _binary_auc_lane(xp, o, config, y, score):

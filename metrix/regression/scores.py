@@ -22,6 +22,7 @@ inputs.
 from __future__ import annotations
 
 import inspect
+import math
 import warnings
 from typing import Any, Literal
 
@@ -212,14 +213,24 @@ def _mean_error_lane(xp, o, kind, y_true, y_pred, weights):
 
 
 def _mean_error(kind, y_true, y_pred, sample_weight, multioutput, validate):
-    """The lane's value, or None where the call takes the general path."""
-    if validate or not (type(multioutput) is str and multioutput == "uniform_average"):
+    """The lane's value, or None where the call takes the general path.
+
+    With ``validate=True`` (and no weights) the value itself is the check: it
+    is finite only if every input is (a NaN or inf propagates into the mean), so
+    one host read of the result replaces the pass over the inputs; a non-finite
+    value takes the general path, which names the bad input (or returns the
+    overflow of finite inputs).
+    """
+    if not (type(multioutput) is str and multioutput == "uniform_average") or (
+            validate and sample_weight is not None):
         return None
     xp = lane_namespace_1d(y_true, y_pred, sample_weight, "real floating")
     if xp is None:
         return None
-    return _ns.to_output(ops(xp).lane(_mean_error_lane, kind, y_true, y_pred, sample_weight),
-                         xp)
+    value = ops(xp).lane(_mean_error_lane, kind, y_true, y_pred, sample_weight)
+    if validate and not math.isfinite(float(value)):  # host read: validate=True
+        return None
+    return _ns.to_output(value, xp)
 
 
 def mean_absolute_error(

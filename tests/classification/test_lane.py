@@ -228,3 +228,69 @@ def test_agreement_lanes(lib, case):
         np.testing.assert_allclose(
             _host(metrix.matthews_corrcoef(cv(y), cv(p), labels=L, validate=False)),
             skm.matthews_corrcoef(y[keep], p[keep]), rtol=rtol, atol=1e-12)
+
+
+def _warned(fn, *args, **kwargs):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = fn(*args, **kwargs)
+    return out, sorted(str(w.message) for w in caught)
+
+
+@pytest.mark.parametrize("lib", sorted(CONVERTERS))
+def test_validated_lanes_match_scikit_learn(lib):
+    """validate=True, no labels: discovered 0..C-1 take the lane; absent codes,
+    negative labels and weights take the general path; the values and the
+    warnings are scikit-learn's either way."""
+    cv = CONVERTERS[lib]
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 5, 300)
+    p = np.where(rng.random(300) < 0.6, y, rng.integers(0, 5, 300))
+    cases = [(y, p), (y[:3], p[:3]), (np.where(y == 2, 4, y), np.where(p == 2, 4, p)),
+             (y - 1, p - 1), (np.zeros(4, int), np.ones(4, int))]
+    for yt, yp in cases:
+        for average in ("macro", "micro", "weighted", None):
+            got, w_got = _warned(metrix.f1_score, cv(yt), cv(yp), average=average)
+            ref, w_ref = _warned(skm.f1_score, yt, yp, average=average)
+            np.testing.assert_allclose(_host(got), ref, rtol=1e-6)
+            assert w_got == w_ref
+        got, w_got = _warned(metrix.confusion_matrix, cv(yt), cv(yp))
+        ref, w_ref = _warned(skm.confusion_matrix, yt, yp)
+        np.testing.assert_array_equal(_host(got), ref)
+        assert w_got == w_ref
+        np.testing.assert_allclose(_host(metrix.accuracy_score(cv(yt), cv(yp))),
+                                   skm.accuracy_score(yt, yp))
+
+
+@pytest.mark.parametrize("lib", sorted(CONVERTERS))
+def test_validated_mean_errors_read_the_result(lib):
+    """validate=True mean errors: the lane's value is the finiteness check."""
+    cv = CONVERTERS[lib]
+    a, b = np.array([1.0, 2.0, 4.0]), np.array([1.5, 2.0, 3.0])
+    for name in ("mean_squared_error", "root_mean_squared_error", "mean_absolute_error"):
+        np.testing.assert_allclose(_host(getattr(metrix, name)(cv(a), cv(b))),
+                                   getattr(skm, name)(a, b), rtol=1e-6)
+        for bad in (np.nan, np.inf):
+            with pytest.raises(ValueError, match="NaN|infinity"):
+                getattr(metrix, name)(cv(np.array([1.0, bad, 3.0])), cv(b))
+            with pytest.raises(ValueError, match="NaN|infinity"):
+                getattr(metrix, name)(cv(a), cv(np.array([bad, 1.0, 3.0])))
+
+
+@pytest.mark.parametrize("lib", sorted(CONVERTERS))
+def test_validated_binary_auc_lane(lib):
+    """validate=True binary AUC: two label values and finite scores take the lane;
+    one class, three classes or a NaN score give scikit-learn's warning / error."""
+    cv = CONVERTERS[lib]
+    rng = np.random.default_rng(5)
+    y, s = rng.integers(0, 2, 200), np.round(rng.random(200), 2)
+    for yt in (y, 3 + 4 * y):
+        np.testing.assert_allclose(_host(metrix.roc_auc_score(cv(yt), cv(s))),
+                                   skm.roc_auc_score(yt, s), rtol=1e-6)
+    got, w_got = _warned(metrix.roc_auc_score, cv(np.zeros(5, dtype=np.int64)), cv(s[:5]))
+    ref, w_ref = _warned(skm.roc_auc_score, np.zeros(5, dtype=np.int64), s[:5])
+    assert np.isnan(_host(got)) and np.isnan(ref) and len(w_got) == len(w_ref) == 1
+    with pytest.raises(ValueError, match="multi_class"):
+        metrix.roc_auc_score(cv(np.array([0, 1, 2, 1])), cv(s[:4]))
+    with pytest.raises(ValueError, match="NaN"):
+        metrix.roc_auc_score(cv(y[:4]), cv(np.array([0.1, np.nan, 0.3, 0.4])))
