@@ -10,6 +10,9 @@ from __future__ import annotations
 from .._core.namespace import asarray, count_dtype, device_of
 from ._quantile import weighted_quantile
 
+#: the most rows the CPU adapters run a lane on (see ``GenericOps.lane_fits``)
+LANE_ROWS = 1 << 16
+
 
 class GenericOps:
     """Adapter operations written with the array API standard only."""
@@ -310,6 +313,13 @@ class GenericOps:
         op separately).
         """
         return fn(self.xp, self, config, *arrays)
+
+    def lane_fits(self, x, /):
+        """Whether a lane beats the general path for ``x``'s rows here.  Generic
+        (accelerators, JAX): always (a few kernels or one compiled program); the
+        CPU adapters: up to ``LANE_ROWS`` rows (a training-loop batch), beyond
+        which their blocked one-pass kernels win."""
+        return True
 
     def edge_counts(self, a, b, /, *, n, weights=None):
         """Flat ``(n + 2) ** 2`` counts of :meth:`edge_cells` (one count)."""

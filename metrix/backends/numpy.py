@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._generic import GenericOps
+from ._generic import LANE_ROWS, GenericOps
 
 # the pair count's chunk is also the chunk of ``minmax`` and of the dense encoding
 from ._minmax import minmax_numpy
@@ -50,6 +50,9 @@ def lean_namespace():
 class Ops(GenericOps):
     name = "numpy"
     fused_block = _FUSED_BLOCK
+
+    def lane_fits(self, x, /):
+        return x.shape[0] <= LANE_ROWS
 
     def lane(self, fn, config, /, *arrays):
         xp, lean_ops = lean_namespace()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ._generic import GenericOps
+from ._generic import LANE_ROWS, GenericOps
 from ._pair_count import (
     MAX_DISCOVERED,
     codes_or_other_numpy,
@@ -87,6 +87,9 @@ class Ops(GenericOps):
         idx = segment_top_candidates_numpy(values.detach().numpy(), seg.detach().numpy(),
                                            n_segments, k, skip_zeros, count=count)
         return None if idx is None else torch.from_numpy(idx)
+
+    def lane_fits(self, x, /):
+        return x.device.type != "cpu" or _compiling() or x.shape[0] <= LANE_ROWS
 
     def lane(self, fn, config, /, *arrays):
         # CPU eager: NumPy on zero-copy views (a NumPy op on a training-loop

@@ -294,3 +294,24 @@ def test_validated_binary_auc_lane(lib):
         metrix.roc_auc_score(cv(np.array([0, 1, 2, 1])), cv(s[:4]))
     with pytest.raises(ValueError, match="NaN"):
         metrix.roc_auc_score(cv(y[:4]), cv(np.array([0.1, np.nan, 0.3, 0.4])))
+
+
+def test_offline_sizes_keep_the_blocked_kernels(monkeypatch):
+    """Past a training-loop batch the CPU adapters decline the lane: the general
+    path's chunked one-pass counts are faster at 1e7 rows (bench_labels)."""
+    import array_api_compat.numpy as npx
+
+    from metrix.backends import ops
+    from metrix.backends._generic import LANE_ROWS
+
+    calls = []
+    adapter = ops(npx)
+    original = adapter.lane
+    monkeypatch.setattr(adapter, "lane", lambda *a, **k: calls.append(1) or original(*a, **k))
+    rng = np.random.default_rng(0)
+    for n in (LANE_ROWS, LANE_ROWS + 1):
+        y, p = rng.integers(0, C, n), rng.integers(0, C, n)
+        calls.clear()
+        got = metrix.f1_score(y, p, labels=L, average="macro", validate=False)
+        np.testing.assert_allclose(got, skm.f1_score(y, p, average="macro"))
+        assert len(calls) == (1 if n == LANE_ROWS else 0)
