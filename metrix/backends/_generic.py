@@ -314,6 +314,12 @@ class GenericOps:
         """
         return fn(self.xp, self, config, *arrays)
 
+    def inner_block(self, flat, /, *, n):
+        """The inner ``n x n`` block of a flat ``(n + 2) ** 2`` edge count
+        (:meth:`edge_cells`' layout), a view where the library has them."""
+        k = n + 2
+        return self.xp.reshape(flat, (k, k))[1:n + 1, 1:n + 1]
+
     def lane_fits(self, x, /):
         """Whether a lane beats the general path for ``x``'s rows here.  Generic
         (accelerators, JAX): always (a few kernels or one compiled program); the

@@ -108,6 +108,14 @@ class Ops(GenericOps):
     def take(self, x, indices, /):
         return torch.index_select(x, 0, indices)  # no negative-index fix-up kernels
 
+    def inner_block(self, flat, /, *, n):
+        # eager: one strided view instead of a reshape and two slices (compiled
+        # graphs fuse views anyway, and storage offsets do not trace)
+        if _compiling():
+            return super().inner_block(flat, n=n)
+        k = n + 2
+        return torch.as_strided(flat, (n, n), (k, 1), flat.storage_offset() + k + 1)
+
     def edge_counts(self, a, b, /, *, n, weights=None):
         return self.bincount(self.edge_cells(a, b, n=n), length=(n + 2) ** 2, weights=weights)
 

@@ -106,13 +106,13 @@ def _declared_range(labels) -> int | None:
     return len(labels)
 
 
-def edge_matrix(xp, o, y_true, y_pred, weights, c, acc):
-    """The ``(C + 2) x (C + 2)`` edge confusion matrix (int counts, or the
-    weights summed in ``acc``)."""
-    k = c + 2
+def declared_matrix(xp, o, y_true, y_pred, weights, c, acc):
+    """The declared ``C x C`` confusion matrix: the inner block of the edge
+    counts (int counts, or the weights summed in ``acc``); samples with an
+    undeclared label fall in the edge rows / columns, outside it."""
     if weights is not None and weights.dtype != acc:
         weights = xp.astype(weights, acc)
-    return xp.reshape(o.edge_counts(y_true, y_pred, n=c, weights=weights), (k, k))
+    return o.inner_block(o.edge_counts(y_true, y_pred, n=c, weights=weights), n=c)
 
 
 def float_dtypes(xp, device, weights):
@@ -143,7 +143,7 @@ def lane_problem(xp, o, y_true, y_pred, weights, c) -> LabelProblem:
     declared, as scikit-learn's ``confusion_matrix``), in the widest float."""
     device = _ns.device_of(y_true)
     acc, fdt = float_dtypes(xp, device, weights)
-    cm = edge_matrix(xp, o, y_true, y_pred, weights, c, acc)[1:c + 1, 1:c + 1]
+    cm = declared_matrix(xp, o, y_true, y_pred, weights, c, acc)
     if cm.dtype != acc:
         cm = xp.astype(cm, acc)
     return LabelProblem(xp, device, "binary" if c <= 2 else "multiclass", list(range(c)),

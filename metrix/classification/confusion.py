@@ -23,8 +23,8 @@ from ._input import label_problem, prepare_inputs, setwise_problem
 from ._lane import (
     all_present,
     declared_counts,
+    declared_matrix,
     discovered_lane_inputs,
-    edge_matrix,
     float_dtypes,
     lane_inputs,
     lane_position,
@@ -131,7 +131,7 @@ def _confusion_lane(xp, o, config, y_true, y_pred, weights):
     """The lane's confusion matrix: the inner block of the edge matrix (see :mod:`._lane`)."""
     c, normalize = config
     acc, fdt = float_dtypes(xp, _ns.device_of(y_true), weights)
-    cm = edge_matrix(xp, o, y_true, y_pred, weights, c, acc)[1:c + 1, 1:c + 1]
+    cm = declared_matrix(xp, o, y_true, y_pred, weights, c, acc)
     if normalize is not None:
         cm = normalize_confusion(cm, normalize, dtype=acc, xp=xp)
     elif weights is None:
