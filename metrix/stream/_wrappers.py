@@ -114,7 +114,13 @@ class Metric:
         if self.state is None:
             self._create(xp=other._placement[0], device=other._placement[1])
         self.state = self.spec.merge(self.state, other.state)
-        self._recount()
+        if (self._dropped is not None and other._dropped is not None
+                and self._rows.keys() == other._rows.keys()):
+            # exact buffers concatenate: the host counts add (no device read)
+            self._rows = {p: n + other._rows[p] for p, n in self._rows.items()}
+            self._dropped = {p: n + other._dropped[p] for p, n in self._dropped.items()}
+        else:
+            self._recount()
         return self
 
     def sync(self, group=None):

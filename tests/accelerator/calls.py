@@ -3,8 +3,9 @@
 Each entry is ``name -> call(make)`` where ``make(kind, shape)`` builds an input
 of one kind ("labels" 0..C-1 ints, "binary" 0/1 ints, "score" floats in [0, 1],
 "proba" rows, "real" floats, "multilabel" 0/1 matrix, "weight" floats) on the
-device under test.  Declared labels and ``validate=False`` throughout: the
-calls that must run with zero host syncs.  ``EXEMPT`` names the calls whose
+device under test.  Declared labels and ``validate=False`` throughout (stream
+metrics: two updates, a merge and a compute): the calls that must run with
+zero host syncs.  ``EXEMPT`` names the calls whose
 result has a data-dependent shape (a curve, a text report): those read the
 device by design.
 """
@@ -143,11 +144,11 @@ def _regression_calls():
 
 def _stream_calls():
     def stream(make_metric, *kinds):
-        def call(mk):
-            metric = make_metric()
-            args = [mk(*k) if isinstance(k, tuple) else mk(k) for k in kinds]
-            metric.update(*args)
-            return metric.compute()
+        def call(mk):  # two workers' updates, merged, computed
+            metric, other = make_metric(), make_metric()
+            metric.update(*[mk(*k) if isinstance(k, tuple) else mk(k) for k in kinds])
+            other.update(*[mk(*k) if isinstance(k, tuple) else mk(k) for k in kinds])
+            return metric.merge(other).compute()
         return call
 
     out = {}
