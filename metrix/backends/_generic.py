@@ -201,6 +201,18 @@ class GenericOps:
         order = self.xp.argsort(x)
         return self.xp.take(x, order), order
 
+    def mid_ranks(self, x, /):
+        """``(lo + hi, order)``: for each value of a 1-D ``x``, the sum of its left
+        and right ``searchsorted`` positions among the sorted values (twice its
+        0-based mid-rank, plus one: tied values share it), listed in the order
+        ``order`` of ``x``'s elements (None: ``x``'s own order).  Generic: the
+        sorted values are the queries (cache-friendly binary searches)."""
+        xp = self.xp
+        ordered, order = self.sort_with_order(x)
+        ranks = xp.searchsorted(ordered, ordered, side="left") + xp.searchsorted(
+            ordered, ordered, side="right")
+        return ranks, order
+
     def take(self, x, indices, /):
         """``x[indices]`` of a 1-D ``x`` with in-range, non-negative ``indices``."""
         return self.xp.take(x, indices)

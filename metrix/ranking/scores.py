@@ -280,7 +280,7 @@ def _binary_auc_lane(xp, o, config, y, score):
     .. math:: \mathrm{AUC} = \frac{\sum_{k \in P} r_k - P (P + 1) / 2}{P N}
               = \frac{\sum_{k \in P} (lo_k + hi_k) - P^2}{2 P N}
 
-    One argsort and two binary searches of the sorted scores; the positive
+    One sort and two binary searches (``ops.mid_ranks``); the positive
     class is the larger label (as ``roc_auc_score``).  NaN where one class is
     absent.  Taken up to ``AUC_LANE_MAX`` samples (a training-loop batch);
     larger inputs take the general path's one-pass curve.
@@ -288,10 +288,8 @@ def _binary_auc_lane(xp, o, config, y, score):
     """
     device = _ns.device_of(score)
     acc = _ns.max_float_dtype(xp, device)
-    ordered, order = o.sort_with_order(score)  # sorted queries: cache-friendly searches
-    pos = xp.astype(o.take(y, order) == xp.max(y), acc)
-    ranks = xp.searchsorted(ordered, ordered, side="left") + xp.searchsorted(
-        ordered, ordered, side="right")
+    ranks, order = o.mid_ranks(score)
+    pos = xp.astype((y if order is None else o.take(y, order)) == xp.max(y), acc)
     n_pos = xp.sum(pos)
     u2 = xp.sum(pos * (xp.astype(ranks, acc) - n_pos))  # 2 U: sum over P of (lo + hi - P)
     den = n_pos * (score.shape[0] - n_pos) * 2.0
