@@ -249,10 +249,14 @@ _WIDEST: dict = {}
 def _widest(xp, device, kind, wide, narrow):
     """``wide`` where the device has it, else ``narrow``; cached per (namespace,
     device) (the namespace-info query costs more than most metric ops)."""
-    key = (id(xp), str(device), kind)
+    key = (id(xp), device, kind)
     if backend_name(xp) == "jax":  # JAX's 64-bit types follow a runtime flag
         key += (bool(sys.modules["jax"].config.jax_enable_x64),)
-    dt = _WIDEST.get(key)
+    try:
+        dt = _WIDEST.get(key)
+    except TypeError:  # an unhashable device object
+        key = (id(xp), str(device)) + key[2:]
+        dt = _WIDEST.get(key)
     if dt is None:
         have = _dtypes(xp, device, kind)
         dt = getattr(xp, wide) if not have or wide in have else getattr(xp, narrow)
@@ -275,11 +279,12 @@ def result_float_dtype(xp, device, *arrays):
     """The float dtype of a result: the widest float input, else the widest float."""
     best = None
     for a in arrays:
-        if a is None or not hasattr(a, "dtype"):
+        dt = getattr(a, "dtype", None)
+        if dt is None:
             continue
-        if xp.isdtype(a.dtype, "real floating"):
-            if best is None or (a.dtype == xp.float64 and best != xp.float64):
-                best = a.dtype
+        if has_kind(xp, dt, "real floating"):
+            if best is None or (dt == xp.float64 and best != xp.float64):
+                best = dt
     if best is None:
         return max_float_dtype(xp, device)
     if best != xp.float64 and best != xp.float32:  # float16 / bfloat16

@@ -28,13 +28,18 @@ def _sum(x, /, *, axis=None, dtype=None, keepdims=False):
     return np.add.reduce(x, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
+def _astype(x, dtype, /, *, copy=True, device=None):
+    return x.astype(dtype, copy=copy)
+
+
 _LEAN = []
 
 
 def lean_namespace():
     """``(xp, adapter)``: array-api-compat's NumPy namespace with ``sum`` as the
-    ufunc method (``np.sum``'s Python wrapper costs twice the reduction of a
-    small array), the namespace the training-loop lanes run in, and its adapter."""
+    ufunc method and ``astype`` as the array method (their Python wrappers cost
+    more than the work on a small array), the namespace the training-loop lanes
+    run in, and its adapter."""
     if not _LEAN:
         import types
 
@@ -43,6 +48,7 @@ def lean_namespace():
         lean = types.ModuleType(cnp.__name__)  # array-api-compat's NumPy to every check
         lean.__dict__.update({k: getattr(cnp, k) for k in dir(cnp) if not k.startswith("__")})
         lean.sum = _sum
+        lean.astype = _astype
         _LEAN.extend((lean, Ops(lean)))
     return _LEAN[0], _LEAN[1]
 

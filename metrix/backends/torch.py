@@ -89,7 +89,7 @@ class Ops(GenericOps):
         return None if idx is None else torch.from_numpy(idx)
 
     def lane_fits(self, x, /):
-        return x.device.type != "cpu" or _compiling() or x.shape[0] <= LANE_ROWS
+        return x.shape[0] <= LANE_ROWS or x.device.type != "cpu" or _compiling()
 
     def lane(self, fn, config, /, *arrays):
         # CPU eager: NumPy on zero-copy views (a NumPy op on a training-loop
@@ -97,9 +97,11 @@ class Ops(GenericOps):
         if not _compiling():
             views = _lane_views(arrays)
             if views is not None:
-                from .numpy import lean_namespace
+                if not _LEAN:
+                    from .numpy import lean_namespace
 
-                return _from_numpy(fn(*lean_namespace(), config, *views))
+                    _LEAN.extend(lean_namespace())
+                return _from_numpy(fn(_LEAN[0], _LEAN[1], config, *views))
         return fn(self.xp, self, config, *arrays)
 
     def sort_with_order(self, x, /):
@@ -328,6 +330,9 @@ class TorchKernel:
     @staticmethod
     def other(x, n, out):
         return torch.where((x >= 0) & (x < n), x, x.new_tensor(n), out=out)
+
+
+_LEAN: list = []  # NumPy's lean namespace and adapter, loaded at the first lane call
 
 
 def _lane_views(arrays):
