@@ -12,27 +12,50 @@ from __future__ import annotations
 from ..backends import ops
 from . import namespace as _ns
 
+_ELIGIBLE: dict = {}
+
 
 def lane_namespace_1d(y_true, y_pred, sample_weight, kind):
     """The namespace of 1-D, non-empty, equal-length ``y_true`` / ``y_pred`` of
-    dtype ``kind`` (and a 1-D real floating ``sample_weight``), all of one array
-    type on one device; None when the call must take the general path."""
-    if sample_weight is None:
-        xp = _ns.lane_namespace(y_true, y_pred)
-    else:
-        xp = _ns.lane_namespace(y_true, y_pred, sample_weight)
+    dtype ``kind`` (any dtype for None; and a 1-D real floating
+    ``sample_weight``), all of one array type on one device; None when the
+    call must take the general path.  The type and dtype part of the answer
+    is cached (a training loop asks the same question every step)."""
+    kind_t = type(y_true)
+    if type(y_pred) is not kind_t or (sample_weight is not None
+                                      and type(sample_weight) is not kind_t):
+        return None
+    key = (kind_t, getattr(y_true, "dtype", None), getattr(y_pred, "dtype", None),
+           None if sample_weight is None else getattr(sample_weight, "dtype", None), kind)
+    try:
+        xp = _ELIGIBLE[key]
+    except KeyError:
+        xp = _ELIGIBLE[key] = _eligible_namespace(y_true, y_pred, sample_weight, kind)
+    except TypeError:  # an unhashable dtype
+        xp = _eligible_namespace(y_true, y_pred, sample_weight, kind)
     if xp is None:
         return None
     shape = y_true.shape
-    if len(shape) != 1 or shape[0] == 0 or y_pred.shape != shape:
+    if len(shape) != 1 or shape[0] == 0 or y_pred.shape != shape or (
+            sample_weight is not None and sample_weight.shape != shape):
+        return None
+    if _ns.lane_namespace(y_true, y_pred, sample_weight) is None:  # one device
         return None
     if not ops(xp).lane_fits(y_true):  # offline sizes: the general path's blocked kernels
+        return None
+    return xp
+
+
+def _eligible_namespace(y_true, y_pred, sample_weight, kind):
+    """The namespace when the arrays' types and dtypes allow a lane, else None."""
+    xp = _ns.lane_namespace(y_true)
+    if xp is None:
         return None
     if kind is not None and not (_ns.has_kind(xp, y_true.dtype, kind)
                                  and _ns.has_kind(xp, y_pred.dtype, kind)):
         return None
-    if sample_weight is not None and (sample_weight.shape != shape or not _ns.has_kind(
-            xp, sample_weight.dtype, "real floating")):
+    if sample_weight is not None and not _ns.has_kind(xp, sample_weight.dtype,
+                                                      "real floating"):
         return None
     return xp
 

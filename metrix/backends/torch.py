@@ -337,16 +337,12 @@ _LEAN: list = []  # NumPy's lean namespace and adapter, loaded at the first lane
 
 def _lane_views(arrays):
     """Zero-copy NumPy views of CPU tensors for :meth:`Ops.lane` (None entries
-    stay None), or None where one is off the CPU, needs grad or has no view."""
-    out = []
-    for t in arrays:
-        if t is None:
-            out.append(None)
-        elif t.device.type != "cpu" or t.requires_grad or t.dtype not in _NUMPY_VIEWS:
-            return None
-        else:
-            out.append(t.numpy())
-    return out
+    stay None), or None where one is off the CPU, needs grad or has no NumPy
+    dtype (``Tensor.numpy`` refuses each: the cheapest test)."""
+    try:
+        return [None if t is None else t.numpy() for t in arrays]
+    except (TypeError, RuntimeError):
+        return None
 
 
 def _from_numpy(out):
