@@ -1,8 +1,16 @@
-"""CuPy adapter: native ``cupy.bincount``."""
+"""CuPy adapter: counts as one fixed-size ``cupyx.scatter_add``.
+
+``cupy.bincount`` reads the maximum of its input on the host to size its
+output (a device sync, whatever ``minlength`` says); a scatter-add into a
+zeroed buffer of the known length reads nothing.  Codes are in range by the
+callers' contract (the label encodings send every other value to an edge or
+"other" bin).
+"""
 
 from __future__ import annotations
 
 import cupy
+import cupyx
 
 from ._generic import GenericOps
 
@@ -11,15 +19,16 @@ class Ops(GenericOps):
     name = "cupy"
 
     def bincount(self, x, /, *, length, weights=None):
+        if x.dtype != cupy.int64:
+            x = x.astype(cupy.int64)
         if weights is None:
-            return cupy.bincount(x, minlength=length)[:length].astype(cupy.int64, copy=False)
-        if weights.ndim == 2:
-            k = weights.shape[1]
-            codes = (x[:, None] * k + cupy.arange(k)).ravel()
-            out = cupy.bincount(codes, weights=weights.ravel(), minlength=length * k)
-            return out[: length * k].reshape(length, k).astype(weights.dtype, copy=False)
-        return cupy.bincount(x, weights=weights, minlength=length)[:length].astype(
-            weights.dtype, copy=False)
+            # atomic adds on unsigned 64-bit words; the bits are the int64 counts
+            out = cupy.zeros(length, dtype=cupy.uint64)
+            cupyx.scatter_add(out, x, cupy.ones(x.shape, dtype=cupy.uint64))
+            return out.view(cupy.int64)
+        out = cupy.zeros((length,) + tuple(weights.shape[1:]), dtype=weights.dtype)
+        cupyx.scatter_add(out, x, weights)
+        return out
 
     def unique_counts(self, x, /):
         return cupy.unique(x, return_counts=True)
