@@ -3,9 +3,11 @@
 A call takes the lane when nothing about it needs a host read or the general
 preparation: ``validate=False``, declared ``labels`` that are exactly the
 integers ``0..C-1``, and 1-D integer ``y_true`` / ``y_pred`` (and 1-D float
-``sample_weight``) of one array type on one device.  Everything else (lists,
-strings, other label sets, validation, empty input) takes the general path
-of :mod:`._input`, which gives the same numbers.
+``sample_weight``) of one array type on one device.  A validated call without
+``labels`` takes it too when a few host reads find the labels to be exactly
+``0..C-1`` (:func:`discovered_lane_inputs`).  Everything else (lists, strings,
+other label sets, weights under validation, empty input, offline sizes on a
+CPU) takes the general path of :mod:`._input`, which gives the same numbers.
 
 The statistic is one count of edge cells (``ops.edge_counts``): a
 ``(C + 2) x (C + 2)`` confusion matrix whose first and last rows / columns
