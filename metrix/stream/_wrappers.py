@@ -87,6 +87,29 @@ class Metric:
                 self._reserve(_ns_rows(y_pred))  # host ints from the shapes: no sync
         self.state = self.spec.update(self.state, y_true, y_pred, sample_weight)
 
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        """Accumulate one batch and return the metric of that batch alone.
+
+        TorchMetrics' ``forward``, with metrix's argument order ``(y_true,
+        y_pred)`` (scikit-learn's and Keras'; TorchMetrics takes ``(preds,
+        target)``).  The batch is read once: its own state is computed, and
+        then merged into the running state (a sum of small arrays; exact
+        buffers append the batch to the running state instead).  No host read.
+        """
+        if self.state is None:
+            self._create_for(y_true, y_pred, sample_weight)
+        xp, device, fdt = self._placement
+        batch = self.spec.update(self.spec._init(xp, device, fdt), y_true, y_pred,
+                                 sample_weight)
+        if self._rows:
+            self.update(y_true, y_pred, sample_weight)  # exact buffers keep their capacity
+        else:
+            self.state = self.spec.merge(self._state, batch)
+        out = self.spec.compute(batch)
+        if isinstance(out, dict):
+            return {k: _ns.to_output(v, xp) for k, v in out.items()}
+        return _ns.to_output(out, xp)
+
     def compute(self):
         """The metric over everything seen: 0-d arrays on the state's device."""
         if self._state is None:

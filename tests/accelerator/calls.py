@@ -171,6 +171,17 @@ def _stream_calls():
         out["stream." + name] = stream(cls, "score", "score")
     out["stream.MedianAbsoluteError"] = stream(lambda: ms.MedianAbsoluteError(4 * N),
                                                "score", "score")
+
+    def called(make_metric, *kinds):
+        def call(mk):  # the callable form: accumulate and return the batch's value
+            return make_metric()(*[mk(k) for k in kinds])
+        return call
+
+    out["stream.F1Score[call]"] = called(lambda: ms.F1Score(C), "labels", "labels")
+    out["stream.AUROC[call]"] = called(lambda: ms.AUROC(), "binary", "score")
+    out["stream.AveragePrecision[exact][call]"] = called(
+        lambda: ms.AveragePrecision(capacity=4 * N), "binary", "score")
+    out["stream.MeanSquaredError[call]"] = called(ms.MeanSquaredError, "score", "score")
     return out
 
 
