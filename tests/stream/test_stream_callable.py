@@ -31,7 +31,10 @@ def _batches(kind, seed):
 
 
 def _metrics():
-    out = {name: (lambda cls=getattr(ms, name): cls(C), "labels")
+    def label_metric(cls):
+        return lambda: cls(C)
+
+    out = {name: (label_metric(getattr(ms, name)), "labels")
            for name in ("Accuracy", "BalancedAccuracy", "CohenKappa", "ConfusionMatrix",
                         "F1Score", "FBetaScore", "HammingDistance", "JaccardIndex",
                         "MatthewsCorrCoef", "Precision", "Recall", "ZeroOneLoss")}
@@ -72,7 +75,7 @@ def test_call_returns_the_batch_value_and_accumulates(name, lib):
     make, kind = METRICS[name]
     conv = (lambda a: a) if lib == "numpy" else pytest.importorskip("torch").asarray
     called, updated = make(), make()
-    for seed, (y, p) in enumerate(_batches(kind, 3)):
+    for y, p in _batches(kind, 3):
         alone = make()
         alone.update(conv(y), conv(p))
         _same(called(conv(y), conv(p)), alone.compute())   # the batch's own value
