@@ -1,0 +1,146 @@
+"""Every :mod:`metrix.stream` metric as a ``torch.nn.Module``, under the same name.
+
+    import metrix.integrations.torch as mt
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = torch.nn.Linear(20, 10)
+            self.val_f1 = mt.F1Score(num_classes=10)       # a submodule
+
+    model = Model().to("cuda")       # the metric's state moves with the model
+    model.val_f1.update(y, logits)   # (y_true, y_pred), as metrix.stream
+    model.val_f1.compute()           # 0-d tensor on the model's device
+
+The module holds a stream metric (``.metric``) and delegates to it:
+``update``, ``compute``, ``reset``, ``sync``, ``merge``, and calling the
+module (``forward``: accumulate the batch, return the batch's own value).
+Its state belongs to the module:
+
+* ``.to(device)`` / ``.cuda()`` / ``.cpu()`` move it; dtype casts (``.half()``,
+  ``.double()``, ``.to(torch.float16)``) leave it as it is: counts stay int64
+  and sums stay in the widest float, so a half-precision model still counts
+  exactly.
+* ``state_dict()`` holds it (``<prefix><leaf path>`` tensors and the metric's
+  ``config``) and ``load_state_dict()`` restores it, checked against the
+  metric's configuration, so a checkpoint resumed mid-epoch goes on counting.
+
+The arguments are metrix's ``(y_true, y_pred)``; TorchMetrics takes
+``(preds, target)``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .. import stream as _stream
+
+__all__ = ["MetricModule"]
+
+
+class MetricModule(torch.nn.Module):
+    """A ``torch.nn.Module`` around one :class:`metrix.stream.Metric`."""
+
+    def __init__(self, metric: _stream.Metric):
+        super().__init__()
+        if not isinstance(metric, _stream.Metric):
+            raise TypeError(f"MetricModule wraps a metrix.stream metric, got "
+                            f"{type(metric).__name__}")
+        self.metric = metric
+        metric.to("cpu")  # a state from the start: .to() and state_dict() have one to hold
+
+    def forward(self, y_true, y_pred, sample_weight=None):
+        """Accumulate the batch; return the metric of this batch alone."""
+        return self.metric(y_true, y_pred, sample_weight)
+
+    def update(self, y_true, y_pred, sample_weight=None):
+        """Accumulate one batch (no host read)."""
+        self.metric.update(y_true, y_pred, sample_weight)
+
+    def compute(self):
+        """The metric over everything accumulated (0-d tensors on the state's device)."""
+        return self.metric.compute()
+
+    def reset(self):
+        """Forget the data (the state stays on its device)."""
+        self.metric.reset()
+
+    def sync(self, group=None):
+        """All-reduce the state across the ``torch.distributed`` group (every rank calls it)."""
+        self.metric.sync(group)
+        return self
+
+    def merge(self, other):
+        """Add the data of another metric of the same configuration."""
+        self.metric.merge(other.metric if isinstance(other, MetricModule) else other)
+        return self
+
+    # -- the state belongs to the module ---------------------------------------------
+    def _apply(self, fn, recurse=True):
+        super()._apply(fn, recurse)
+        probe = fn(torch.empty(0))  # what the call does to a tensor: only its device counts
+        if isinstance(probe, torch.Tensor) and probe.device != self._device():
+            self.metric.to(probe.device)
+        return self
+
+    def _device(self):
+        state = self.metric.state
+        for leaf in _leaves(state):
+            return leaf.device
+        return torch.device("cpu")
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        for key, value in self.metric.state_dict().items():
+            destination[prefix + key] = value if isinstance(value, torch.Tensor) else \
+                torch.as_tensor(value)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        mine = {key[len(prefix):]: value for key, value in state_dict.items()
+                if key.startswith(prefix) and "." not in key[len(prefix):]}
+        try:
+            self.metric.load_state_dict(mine)
+        except (KeyError, ValueError, TypeError) as exc:
+            error_msgs.append(f"{type(self).__name__} ({prefix or 'root'}): {exc}")
+
+    def extra_repr(self) -> str:
+        return repr(self.metric.spec)
+
+
+def _leaves(state):
+    if isinstance(state, dict):
+        for value in state.values():
+            yield from _leaves(value)
+    elif isinstance(state, torch.Tensor):
+        yield state
+
+
+def _face(name):
+    cls = getattr(_stream, name)
+
+    def __init__(self, *args, **kwargs):
+        MetricModule.__init__(self, cls(*args, **kwargs))
+
+    return type(name, (MetricModule,), {
+        "__init__": __init__, "__module__": __name__,
+        "__doc__": f"``metrix.stream.{name}`` as a ``torch.nn.Module`` (same arguments).\n\n"
+                   f"    See :class:`metrix.stream.{name}` and :mod:`{__name__}`."})
+
+
+class MetricCollection(MetricModule):
+    """``metrix.stream.MetricCollection`` as a ``torch.nn.Module``: one shared state
+    for the metrics of the same statistic; ``compute()`` returns a dict."""
+
+    def __init__(self, metrics: dict):
+        inner = {k: m.metric if isinstance(m, MetricModule) else m for k, m in metrics.items()}
+        MetricModule.__init__(self, _stream.MetricCollection(inner))
+
+
+_NAMES = [n for n in _stream.__all__ if isinstance(getattr(_stream, n), type)
+          and issubclass(getattr(_stream, n), _stream.Metric)
+          and n not in ("Metric", "MetricCollection")]
+for _name in _NAMES:
+    globals()[_name] = _face(_name)
+__all__ += _NAMES + ["MetricCollection"]
+del _name
