@@ -14,6 +14,12 @@ def safe_divide(numerator, denominator, *, zero_value, xp):
     return xp.where(zero, zero_value, numerator / xp.where(zero, 1, denominator))
 
 
+def nan_divide(numerator, denominator, *, xp):
+    """``numerator / denominator``, NaN where the denominator is 0 (an undefined
+    ratio), without evaluating 0 / 0 (NumPy would warn).  Three kernels."""
+    return numerator / xp.where(denominator == 0, float("nan"), denominator)
+
+
 def nanaverage(a, *, weights=None, xp):
     """Weighted mean of ``a`` ignoring NaNs, as scikit-learn's ``_nanaverage``.
 

@@ -128,9 +128,6 @@ class Ops(GenericOps):
         k = n + 2
         return torch.as_strided(flat, (n, n), (k, 1), flat.storage_offset() + k + 1)
 
-    def edge_counts(self, a, b, /, *, n, weights=None):
-        return self.bincount(self.edge_cells(a, b, n=n), length=(n + 2) ** 2, weights=weights)
-
     def bincount(self, x, /, *, length, weights=None):
         # CPU eager: torch.bincount (one pass).  CUDA / MPS and torch.compile: a
         # fixed-size index_add of the (in-range) codes: torch's CUDA bincount

@@ -93,7 +93,7 @@ def discovered_lane_inputs(y_true, y_pred, sample_weight, labels, *,
 def all_present(cm, xp) -> bool:
     """Whether every row or column of a discovered ``C x C`` matrix has a sample
     (host read): else a code absent from both arrays would be taken for a class."""
-    return bool(xp.all((xp.sum(cm, axis=0) + xp.sum(cm, axis=1)) > 0))
+    return bool(xp.all((xp.sum(cm, axis=0) + xp.sum(cm, axis=1)) > 0))  # validate=True only
 
 
 def _declared_range(labels) -> int | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numbers
 import warnings
 
+from .._core.arith import nan_divide
 from .._core.lane import cast
 from ..exceptions import UndefinedMetricWarning
 from ._input import matrix_counts
@@ -56,7 +57,7 @@ def likelihood_ratios_from_problem(prob, *, replace, validate):
 def _ratio(num, den, undefined, value, xp):
     """``num / den`` (NaN where ``den`` is 0, no 0 / 0 evaluated), ``value`` where
     ``undefined``."""
-    return xp.where(undefined, float(value), num / xp.where(den == 0, float("nan"), den))
+    return xp.where(undefined, float(value), nan_divide(num, den, xp=xp))
 
 
 def _warn_lr(no_pos, fp_zero, tp_zero, tn_zero):

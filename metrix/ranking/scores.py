@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from .._core import namespace as _ns
+from .._core.arith import nan_divide
 from .._core.lane import lane_namespace_1d
 from ..backends import ops
 from ._averaging import average_binary, ovo_roc_auc, row_scores
@@ -265,8 +266,9 @@ def _binary_and_finite(xp, y, score) -> bool:
     every score is finite (else the general path raises scikit-learn's error)."""
     o = ops(xp)
     lo, hi = o.minmax(y)
-    if bool(lo == hi):  # one class: the general path's error
+    if bool(lo == hi):  # host read (validate=True): one class, the general path's error
         return False
+    # host reads (validate=True): exactly two label values, finite scores
     return bool(xp.all((y == lo) | (y == hi))) and bool(o.sum_is_finite(score))
 
 
@@ -293,7 +295,7 @@ def _binary_auc_lane(xp, o, config, y, score):
     n_pos = xp.sum(pos)
     u2 = xp.sum(pos * (xp.astype(ranks, acc) - n_pos))  # 2 U: sum over P of (lo + hi - P)
     den = n_pos * (score.shape[0] - n_pos) * 2.0
-    auc = u2 / xp.where(den == 0, float("nan"), den)  # one class absent: NaN, no 0 / 0
+    auc = nan_divide(u2, den, xp=xp)  # one class absent: NaN
     out = _ns.result_float_dtype(xp, device, score)
     return auc if auc.dtype == out else xp.astype(auc, out)
 

@@ -244,7 +244,7 @@ class Metric:
         # read only after compiled updates (the result is NaN then anyway)
         for path in self._rows:
             if self._dropped is None:
-                dropped = int(_leaf(self.state, path + ("dropped",)))
+                dropped = int(_leaf(self.state, path + ("dropped",)))  # host read (see above)
             else:
                 dropped = self._dropped[path]
             if dropped:
@@ -258,7 +258,7 @@ class Metric:
         # host read of the buffer counts: merge / sync / load are sync points anyway
         self._rows = {path: int(_leaf(self.state, path + ("count",)))
                       for path in self._rows}
-        self._dropped = {path: int(_leaf(self.state, path + ("dropped",)))
+        self._dropped = {path: int(_leaf(self.state, path + ("dropped",)))  # host read
                          for path in self._rows}
 
     def __repr__(self):
