@@ -1,6 +1,6 @@
 """Collectives and placement for streaming metrics: the library-specific half.
 
-``metrix.stream`` flattens a metric state into one buffer per dtype and hands
+``metrix.stream`` flattens a metric state into one flat buffer and hands
 the buffers to the functions here; this module is the only place that names
 ``torch.distributed`` or ``jax.lax``.  Every import is lazy (inside the
 function), so ``import metrix`` imports no array library.
@@ -12,6 +12,7 @@ every rank issues the same number, whatever its data).
 from __future__ import annotations
 
 CALLS = {"all_reduce": 0, "all_gather": 0}
+_ROUNDS: dict = {}  # rendezvous rounds per process group (host ints)
 
 
 # -- torch.distributed ----------------------------------------------------
@@ -50,6 +51,48 @@ def torch_all_gather(flat, group=None):
     out = torch.empty((world * flat.shape[0],), dtype=flat.dtype, device=flat.device)
     dist.all_gather_into_tensor(out, flat.contiguous(), group=group)
     return out
+
+
+def torch_rendezvous(group=None, timeout=None):
+    """Wait, on the host, until every rank of ``group`` arrives here; ``[]`` when all
+    did within ``timeout`` (a ``datetime.timedelta``), else the ranks that did not.
+
+    Runs on the process group's key-value store (TCP, no device work) before a
+    collective, so that a collective some ranks never join fails on the ranks
+    that did, naming the others, instead of hanging.  Rounds are counted per
+    group in each process: the n-th call on one rank meets the n-th call on the
+    others.  A round that timed out is spoiled, so a rank arriving at it late
+    times out as well (instead of entering a collective alone).  Without a
+    reachable store (a group made without one) it returns ``[]`` at once.
+    """
+    import datetime
+
+    import torch.distributed as dist
+
+    try:
+        from torch.distributed.distributed_c10d import _get_default_store
+
+        store = _get_default_store()
+    except Exception:  # no default store: nothing to meet on
+        return []
+    ranks = (list(range(dist.get_world_size())) if group is None
+             else list(dist.get_process_group_ranks(group)))
+    name = "world" if group is None else "-".join(map(str, ranks))
+    _ROUNDS[name] = n = _ROUNDS.get(name, 0) + 1
+    key = f"metrix/rendezvous/{name}/{n}"
+    store.set(f"{key}/rank{dist.get_rank()}", "1")
+    if store.add(key, 1) == len(ranks):
+        store.set(f"{key}/all", "1")
+    if timeout is None:
+        timeout = datetime.timedelta(minutes=5)
+    elif not isinstance(timeout, datetime.timedelta):
+        timeout = datetime.timedelta(seconds=float(timeout))
+    try:
+        store.wait([f"{key}/all"], timeout)
+        return []
+    except Exception:  # the store's timeout error (DistStoreError / RuntimeError)
+        store.add(key, -10 * len(ranks))  # spoil the round for late arrivals
+        return [r for r in ranks if not store.check([f"{key}/rank{r}"])]
 
 
 def torch_default_placement(group=None):

@@ -21,6 +21,13 @@ Its state belongs to the module:
   ``.double()``, ``.to(torch.float16)``) leave it as it is: counts stay int64
   and sums stay in the widest float, so a half-precision model still counts
   exactly.
+* Under ``torch.distributed``, ``compute()`` is the value over every rank's
+  data: one collective on a fixed-size buffer (no gather of predictions), a
+  rank with no batch takes part with zeros, and a metric computed on only
+  some ranks raises :class:`~metrix.stream.SyncTimeoutError` after
+  ``sync_timeout`` (default 5 minutes) instead of hanging.  Every class takes
+  ``sync_on_compute=True``, ``process_group=None`` and ``sync_timeout=None``
+  besides the stream metric's arguments.
 * ``state_dict()`` holds it (``<prefix><leaf path>`` tensors and the metric's
   ``config``) and ``load_state_dict()`` restores it, checked against the
   metric's configuration, so a checkpoint resumed mid-epoch goes on counting.
@@ -41,12 +48,16 @@ __all__ = ["MetricModule"]
 class MetricModule(torch.nn.Module):
     """A ``torch.nn.Module`` around one :class:`metrix.stream.Metric`."""
 
-    def __init__(self, metric: _stream.Metric):
+    def __init__(self, metric: _stream.Metric, *, sync_on_compute: bool = True,
+                 process_group=None, sync_timeout=None):
         super().__init__()
         if not isinstance(metric, _stream.Metric):
             raise TypeError(f"MetricModule wraps a metrix.stream metric, got "
                             f"{type(metric).__name__}")
         self.metric = metric
+        self.sync_on_compute = sync_on_compute
+        self.process_group = process_group
+        self.sync_timeout = sync_timeout
         metric.to("cpu")  # a state from the start: .to() and state_dict() have one to hold
 
     def forward(self, y_true, y_pred, sample_weight=None):
@@ -58,7 +69,18 @@ class MetricModule(torch.nn.Module):
         self.metric.update(y_true, y_pred, sample_weight)
 
     def compute(self):
-        """The metric over everything accumulated (0-d tensors on the state's device)."""
+        """The metric over everything accumulated, on every rank (0-d tensors on the
+        state's device).
+
+        Under an initialised ``torch.distributed`` process group (and
+        ``sync_on_compute=True``, the default) the value is over the data of
+        every rank: the states are summed in one collective on a fixed-size
+        buffer, into a copy, so this rank's own state goes on accumulating.
+        Every rank must call it; one that does not makes the others raise
+        :class:`~metrix.stream.SyncTimeoutError` after ``sync_timeout``.
+        """
+        if self.sync_on_compute and _distributed():
+            return self.metric.synced(self.process_group, timeout=self.sync_timeout).compute()
         return self.metric.compute()
 
     def reset(self):
@@ -66,8 +88,10 @@ class MetricModule(torch.nn.Module):
         self.metric.reset()
 
     def sync(self, group=None):
-        """All-reduce the state across the ``torch.distributed`` group (every rank calls it)."""
-        self.metric.sync(group)
+        """Sum the state across the ``torch.distributed`` group, in place (every rank
+        calls it); :meth:`compute` does not need it."""
+        self.metric.sync(group if group is not None else self.process_group,
+                         timeout=self.sync_timeout)
         return self
 
     def merge(self, other):
@@ -108,6 +132,11 @@ class MetricModule(torch.nn.Module):
         return repr(self.metric.spec)
 
 
+def _distributed() -> bool:
+    dist = torch.distributed
+    return dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1
+
+
 def _leaves(state):
     if isinstance(state, dict):
         for value in state.values():
@@ -119,8 +148,10 @@ def _leaves(state):
 def _face(name):
     cls = getattr(_stream, name)
 
-    def __init__(self, *args, **kwargs):
-        MetricModule.__init__(self, cls(*args, **kwargs))
+    def __init__(self, *args, sync_on_compute=True, process_group=None, sync_timeout=None,
+                 **kwargs):
+        MetricModule.__init__(self, cls(*args, **kwargs), sync_on_compute=sync_on_compute,
+                              process_group=process_group, sync_timeout=sync_timeout)
 
     return type(name, (MetricModule,), {
         "__init__": __init__, "__module__": __name__,
@@ -132,9 +163,12 @@ class MetricCollection(MetricModule):
     """``metrix.stream.MetricCollection`` as a ``torch.nn.Module``: one shared state
     for the metrics of the same statistic; ``compute()`` returns a dict."""
 
-    def __init__(self, metrics: dict):
+    def __init__(self, metrics: dict, *, sync_on_compute=True, process_group=None,
+                 sync_timeout=None):
         inner = {k: m.metric if isinstance(m, MetricModule) else m for k, m in metrics.items()}
-        MetricModule.__init__(self, _stream.MetricCollection(inner))
+        MetricModule.__init__(self, _stream.MetricCollection(inner),
+                              sync_on_compute=sync_on_compute, process_group=process_group,
+                              sync_timeout=sync_timeout)
 
 
 _NAMES = [n for n in _stream.__all__ if isinstance(getattr(_stream, n), type)

@@ -11,9 +11,9 @@ Two layers:
   ``AUROC``, ``MeanSquaredError``, ``MetricCollection``, ...) with
   ``update / compute / reset / merge / sync / to / state_dict``.
 
-``sync(state, group)`` all-reduces a state over ``torch.distributed`` (one
-collective per dtype); ``psum(state, axis_name)`` merges it inside
-``jax.shard_map`` / ``pmap``.
+``sync(state, group)`` reduces a state over ``torch.distributed`` (one
+collective on a fixed-size buffer, with a timeout instead of a hang);
+``psum(state, axis_name)`` merges it inside ``jax.shard_map`` / ``pmap``.
 """
 
 from ._buffer import BufferFullError
@@ -23,7 +23,7 @@ from ._label import LabelStream
 from ._probabilistic import LogLossStream
 from ._ranking import DEFAULT_THRESHOLDS, RankingStream
 from ._regression import RegressionStream
-from ._sync import psum, sync
+from ._sync import SyncTimeoutError, psum, sync
 from ._wrappers import (  # noqa: F401
                         AUROC,
                         Accuracy,
@@ -61,6 +61,6 @@ __all__ = [
     "MeanAbsolutePercentageError", "MeanSquaredError", "MeanSquaredLogError",
     "MedianAbsoluteError", "Metric", "MetricCollection", "Precision", "R2Score",
     "RankingStream", "Recall", "RegressionStream", "RootMeanSquaredError",
-    "RootMeanSquaredLogError", "StreamMetric", "ZeroOneLoss", "merge_states", "psum",
-    "sync",
+    "RootMeanSquaredLogError", "StreamMetric", "SyncTimeoutError", "ZeroOneLoss",
+    "merge_states", "psum", "sync",
 ]

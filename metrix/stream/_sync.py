@@ -1,11 +1,17 @@
 """Reducing metric states across processes and devices.
 
-* :func:`sync` (torch.distributed): the state's summed leaves are flattened
-  into one buffer per dtype and reduced with one ``all_reduce`` per dtype;
-  exact buffers (``buf_*``) are gathered with one ``all_gather`` per dtype.
-  The leaves, their shapes and dtypes are fixed by the metric's constructor,
-  not by the data, so every rank issues the same collectives in the same order
-  (a rank that saw no batch sends zeros and does not hang).
+* :func:`sync` (torch.distributed): **one collective** per call, on a flat
+  buffer whose size is fixed by the metric's constructor (not by the data):
+  the state's leaves are packed into one float64 buffer (counts are exact
+  there up to 2**53); a state of sums takes one ``all_reduce``, a state with
+  exact buffers (``buf_*``) one ``all_gather`` whose sum leaves are added up
+  on arrival.  Every rank issues the same collective whatever its data (a
+  rank that saw no batch sends zeros).  Before it, the ranks meet on the
+  process group's store with a timeout (:func:`torch_rendezvous
+  <metrix.backends._collectives.torch_rendezvous>`): a metric synced on only
+  some ranks raises :class:`SyncTimeoutError` naming the missing ranks,
+  instead of hanging.  Where the device has no float64 (MPS), one collective
+  per dtype.
 * :func:`psum` (JAX, inside ``shard_map`` / ``pmap``): ``lax.psum`` of the
   sums and ``lax.all_gather`` of the buffers over a named axis.
 
@@ -14,6 +20,7 @@ The library calls live in :mod:`metrix.backends._collectives`.
 
 from __future__ import annotations
 
+from .._core import namespace as _ns
 from ..backends import _collectives as _coll
 from ._functional import compact_buffers, field_kind, iter_leaves, set_leaves, state_namespace
 
@@ -36,8 +43,11 @@ def _by_dtype(leaves):
     return [groups[k] for k in sorted(groups)]
 
 
-def _flatten(group, xp):
-    return xp.concat([xp.reshape(v, (-1,)) for _, v in group])
+def _flatten(group, xp, dtype=None):
+    parts = [xp.reshape(v, (-1,)) for _, v in group]
+    if dtype is not None:
+        parts = [xp.astype(v, dtype) for v in parts]
+    return xp.concat(parts)
 
 
 def _size(v):
@@ -47,31 +57,96 @@ def _size(v):
     return n
 
 
-def sync(state, group=None):
+class SyncTimeoutError(RuntimeError):
+    """Some ranks did not call ``sync`` / ``compute`` within the timeout.
+
+    Every rank of the process group must sync the same metrics in the same
+    order; a metric computed on only some ranks would otherwise hang in the
+    collective.
+    """
+
+
+def sync(state, group=None, *, timeout=None):
     """The state reduced over the ``torch.distributed`` process group.
 
     Returns the reduced state (the input is not modified); without an
     initialised process group it is returned as is.  Every rank must call it
-    with a state of the same metric (same constructor arguments).
+    with a state of the same metric (same constructor arguments), in the same
+    order as the other ranks.
+
+    Parameters
+    ----------
+    state : dict
+        A functional metric state (a pytree of torch tensors).
+    group : ProcessGroup, optional
+        The group to reduce over (default: the whole world).
+    timeout : datetime.timedelta or float, optional
+        How long to wait for the other ranks to arrive (seconds when a
+        number; default 5 minutes) before raising :class:`SyncTimeoutError`.
     """
     if not _coll.torch_dist_ready():
         return state
-    xp, _ = state_namespace(state)
+    xp, device = state_namespace(state)
     sums, bufs = _split_by_kind(state)
+    if not sums and not bufs:
+        return state
+    missing = _coll.torch_rendezvous(group, timeout)
+    if missing:
+        raise SyncTimeoutError(
+            f"metric sync: ranks {missing} did not arrive within the timeout. Every rank "
+            "must call compute() / sync() on the same metrics, in the same order (a "
+            "metric computed on some ranks only, or under `if rank == 0:`, would hang).")
+    wide = _ns.max_float_dtype(xp, device)
+    if not _packable(sums + bufs, wide, xp):
+        return _sync_by_dtype(state, sums, bufs, group, xp)
+    new = {}
+    if not bufs:
+        flat = _coll.torch_all_reduce_sum(_flatten(sums, xp, wide), group)
+        new.update(_unpack(sums, flat, xp))
+    else:
+        world = _coll.torch_world_size(group)
+        flat = _flatten(sums + bufs, xp, wide)
+        rows = xp.reshape(_coll.torch_all_gather(flat, group), (world, flat.shape[0]))
+        n_sums = sum(_size(v) for _, v in sums)
+        if sums:
+            new.update(_unpack(sums, xp.sum(rows[:, :n_sums], axis=0), xp))
+        offset = n_sums
+        for path, v in bufs:
+            size = _size(v)
+            part = xp.astype(rows[:, offset:offset + size], v.dtype)
+            new[path] = xp.reshape(part, (world * v.shape[0],) + tuple(v.shape[1:]))
+            offset += size
+    return compact_buffers(set_leaves(state, new), xp=xp)
+
+
+def _packable(leaves, wide, xp) -> bool:
+    """Whether every leaf fits in the float64 buffer exactly (counts up to 2**53)."""
+    if wide != xp.float64:
+        return False
+    return all(xp.isdtype(v.dtype, ("bool", "integral", "real floating"))
+               for _, v in leaves)
+
+
+def _unpack(group, flat, xp):
+    out, offset = {}, 0
+    for path, v in group:
+        size = _size(v)
+        out[path] = xp.astype(xp.reshape(flat[offset:offset + size], v.shape), v.dtype)
+        offset += size
+    return out
+
+
+def _sync_by_dtype(state, sums, bufs, group, xp):
+    """One collective per dtype: for devices without float64."""
     new = {}
     for g in _by_dtype(sums):
-        flat = _coll.torch_all_reduce_sum(_flatten(g, xp), group)
-        offset = 0
-        for path, v in g:
-            size = _size(v)
-            new[path] = xp.reshape(flat[offset:offset + size], v.shape)
-            offset += size
+        new.update(_unpack(g, _coll.torch_all_reduce_sum(_flatten(g, xp), group), xp))
     if bufs:
         world = _coll.torch_world_size(group)
         for g in _by_dtype(bufs):
             flat = _flatten(g, xp)
-            total = flat.shape[0]
-            gathered = xp.reshape(_coll.torch_all_gather(flat, group), (world, total))
+            gathered = xp.reshape(_coll.torch_all_gather(flat, group),
+                                  (world, flat.shape[0]))
             offset = 0
             for path, v in g:
                 size = _size(v)

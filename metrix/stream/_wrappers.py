@@ -13,6 +13,7 @@ takes part with an empty state on the group's device.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 
 from .._core import namespace as _ns
@@ -146,11 +147,15 @@ class Metric:
             self._recount()
         return self
 
-    def sync(self, group=None):
+    def sync(self, group=None, *, timeout=None):
         """All-reduce the state across the ``torch.distributed`` group, in place.
 
-        Every rank must call it (the same number of collectives on every rank,
-        whatever its data); without an initialised process group it does nothing.
+        One collective on a fixed-size buffer (see :func:`metrix.stream.sync`).
+        Every rank must call it, for the same metrics in the same order,
+        whatever its data; a rank that never does makes the others raise
+        :class:`~metrix.stream.SyncTimeoutError` after ``timeout`` (a
+        ``timedelta`` or seconds; default 5 minutes) instead of hanging.
+        Without an initialised process group it does nothing.
         """
         if not _coll.torch_dist_ready():
             return self
@@ -158,9 +163,24 @@ class Metric:
             like, device = _coll.torch_default_placement(group)
             xp, _ = _ns.get_namespace_and_device(like)
             self._create(xp=xp, device=device)
-        self.state = _sync(self.state, group)
+        self.state = _sync(self.state, group, timeout=timeout)
         self._recount()
         return self
+
+    def synced(self, group=None, *, timeout=None) -> "Metric":
+        """A copy holding the state summed over the ``torch.distributed`` group.
+
+        ``m.synced().compute()`` is the value over every rank's data, while
+        ``m`` keeps this rank's own state (so it can go on accumulating, and a
+        second sync does not count anything twice).  Without an initialised
+        process group, a copy of ``m``.  Every rank must call it, as
+        :meth:`sync`.
+        """
+        other = copy.copy(self)
+        other._owned = None
+        other._rows, other._dropped = dict(self._rows), (
+            None if self._dropped is None else dict(self._dropped))
+        return other.sync(group, timeout=timeout)
 
     def to(self, device):
         """Move the state to ``device`` (created there, empty, if no update yet)."""
@@ -263,6 +283,19 @@ class Metric:
 
     def __repr__(self):
         return f"{type(self).__name__}({self.spec!r})"
+
+    # -- pickling (torch.save of a model, ddp_spawn, multiprocessing) ---------
+    def __getstate__(self):
+        out = dict(self.__dict__)
+        if out["_placement"] is not None:  # the namespace is a module: found again on load
+            out["_placement"] = (None,) + tuple(out["_placement"][1:])
+        out["_owned"] = None
+        return out
+
+    def __setstate__(self, values):
+        self.__dict__.update(values)
+        if self._placement is not None:
+            self._placement = (state_namespace(self._state)[0],) + tuple(self._placement[1:])
 
 
 def _leaf(state, path):

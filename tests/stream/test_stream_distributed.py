@@ -134,6 +134,52 @@ print(json.dumps({k: float(v) for k, v in res.items()}))
 """
 
 
+_TIMEOUT_WORKER = """
+import json, sys, time
+import torch, torch.distributed as dist, torch.multiprocessing as mp
+import metrix.stream as ms
+
+def worker(rank, port, out):
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=2)
+    m = ms.F1Score(3)
+    m.update(torch.tensor([0, 1, 2]), torch.tensor([0, 1, 1]))
+    m.sync(timeout=30)  # both ranks: fine
+    res = {"rank": rank}
+    if rank == 0:  # the mistake: a metric synced under `if rank == 0:`
+        start = time.perf_counter()
+        try:
+            m.sync(timeout=2)
+            res["error"] = None
+        except ms.SyncTimeoutError as exc:
+            res["error"], res["waited"] = str(exc), time.perf_counter() - start
+    with open(f"{out}.{rank}", "w") as f:
+        json.dump(res, f)
+
+if __name__ == "__main__":
+    sys.path.insert(0, sys.argv[3])
+    mp.spawn(worker, args=(int(sys.argv[1]), sys.argv[2]), nprocs=2, join=True)
+"""
+
+
+def test_sync_on_some_ranks_raises_instead_of_hanging(tmp_path):
+    pytest.importorskip("torch")
+    import torch.distributed as dist
+
+    if not dist.is_available() or not dist.is_gloo_available():
+        pytest.skip("torch.distributed with gloo is not available")
+    script = tmp_path / "worker.py"
+    script.write_text(_TIMEOUT_WORKER)
+    out = tmp_path / "result"
+    proc = subprocess.run([sys.executable, str(script), str(_free_port()), str(out), str(ROOT)],
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, OMP_NUM_THREADS="1"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = json.loads(Path(f"{out}.0").read_text())
+    assert res["error"] is not None and "ranks [1]" in res["error"], res
+    assert 1.5 < res["waited"] < 30
+
+
 def _expected(split_w=False):
     rng = np.random.default_rng(0)
     y = rng.integers(0, C, (BATCHES, N))
@@ -181,10 +227,10 @@ def _torch_two_processes(tmp_path, split, backend):
     assert proc.returncode == 0, proc.stderr[-3000:]
     want = _expected()
     results = [json.loads(Path(f"{out}.{r}").read_text()) for r in (0, 1)]
-    # the same collectives on both ranks, whatever their data: one all_reduce per dtype
+    # the same collectives on both ranks, whatever their data: one per sync
     assert results[0]["calls"] == results[1]["calls"]
-    assert results[0]["calls"]["all_reduce"] == 2 + 1 + 1 + 1  # coll: int64+f64; r2; wf1; mse
-    assert results[0]["calls"]["all_gather"] == 2                # the exact buffer: f64 + int64
+    assert results[0]["calls"]["all_reduce"] == 3  # r2, wf1, mse: sums only
+    assert results[0]["calls"]["all_gather"] == 1  # coll: an exact buffer, its sums with it
     for r in results:
         assert r["devices"] == [r["want"]]  # every result on the rank's device
         for k, v in r["res"].items():

@@ -87,6 +87,31 @@ def test_round_trip_every_metric(case):
         close(got, want)
 
 
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_pickle_round_trip_every_metric(case, backend):
+    """A metric pickles mid-stream (torch.save of a model, ddp_spawn, multiprocessing)
+    and goes on counting."""
+    import pickle
+
+    _, make, y, p = case
+    if backend == "torch":
+        torch = pytest.importorskip("torch")
+        y, p = torch.asarray(y), torch.asarray(p)
+    m = make()
+    m.update(y[:25], p[:25])
+    other = pickle.loads(pickle.dumps(m))
+    for metric in (m, other):
+        metric.update(y[25:], p[25:])
+    want, got = m.compute(), other.compute()
+    assert type(got) is type(want)
+    if isinstance(want, dict):
+        for k in want:
+            close(_np(got[k]), _np(want[k]))
+    else:
+        close(_np(got), _np(want))
+
+
 def test_the_issue_reproduction_names_the_mismatch():
     m = ms.F1Score(3)
     m.update(Y3, P3)
