@@ -41,6 +41,7 @@ from __future__ import annotations
 import torch
 
 from .. import stream as _stream
+from ._faces import STREAM_METRICS
 
 __all__ = ["MetricModule"]
 
@@ -171,10 +172,7 @@ class MetricCollection(MetricModule):
                               sync_timeout=sync_timeout)
 
 
-_NAMES = [n for n in _stream.__all__ if isinstance(getattr(_stream, n), type)
-          and issubclass(getattr(_stream, n), _stream.Metric)
-          and n not in ("Metric", "MetricCollection")]
-for _name in _NAMES:
+for _name in STREAM_METRICS:
     globals()[_name] = _face(_name)
-__all__ += _NAMES + ["MetricCollection"]
+__all__ += STREAM_METRICS + ["MetricCollection"]
 del _name

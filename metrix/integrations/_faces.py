@@ -1,0 +1,11 @@
+"""What every framework face exposes: the stateful metrics of :mod:`metrix.stream`."""
+
+from __future__ import annotations
+
+from .. import stream as _stream
+
+#: the names of the stream metric classes each face re-exports under the same name
+#: (``MetricCollection`` aside: every face writes its own)
+STREAM_METRICS = [n for n in _stream.__all__ if isinstance(getattr(_stream, n), type)
+                  and issubclass(getattr(_stream, n), _stream.Metric)
+                  and n not in ("Metric", "MetricCollection")]

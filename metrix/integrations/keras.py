@@ -1,0 +1,444 @@
+"""Every :mod:`metrix.stream` metric as a ``keras.metrics.Metric``, under the same name.
+
+    import keras
+    import metrix.integrations.keras as mk
+
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
+                  metrics=[mk.F1Score(num_classes=10), mk.AUROC(num_classes=10)])
+    model.fit(x, y, validation_data=(xv, yv))   # val_f1_score is F1 over the whole set
+
+Keras 3 on the JAX and PyTorch backends (and NumPy, which only evaluates).
+TensorFlow tensors have no array-API namespace, so the TensorFlow backend is
+refused with an error that says so.
+
+**State.**  One Keras variable per leaf of the functional state
+(``spec._init``; ``meta_*`` leaves carry only a dtype and get none), created
+with the leaf's own dtype: counts are int64 and sums float64 where the
+backend has them.  JAX without ``jax_enable_x64`` has neither: counts are
+int32 there (exact up to 2**31 - 1 per cell), and every float sum is held as
+two float32 variables (``<name>`` and ``<name>.lo``, a compensated
+"double-float" sum), so a sum of unit weights (the sample count of the
+regression metrics and of ``LogLoss``) stays exact up to 2**48 instead of
+stopping at 2**24 as a float32 counter does.
+
+**Inputs** as Keras passes them, ``(y_true, y_pred)``:
+
+* label metrics: ``y_true`` integer labels ``(N,)``, ``(N, 1)`` or one-hot
+  ``(N, C)`` (arg-maxed); ``y_pred`` scores ``(N, C)`` (arg-maxed), binary
+  scores ``(N,)`` / ``(N, 1)`` with ``num_classes=2`` (``> threshold`` is class
+  1), or integer labels;
+* ``AUROC`` / ``AveragePrecision`` / ``LogLoss`` take the scores; ``y_true``
+  as labels or one-hot (a binary ``(N, 2)`` score matrix gives its column 1
+  to the binary ranking metrics; multilabel ``y_true`` is the indicator);
+* regression metrics take ``y_true`` and ``y_pred`` as they are.
+
+``result()`` is cast to the metric's ``dtype`` (Keras' ``floatx()``,
+float32, unless ``dtype=`` is given); an integer result (a confusion matrix)
+stays integer.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+try:
+    import keras
+except ModuleNotFoundError as exc:  # Keras imports its backend at import time
+    if (exc.name or "").split(".")[0] != "tensorflow":
+        raise
+    raise ImportError(
+        "keras could not import its backend: KERAS_BACKEND is unset or 'tensorflow', and "
+        "TensorFlow is not installed. metrix.integrations.keras runs on the jax and torch "
+        "backends: set KERAS_BACKEND=jax (or torch) before Python imports keras.") from exc
+
+from .. import stream as _stream
+from .._core import namespace as _ns
+from ..stream import _wrappers
+from ..stream._functional import field_kind, iter_leaves, set_leaves
+from ..stream._label import LabelStream
+from ..stream._probabilistic import LogLossStream
+from ..stream._ranking import RankingStream
+from ._faces import STREAM_METRICS
+
+__all__ = ["KerasMetric", "SUPPORTED_BACKENDS"]
+
+#: the Keras backends whose tensors metrix computes with (NumPy evaluates only)
+SUPPORTED_BACKENDS = ("jax", "torch", "numpy")
+
+_PACKAGE = "metrix"
+
+
+def _check_backend():
+    backend = keras.backend.backend()
+    if backend not in SUPPORTED_BACKENDS:
+        raise RuntimeError(
+            f"metrix.integrations.keras does not run on the Keras backend {backend!r}: metrix "
+            f"computes with array-API operations, which {backend} tensors do not provide. "
+            "Supported backends: jax and torch (numpy for evaluation). Set KERAS_BACKEND=jax "
+            "or KERAS_BACKEND=torch before importing keras.")
+
+
+class KerasMetric(keras.metrics.Metric):
+    """A ``keras.metrics.Metric`` around one :class:`metrix.stream.Metric`.
+
+    Parameters
+    ----------
+    metric : metrix.stream.Metric
+        The stream metric whose functional state the Keras variables hold.
+    threshold : float, default=0.5
+        Label metrics with ``num_classes=2``: a binary score ``(N,)`` or
+        ``(N, 1)`` above ``threshold`` predicts class 1.
+    name : str, default=None
+        Keras' name of the metric (the key of its value in ``fit``'s logs);
+        by default the stream metric's class name in snake case (``f1_score``).
+    dtype : str, default=None
+        The dtype of :meth:`result` (Keras' ``floatx()`` when None).
+    """
+
+    def __init__(self, metric, *, threshold=0.5, name=None, dtype=None):
+        _check_backend()
+        if not isinstance(metric, _stream.Metric):
+            raise TypeError(f"KerasMetric wraps a metrix.stream metric, got "
+                            f"{type(metric).__name__}")
+        # a fixed default name, as Keras' own metrics (not auto_name's "f1_score_3")
+        super().__init__(name=name or _snake(type(metric).__name__), dtype=dtype)
+        self.metric = metric
+        self.threshold = float(threshold)
+        spec = metric.spec
+        probe = keras.ops.zeros(())  # an array of the backend, on Keras' device
+        xp, device = _ns.get_namespace_and_device(probe)
+        # formulas in the widest float; result() casts to the metric's dtype
+        state = spec._init(xp, device, _ns.max_float_dtype(xp, device))
+        self._xp = xp
+        self._int = _ns.count_dtype(xp, device)
+        self._meta = {}      # path -> dtype of a zero-size leaf (made on the state's device)
+        self._slots = []     # (path, variable, low-order variable or None)
+        for path, leaf in iter_leaves(state):
+            kind = field_kind(path[-1])
+            if kind == "meta":
+                self._meta[path] = leaf.dtype
+                continue
+            dtype_name = keras.backend.standardize_dtype(leaf.dtype)
+            var = self._add(path, leaf, dtype_name, kind)
+            low = None
+            if kind == "sum" and dtype_name in ("float32", "float16", "bfloat16"):
+                # no float64 on this backend: a compensated (hi, lo) pair
+                low = self._add(path + ("lo",), leaf, dtype_name, kind)
+            self._slots.append((path, var, low))
+        self._compensated = any(low is not None for _, _, low in self._slots)
+        self._groups = self._input_groups(spec)
+
+    def _add(self, path, leaf, dtype_name, kind):
+        return self.add_variable(shape=tuple(leaf.shape), initializer="zeros",
+                                 dtype=dtype_name, name=".".join(path),
+                                 aggregation="sum" if kind == "sum" else "none")
+
+    def _input_groups(self, spec):
+        """``[(state key or None, spec, threshold)]``: the specs that read the inputs."""
+        if isinstance(spec, _stream.CollectionStream):
+            return [(sname, member, self.threshold)
+                    for sname, member in spec._groups.values()]
+        return [(None, spec, self.threshold)]
+
+    # -- the state -------------------------------------------------------------------
+    def _values(self, combine):
+        """The functional state from the variables (current values, or the stateless
+        scope's); ``combine``: compensated pairs as one sum (``hi + lo``)."""
+        leaves = {}
+        for path, var, low in self._slots:
+            value = _plain_value(var.value)
+            if combine and low is not None:
+                value = value + _plain_value(low.value)
+            leaves[path] = value
+        if self._meta:
+            # on the values' device: Keras' torch backend traces shapes on "meta"
+            device = _ns.device_of(value)
+            for path, dtype in self._meta.items():
+                leaves[path] = self._xp.zeros((0,), dtype=dtype, device=device)
+        return _nest(leaves)
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        """Accumulate one batch into the variables (pure array ops: traces under jit).
+
+        Parameters
+        ----------
+        y_true : array
+            True labels or targets (see the module docstring for the shapes).
+        y_pred : array
+            Predicted labels, scores or targets.
+        sample_weight : array, default=None
+            Per-sample weights ``(N,)``; label and ranking metrics need ``weighted=True``.
+        """
+        y_true, y_pred = _tensor(y_true), keras.ops.stop_gradient(_tensor(y_pred))
+        if sample_weight is not None:
+            sample_weight = keras.ops.reshape(_tensor(sample_weight), (-1,))
+        state = self._values(combine=False)
+        if self._compensated:
+            # the update of an empty sum is the batch's own sum: added with its rounding
+            # error carried in the low-order variable
+            zeros = {path: self._xp.zeros_like(_leaf(state, path))
+                     for path, _, low in self._slots if low is not None}
+            state = set_leaves(state, zeros)
+        new = dict(state)
+        cache = {}
+        for sname, spec, threshold in self._groups:
+            sub = state if sname is None else state[sname]
+            yt, yp = _prepare(spec, y_true, y_pred, threshold, self._xp, self._int, cache)
+            out = spec.update(sub, yt, yp, sample_weight)
+            if sname is None:
+                new = out
+            else:
+                new[sname] = out
+        for path, var, low in self._slots:
+            value = _leaf(new, path)
+            if low is None:
+                var.assign(value)
+            else:
+                hi, lo = _two_sum(_plain_value(var.value), _plain_value(low.value), value)
+                var.assign(hi)
+                low.assign(lo)
+
+    def result(self):
+        """The metric over every batch since the last reset (0-d, or per class)."""
+        out = self.metric.spec.compute(self._values(combine=True))
+        if isinstance(out, dict):
+            return {k: self._cast(v) for k, v in out.items()}
+        return self._cast(out)
+
+    def _cast(self, value):
+        if "float" not in str(self.dtype) or not _is_float(value):
+            return value
+        return keras.ops.cast(value, self.dtype)
+
+    def get_config(self):
+        """The constructor's arguments with Keras' ``name`` and ``dtype``."""
+        args = getattr(self, "_config_args", None)
+        if args is None:
+            raise NotImplementedError(
+                "A KerasMetric built around a stream metric object cannot rebuild it from a "
+                "config: use the class of the same name (metrix.integrations.keras.F1Score, "
+                "...), whose constructor arguments are its config.")
+        config = {k: _jsonable(v) for k, v in args.items()}
+        return {**config, **super().get_config()}
+
+
+def _snake(name):
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+
+
+def _plain_value(value):
+    # a torch Parameter as the plain tensor it holds (metrix converts types it does
+    # not know); a stateless scope's values are plain already
+    return value.data if type(value).__name__ == "Parameter" else value
+
+
+def _tensor(x):
+    return x if keras.ops.is_tensor(x) else keras.ops.convert_to_tensor(x)
+
+
+def _is_float(x) -> bool:
+    return "float" in str(getattr(x, "dtype", ""))
+
+
+def _leaf(state, path):
+    for key in path:
+        state = state[key]
+    return state
+
+
+def _nest(leaves):
+    out = {}
+    for path, value in leaves.items():
+        node = out
+        for key in path[:-1]:
+            node = node.setdefault(key, {})
+        node[path[-1]] = value
+    return out
+
+
+def _two_sum(hi, lo, delta):
+    """``hi + lo + delta`` as a new ``(hi, lo)`` pair (Knuth's TwoSum, then Fast2Sum).
+
+    Elementwise, no branch: about 48 significand bits from two float32 arrays.
+    """
+    s = hi + delta
+    b = s - hi
+    err = (hi - (s - b)) + (delta - b)
+    lo = lo + err
+    hi2 = s + lo
+    return hi2, lo - (hi2 - s)
+
+
+# -- inputs as Keras passes them -------------------------------------------------------
+
+def _prepare(spec, y_true, y_pred, threshold, xp, int_dtype, cache):
+    """``(y_true, y_pred)`` in the form ``spec.update`` reads."""
+    if isinstance(spec, LabelStream):
+        c = spec.num_classes
+        key = ("label", c, threshold)
+        if key not in cache:
+            cache[key] = (_labels(y_true, c, "y_true", xp),
+                          _predicted_labels(y_pred, c, threshold, xp, int_dtype))
+        return cache[key]
+    if isinstance(spec, RankingStream):
+        if spec.task == "binary":
+            yt, yp = y_true, y_pred
+            if yp.ndim == 2 and yp.shape[1] == 2:
+                yp = yp[:, 1]  # the scores of class 1
+            if yt.ndim == 2 and yt.shape[1] == 2:
+                yt = xp.argmax(yt, axis=1)  # one-hot
+            return xp.reshape(yt, (-1,)), xp.reshape(yp, (-1,))
+        if spec.task == "multiclass":
+            return _labels(y_true, spec.rows, "y_true", xp), y_pred
+        return y_true, y_pred
+    if isinstance(spec, LogLossStream):
+        return _labels(y_true, spec.num_classes or 2, "y_true", xp), y_pred
+    return y_true, y_pred
+
+
+def _labels(y, c, what, xp):
+    """Labels ``(N,)`` from ``(N,)``, ``(N, 1)`` or one-hot ``(N, c)``."""
+    if y.ndim == 2 and y.shape[1] > 1:
+        if y.shape[1] != c:
+            raise ValueError(f"{what} of shape {tuple(y.shape)} for {c} classes: expected "
+                             f"labels (N,) or (N, 1), or one-hot (N, {c})")
+        return xp.argmax(y, axis=1)
+    if y.ndim != 1:
+        y = xp.reshape(y, (-1,))
+    return y
+
+
+def _predicted_labels(y, c, threshold, xp, int_dtype):
+    if y.ndim == 2 and y.shape[1] > 1:
+        if y.shape[1] != c:
+            raise ValueError(f"y_pred of shape {tuple(y.shape)} for num_classes={c}: expected "
+                             f"scores (N, {c}), labels (N,) or binary scores (N,)")
+        return xp.argmax(y, axis=1)
+    if y.ndim != 1:
+        y = xp.reshape(y, (-1,))
+    if c == 2 and _is_float(y):
+        return xp.astype(y > threshold, int_dtype)
+    return y
+
+
+def _jsonable(value):
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    return value
+
+
+# -- the named classes ---------------------------------------------------------------
+
+_LABEL_NAMES = frozenset(name for name, *_ in _wrappers._LABELS)
+
+
+def _bind(cls, args, kwargs):
+    """The stream constructor's arguments by name (what ``get_config`` returns)."""
+    sig = inspect.signature(cls.__init__)
+    bound = sig.bind(None, *args, **kwargs)
+    out = {}
+    for key, value in list(bound.arguments.items())[1:]:
+        if sig.parameters[key].kind is inspect.Parameter.VAR_KEYWORD:
+            out.update(value)
+        else:
+            out[key] = value
+    return out
+
+
+def _face(name):
+    cls = getattr(_stream, name)
+    label = name in _LABEL_NAMES
+
+    if label:
+        def __init__(self, *args, threshold=0.5, name=None, dtype=None, **kwargs):
+            config = _bind(cls, args, kwargs)
+            KerasMetric.__init__(self, cls(**config), threshold=threshold, name=name,
+                                 dtype=dtype)
+            self._config_args = {**config, "threshold": threshold}
+    else:
+        def __init__(self, *args, name=None, dtype=None, **kwargs):
+            config = _bind(cls, args, kwargs)
+            KerasMetric.__init__(self, cls(**config), name=name, dtype=dtype)
+            self._config_args = config
+
+    extra = ", threshold=0.5" if label else ""
+    doc = (f"``metrix.stream.{name}`` as a ``keras.metrics.Metric`` (same arguments, and "
+           f"``name=None, dtype=None{extra}``).\n\n"
+           f"    See :class:`metrix.stream.{name}` and :mod:`{__name__}`.\n")
+    face = type(name, (KerasMetric,), {"__init__": __init__, "__module__": __name__,
+                                       "__doc__": doc})
+    return keras.saving.register_keras_serializable(package=_PACKAGE, name=name)(face)
+
+
+class MetricCollection(KerasMetric):
+    """``metrix.stream.MetricCollection`` as a Keras metric: ``result()`` is a dict.
+
+    Metrics of the same statistic share one state (one update for all the
+    label metrics of the same ``num_classes``).  In ``compile(metrics=[...])``
+    Keras puts each entry of the dict in the logs under its own key (``mcc``,
+    ``val_mcc``, ...).
+
+    Parameters
+    ----------
+    metrics : dict
+        ``{name: metric}``: metrics of this module (``F1Score(3)``, ...).
+    name : str, default=None
+        Keras' name of the metric.
+    dtype : str, default=None
+        The dtype of the results (Keras' ``floatx()`` when None).
+    """
+
+    def __init__(self, metrics, *, name=None, dtype=None):
+        if not isinstance(metrics, dict) or not metrics:
+            raise ValueError("MetricCollection needs a non-empty dict {name: metric}")
+        members = {}
+        for key, m in metrics.items():
+            if not isinstance(m, KerasMetric) or isinstance(m, MetricCollection):
+                raise TypeError(f"{key!r}: expected a metric of {__name__}, got "
+                                f"{type(m).__name__}")
+            members[key] = m
+        self._member_thresholds = {key: m.threshold for key, m in members.items()}
+        KerasMetric.__init__(self, _stream.MetricCollection(
+            {key: m.metric for key, m in members.items()}), name=name, dtype=dtype)
+        # configs only: member objects would be tracked (their variables are not ours)
+        self._config_args = {"metrics": {
+            key: keras.saving.serialize_keras_object(m) for key, m in members.items()}}
+
+    def _input_groups(self, spec):
+        # a statistic is read through its members' threshold (binary label metrics)
+        found = {}
+        for key, member in spec.metrics.items():
+            found.setdefault(member.key, set()).add(self._member_thresholds[key])
+        groups = []
+        for sname, member in spec._groups.values():
+            thresholds = found[member.key]
+            if (len(thresholds) > 1 and isinstance(member, LabelStream)
+                    and member.num_classes == 2):
+                raise ValueError(
+                    "MetricCollection: binary label metrics that share one confusion matrix "
+                    f"need one threshold, got {sorted(thresholds)}; put them in separate "
+                    "collections.")
+            groups.append((sname, member, min(thresholds)))
+        return groups
+
+    @classmethod
+    def from_config(cls, config):
+        """Rebuild the collection from :meth:`get_config`."""
+        config = dict(config)
+        metrics = {key: keras.saving.deserialize_keras_object(m)
+                   for key, m in config.pop("metrics").items()}
+        return cls(metrics, **config)
+
+
+for _name in STREAM_METRICS:
+    globals()[_name] = _face(_name)
+__all__ += STREAM_METRICS + ["MetricCollection"]
+MetricCollection = keras.saving.register_keras_serializable(
+    package=_PACKAGE, name="MetricCollection")(MetricCollection)
+del _name

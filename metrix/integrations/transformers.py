@@ -1,0 +1,612 @@
+"""Exact evaluation metrics for the Hugging Face ``transformers`` ``Trainer``.
+
+    from metrix.integrations.transformers import compute_metrics
+
+    trainer = Trainer(
+        model=model,
+        args=TrainingArguments(..., batch_eval_metrics=True),
+        eval_dataset=eval_ds,
+        compute_metrics=compute_metrics(["accuracy", "f1", "roc_auc"], task="multiclass"),
+    )
+    trainer.evaluate()   # {"eval_accuracy": ..., "eval_f1": ..., "eval_roc_auc": ..., ...}
+
+How the ``Trainer`` (transformers 5) calls it.  With ``batch_eval_metrics=True``
+``evaluation_loop`` calls ``compute_metrics(EvalPrediction(logits, labels),
+compute_result=...)`` once per batch, right after the batch's forward pass:
+``logits`` and ``labels`` are the batch's tensors on the model's device,
+already gathered across processes (``accelerator.gather_for_metrics``: every
+process sees the whole batch, the samples a distributed sampler repeats to
+even out the last batch dropped), padded with ``-100`` along dimension 1
+across processes when they have one (token-level outputs), and ``logits`` is
+a tuple when the model returns more than its logits.  ``compute_result`` is
+``True`` at the last batch only; what the earlier calls return is ignored.
+Without ``batch_eval_metrics`` the ``Trainer`` keeps every batch's logits,
+moves them to the host as NumPy arrays, concatenates them (padding with
+``-100``) and calls ``compute_metrics(EvalPrediction)`` once, without
+``compute_result``.
+
+What :func:`compute_metrics` returns handles both: per batch it updates one
+:class:`metrix.stream.MetricCollection` per kind of input (predicted labels,
+probabilities, raw values: metrics that share a statistic, e.g. a confusion
+matrix, update it once), on the batch's device, without a host read; at
+``compute_result=True`` (or ``None``: the whole set in one call) it returns
+``{name: float}`` over all the batches (one host read) and resets.  Because the
+inputs are already gathered, the state is never all-reduced.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import torch
+
+from .. import stream as _stream
+from ..stream._functional import StreamMetric
+from ..stream._label import LabelStream
+from ..stream._multilabel import MULTILABEL_METRICS as _MULTILABEL
+from ..stream._multilabel import MultilabelStream
+from ..stream._probabilistic import LogLossStream
+from ..stream._ranking import DEFAULT_THRESHOLDS, RankingStream
+from ..stream._regression import RegressionStream
+
+__all__ = ["TrainerMetrics", "compute_metrics"]
+
+TASKS = ("binary", "multiclass", "multilabel", "regression")
+
+_ALIASES = {
+    "accuracy_score": "accuracy", "f1_score": "f1", "precision_score": "precision",
+    "recall_score": "recall", "jaccard_score": "jaccard", "matthews_corrcoef": "mcc",
+    "cohen_kappa_score": "kappa", "cohen_kappa": "kappa",
+    "balanced_accuracy_score": "balanced_accuracy", "hamming": "hamming_loss",
+    "roc_auc_score": "roc_auc", "auroc": "roc_auc", "average_precision_score":
+    "average_precision", "mean_squared_error": "mse", "root_mean_squared_error": "rmse",
+    "mean_absolute_error": "mae", "r2_score": "r2", "explained_variance_score":
+    "explained_variance", "mean_squared_log_error": "msle", "root_mean_squared_log_error":
+    "rmsle", "mean_absolute_percentage_error": "mape", "median_absolute_error": "median_ae",
+}
+_LABEL = ("accuracy", "precision", "recall", "f1", "jaccard", "mcc", "kappa",
+          "balanced_accuracy", "hamming_loss", "zero_one_loss")
+_SCORE = ("roc_auc", "average_precision", "log_loss")
+_REGRESSION = ("mse", "rmse", "mae", "r2", "explained_variance", "msle", "rmsle", "mape",
+               "median_ae")
+_AVERAGED = ("precision", "recall", "f1", "jaccard", "roc_auc", "average_precision")
+
+
+def compute_metrics(metrics, task="multiclass", labels=None, *, average="auto", threshold=0.5,
+                    from_logits=True, ignore_index=-100, thresholds=DEFAULT_THRESHOLDS,
+                    capacity=None, multioutput="uniform_average"):
+    """A ``compute_metrics`` for ``transformers.Trainer``: exact values, batch by batch.
+
+    Use it with ``TrainingArguments(batch_eval_metrics=True)``: each batch of
+    logits is folded into a fixed-size state on the model's device (no host
+    read, nothing kept per sample), and the last batch returns the metrics
+    of the whole evaluation set.  Without ``batch_eval_metrics`` the same
+    object takes the ``Trainer``'s one ``EvalPrediction`` of NumPy arrays.
+
+    Parameters
+    ----------
+    metrics : list of str or metrix.stream.Metric, or dict
+        The metrics, by name or as :mod:`metrix.stream` instances (their
+        configuration is used, not their state).  A dict ``{name: metric}``
+        names the results; in a list a string is its own name and an
+        instance is named after its class (``F1Score`` -> ``"f1_score"``).
+        Names: ``accuracy, precision, recall, f1, jaccard, mcc, kappa,
+        balanced_accuracy, hamming_loss, zero_one_loss`` (predicted labels),
+        ``roc_auc, average_precision, log_loss`` (probabilities), ``mse,
+        rmse, mae, r2, explained_variance, msle, rmsle, mape, median_ae``
+        (``task="regression"``); scikit-learn's function names
+        (``"f1_score"``, ``"roc_auc_score"``, ...) are accepted too.
+    task : {"multiclass", "binary", "multilabel", "regression"}, default="multiclass"
+        How the model's outputs are read.  ``"multiclass"``: logits ``(..., C)``
+        and integer labels ``(...)``; the predicted label is the arg-max, the
+        probabilities the softmax.  ``"binary"``: one logit per sample
+        (``(...)`` or ``(..., 1)``: probability ``sigmoid(z)``, label ``z >
+        logit(threshold)``) or two (``(..., 2)``: probability ``softmax(z)[1]``,
+        label ``z1 - z0 > logit(threshold)``); labels 0 / 1, class 1 positive.
+        ``"multilabel"``: logits ``(n, L)`` and labels ``(n, L)`` (a label
+        above 0.5 is positive); each sigmoid above ``threshold`` is a
+        predicted label.  ``"regression"``: predictions ``(n,)``, ``(n, 1)``
+        or ``(n, k)``, as they are.  In a classification task, integer
+        predictions shaped as the targets are taken as predicted labels (a
+        ``preprocess_logits_for_metrics`` that returns the arg-max); only
+        label metrics can read them.
+    labels : int or sequence, default=None
+        The classes (``"multiclass"``) or labels (``"multilabel"``): their
+        number, or their names (used for the per-class results of
+        ``average=None``).  ``None``: the number of columns of the logits.
+    average : {"auto", "binary", "micro", "macro", "weighted"} or None, default="auto"
+        The average of the per-class metrics (precision, recall, F1,
+        jaccard, ROC AUC, average precision).  ``"auto"``: scikit-learn's
+        default where it has one, ``"binary"`` (class 1) for
+        ``task="binary"``, and ``"macro"`` for multiclass and multilabel
+        (scikit-learn's ``"binary"`` default raises there).  ``None`` gives
+        per-class values, returned as ``{name}_{class}``.  ROC AUC and
+        average precision of a binary task take no average.
+    threshold : float, default=0.5
+        Probability above which a binary or multilabel prediction is positive.
+    from_logits : bool, default=True
+        ``False``: the predictions already are probabilities (no softmax or
+        sigmoid is applied).
+    ignore_index : int or None, default=-100
+        Classification targets equal to it are left out (the ``Trainer`` pads
+        token-level labels with -100, which the models' losses ignore).  Label
+        metrics send them to the confusion matrix's "other" bins; probability
+        metrics give them zero weight.  Not applied to multilabel or
+        regression targets.  ``None``: every target counts.
+    thresholds : int or sequence, default=1000
+        ROC AUC and average precision are binned on these thresholds (an int
+        ``T``: ``T`` evenly spaced on [0, 1]): a fixed-size histogram, the
+        exact value of the probabilities rounded down to their bin.
+    capacity : int, default=None
+        Instead, keep up to ``capacity`` samples' probabilities on the device
+        for exact ROC AUC and average precision (and ``median_ae``, which
+        needs it); more samples raise :class:`metrix.stream.BufferFullError`.
+    multioutput : str or sequence, default="uniform_average"
+        The regression metrics' ``multioutput`` (``"raw_values"`` gives
+        ``{name}_{i}`` per output).
+
+    Returns
+    -------
+    TrainerMetrics
+        The callable to pass as ``Trainer(compute_metrics=...)``.
+
+    See Also
+    --------
+    metrix.stream.MetricCollection : The state it updates, one per kind of input.
+    """
+    return TrainerMetrics(metrics, task=task, labels=labels, average=average,
+                          threshold=threshold, from_logits=from_logits,
+                          ignore_index=ignore_index, thresholds=thresholds, capacity=capacity,
+                          multioutput=multioutput)
+
+
+class TrainerMetrics:
+    """The callable made by :func:`compute_metrics`.
+
+    Each parameter is the one of :func:`compute_metrics` of the same name.
+
+    Parameters
+    ----------
+    metrics : list or dict
+        The metrics, by name or as :mod:`metrix.stream` instances.
+    task : str, default="multiclass"
+        How the model's outputs are read.
+    labels : int or sequence, default=None
+        The classes or labels: their number or their names.
+    average : str or None, default="auto"
+        The average of the per-class metrics.
+    threshold : float, default=0.5
+        Probability above which a binary or multilabel prediction is positive.
+    from_logits : bool, default=True
+        Whether the predictions are logits.
+    ignore_index : int or None, default=-100
+        Classification target left out.
+    thresholds : int or sequence, default=1000
+        The bins of ROC AUC and average precision.
+    capacity : int, default=None
+        Samples kept for exact ROC AUC, average precision and ``median_ae``.
+    multioutput : str or sequence, default="uniform_average"
+        The regression metrics' ``multioutput``.
+
+    See Also
+    --------
+    compute_metrics : The factory, with the full description of the parameters.
+    """
+
+    def __init__(self, metrics, *, task="multiclass", labels=None, average="auto",
+                 threshold=0.5, from_logits=True, ignore_index=-100,
+                 thresholds=DEFAULT_THRESHOLDS, capacity=None, multioutput="uniform_average"):
+        if task not in TASKS:
+            raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+        if not 0.0 < float(threshold) < 1.0:
+            raise ValueError(f"threshold must be in (0, 1), got {threshold!r}")
+        if average == "none":
+            average = None
+        elif average == "auto":
+            average = "binary" if task == "binary" else "macro"
+        self.task, self.average = task, average
+        self.threshold, self.from_logits = float(threshold), bool(from_logits)
+        self.ignore_index = None if task in ("multilabel", "regression") else ignore_index
+        self.thresholds, self.capacity, self.multioutput = thresholds, capacity, multioutput
+        self.label_names = _label_names(labels, task)
+        self._given = _named(metrics)
+        for name, m in self._given.items():
+            _check_supported(name, m, task)
+        self._kinds = None        # kind -> (MetricCollection, names); built at the first batch
+        self._width = None        # classes / labels / outputs the collections were built for
+        self._device = None       # where the states are
+        if self.label_names is not None or task == "binary":
+            self._build(2 if task == "binary" else len(self.label_names))
+
+    # -- the Trainer's call --------------------------------------------------------
+    def __call__(self, eval_pred, compute_result=None):
+        """Fold one batch in; at the last one return ``{name: float}`` and reset.
+
+        Parameters
+        ----------
+        eval_pred : transformers.EvalPrediction or tuple
+            ``(predictions, label_ids)``: torch tensors (one batch, with
+            ``batch_eval_metrics``) or NumPy arrays (the whole set).  A tuple
+            of predictions is read at its first element (the logits).
+        compute_result : bool or None, default=None
+            ``False``: accumulate and return ``{}``; ``True``: accumulate,
+            return the metrics of everything accumulated, and reset;
+            ``None`` (the ``Trainer`` without ``batch_eval_metrics``): the
+            same as ``True``.
+
+        Returns
+        -------
+        dict
+            ``{name: float}`` when the result is computed, else ``{}``.
+        """
+        predictions, label_ids = _unpack(eval_pred)
+        self.update(predictions, label_ids)
+        if compute_result is False:
+            return {}
+        out = self.compute()
+        self.reset()
+        return out
+
+    def update(self, predictions, label_ids):
+        """Accumulate one batch of model outputs and targets (no host read).
+
+        Parameters
+        ----------
+        predictions : array or tensor
+            Logits (or probabilities with ``from_logits=False``, or values
+            for regression), as the task says; or predicted labels (integers
+            shaped as the targets, e.g. the arg-max returned by the
+            ``Trainer``'s ``preprocess_logits_for_metrics``) for label metrics.
+        label_ids : array or tensor
+            The targets.
+        """
+        p, y = _as_tensors(predictions, label_ids)
+        if self._kinds is None:
+            self._build(self._width_of(p, y))
+        elif (self.task in ("multiclass", "multilabel") and p.shape[-1] != self._width
+              and not _decided(p, y)):
+            raise ValueError(f"expected predictions with {self._width} columns "
+                             f"({self.task}), got shape {tuple(p.shape)}")
+        inputs = self._prepare(p, y)
+        for kind, (collection, _) in self._kinds.items():
+            if collection.state is not None and self._device != p.device:
+                collection.to(p.device)  # the model moved since the last evaluation
+            yt, yp, w = inputs[kind]
+            collection.update(yt, yp, w)
+        self._device = p.device
+
+    def compute(self):
+        """The metrics of everything accumulated, as Python floats (one host read).
+
+        Returns
+        -------
+        dict
+            ``{name: float}``; per-class values as ``{name}_{class}``.
+        """
+        if self._kinds is None:
+            return {}
+        values = {}
+        for collection, _ in self._kinds.values():
+            values.update(collection.compute())
+        names, flat = [], []
+        for name in self._given:
+            v = values[name]
+            size = math.prod(v.shape)
+            if v.ndim == 0:
+                names.append(name)
+            else:
+                names.extend(f"{name}_{s}" for s in self._suffixes(size))
+            flat.append(torch.reshape(torch.as_tensor(v), (-1,)))
+        dev = flat[0].device
+        dt = torch.float32 if dev.type == "mps" else torch.float64
+        numbers = torch.cat([f.to(dt) for f in flat]).tolist()  # the one host read
+        return dict(zip(names, numbers))
+
+    def reset(self):
+        """Forget the data (the state stays on its device, ready for the next evaluation)."""
+        if self._kinds is not None:
+            for collection, _ in self._kinds.values():
+                collection.reset()
+
+    @property
+    def collections(self) -> dict:
+        """``{kind: metrix.stream.MetricCollection}`` (kinds ``label``, ``proba``,
+        ``value``); empty before the first batch when the width is not declared."""
+        return {} if self._kinds is None else {k: c for k, (c, _) in self._kinds.items()}
+
+    # -- building ----------------------------------------------------------------
+    def _width_of(self, p, y):
+        if self.task == "regression":
+            if p.ndim == y.ndim + 1 and p.shape[-1] == 1:
+                return None
+            return p.shape[-1] if p.ndim == 2 else None
+        if self.task == "multiclass" and _decided(p, y):
+            raise ValueError("the predictions are labels (an integer array shaped as the "
+                             "targets): give labels= (the classes)")
+        if p.ndim < 1 or (self.task == "multilabel" and p.ndim != 2):
+            raise ValueError(f"{self.task} predictions must be (n, columns) logits, got "
+                             f"shape {tuple(p.shape)}")
+        return p.shape[-1]
+
+    def _build(self, width):
+        task, avg = self.task, self.average
+        if task in ("multiclass", "multilabel") and self.label_names is not None \
+                and width != len(self.label_names):
+            raise ValueError(f"labels declares {len(self.label_names)} classes, the "
+                             f"predictions have {width} columns")
+        mask = self.ignore_index is not None
+        specs = {}
+        for name, m in self._given.items():
+            specs[name] = _spec(name, m, task, width, avg, mask, self.thresholds,
+                                self.capacity, self.multioutput)
+        kinds = {}
+        for name, spec in specs.items():
+            kinds.setdefault(_kind_of(spec), {})[name] = spec
+        self._kinds = {k: (_stream.MetricCollection(v), tuple(v)) for k, v in kinds.items()}
+        self._width = width
+
+    def _suffixes(self, size):
+        names = self.label_names
+        if names is not None and len(names) == size:
+            return names
+        return range(size)
+
+    # -- one batch: labels, probabilities, values ------------------------------------
+    def _prepare(self, p, y):
+        kinds = self._kinds
+        if self.task == "regression":
+            if p.ndim == y.ndim + 1 and p.shape[-1] == 1:
+                p = p[..., 0]
+            return {"value": (torch.reshape(y, p.shape), p, None)}
+        decided = _decided(p, y)
+        if decided and "proba" in kinds:
+            raise ValueError(f"{', '.join(kinds['proba'][1])} need scores, and the "
+                             "predictions are labels (from preprocess_logits_for_metrics?)")
+        if p.dtype in (torch.float16, torch.bfloat16):
+            p = p.float()  # softmax / sigmoid in float32
+        out = {}
+        if self.task == "multilabel":
+            yt = (y > 0.5).to(torch.int64)
+            if "label" in kinds:
+                out["label"] = (yt, p if decided else self._positive(p), None)
+            if "proba" in kinds:
+                out["proba"] = (yt, torch.sigmoid(p) if self.from_logits else p, None)
+            return out
+        binary = self.task == "binary"
+        two = binary and p.ndim == y.ndim + 1 and p.shape[-1] == 2
+        if decided:
+            p = torch.reshape(p, (-1,))
+        elif binary and not two:
+            if p.ndim == y.ndim + 1 and p.shape[-1] == 1:
+                p = p[..., 0]
+            p = torch.reshape(p, (-1,))
+        else:
+            p = torch.reshape(p, (-1, p.shape[-1]))
+        y = torch.reshape(y, (-1,))
+        if y.shape[0] != p.shape[0]:
+            raise ValueError(f"{y.shape[0]} targets for {p.shape[0]} predictions")
+        if y.dtype.is_floating_point:
+            y = y.to(torch.int64)
+        keep = None if self.ignore_index is None else y != self.ignore_index
+        if "label" in kinds:
+            if decided:
+                yp = p
+            elif binary:
+                yp = self._positive(p[:, 1] - p[:, 0] if two and self.from_logits
+                                    else p[:, 1] if two else p).to(torch.int64)
+            else:
+                yp = torch.argmax(p, dim=-1)
+            yt = y
+            if keep is not None:  # both to the "other" bins: no class counts them
+                yt = torch.where(keep, y, -1)
+                yp = torch.where(keep, yp, -1)
+            out["label"] = (yt, yp, None)
+        if "proba" in kinds:
+            if not self.from_logits:
+                prob = p[:, 1] if two else p
+            elif binary:
+                prob = torch.softmax(p, dim=-1)[:, 1] if two else torch.sigmoid(p)
+            else:
+                prob = torch.softmax(p, dim=-1)
+            w, yt = None, y
+            if keep is not None:  # zero weight, and a valid class so the loss is finite
+                w = keep.to(prob.dtype)
+                yt = torch.where(keep, y, 0)
+            out["proba"] = (yt, prob, w)
+        return out
+
+    def _positive(self, z):
+        """``probability > threshold`` (on logits: ``z > logit(threshold)``, exact)."""
+        t = self.threshold
+        return z > (math.log(t / (1.0 - t)) if self.from_logits else t)
+
+    def __repr__(self):
+        return (f"{type(self).__name__}({list(self._given)}, task={self.task!r}, "
+                f"average={self.average!r})")
+
+
+# -- metric specs ---------------------------------------------------------------------
+
+def _named(metrics) -> dict:
+    if isinstance(metrics, (str, _stream.Metric)):
+        metrics = [metrics]
+    if isinstance(metrics, dict):
+        items = list(metrics.items())
+    else:
+        items = [(m if isinstance(m, str) else _snake(type(m).__name__), m) for m in metrics]
+    if not items:
+        raise ValueError("compute_metrics needs at least one metric")
+    out = {}
+    for name, m in items:
+        if not isinstance(m, (str, _stream.Metric)):
+            raise TypeError(f"{name!r}: expected a metric name or a metrix.stream metric, "
+                            f"got {type(m).__name__}")
+        if isinstance(m, _stream.MetricCollection):
+            raise TypeError(f"{name!r}: give the metrics of a MetricCollection one by one "
+                            "(a dict {name: metric})")
+        if name in out:
+            raise ValueError(f"the metric name {name!r} is given twice")
+        out[name] = m
+    return out
+
+
+def _snake(name):
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def _canonical(name):
+    return _ALIASES.get(name, name)
+
+
+def _check_supported(name, m, task):
+    if not isinstance(m, str):
+        spec = m.spec
+        if (task == "regression") != isinstance(spec, RegressionStream):
+            raise ValueError(f"{name!r}: {type(m).__name__} is not a metric for "
+                             f"task={task!r}")
+        if task == "multilabel" and isinstance(spec, LabelStream):
+            raise ValueError(f"{name!r}: metrix.stream label metrics take one label per "
+                             "sample; for task='multilabel' give the metric by name")
+        return
+    c = _canonical(m)
+    known = _LABEL + _SCORE + _REGRESSION
+    if c not in known:
+        raise ValueError(f"Unknown metric {m!r}; expected one of {known} (or "
+                         "scikit-learn's function names)")
+    if (task == "regression") != (c in _REGRESSION):
+        raise ValueError(f"{m!r} is not a metric for task={task!r}")
+    if task == "multilabel" and c not in _MULTILABEL + ("roc_auc", "average_precision"):
+        raise ValueError(f"{m!r} is not offered for multilabel targets")
+
+
+def _spec(name, m, task, width, average, mask, thresholds, capacity, multioutput):
+    if not isinstance(m, str):
+        return _instance_spec(m.spec, mask)
+    c = _canonical(m)
+    if task == "regression":
+        if c == "median_ae":
+            if capacity is None:
+                raise ValueError("median_ae keeps the errors: give capacity= (samples)")
+            return RegressionStream("median_ae", num_outputs=width, multioutput=multioutput,
+                                    capacity=capacity)
+        return RegressionStream(c, num_outputs=width, multioutput=multioutput)
+    avg = average if c in _AVERAGED else None
+    if c in ("roc_auc", "average_precision"):
+        if task == "binary":
+            return RankingStream(c, thresholds=thresholds, capacity=capacity, weighted=mask)
+        if avg == "binary":
+            raise ValueError(f"average='binary' is for task='binary'; {m!r} of a {task} task "
+                             "takes 'macro', 'weighted', 'micro' or None")
+        key = "num_classes" if task == "multiclass" else "num_labels"
+        return RankingStream(c, average=avg, thresholds=thresholds, capacity=capacity,
+                             weighted=mask, **{key: width})
+    if c == "log_loss":
+        return LogLossStream(None if task == "binary" else width)
+    if task == "multilabel":
+        return MultilabelStream(width, c, average=avg)
+    if c in ("accuracy", "hamming_loss", "zero_one_loss"):
+        # micro recall: accuracy over the samples of the classes (masked ones excluded)
+        spec = LabelStream(width, "recall", average="micro")
+        return spec if c == "accuracy" else _Complement(spec)
+    if c in _AVERAGED:
+        return LabelStream(width, c, average=avg, pos_label=1)
+    return LabelStream(width, c)
+
+
+def _instance_spec(spec, mask):
+    """The spec of a given instance, as the masked inputs need it."""
+    if not mask:
+        return spec
+    if isinstance(spec, LabelStream):
+        kw = dict(average=spec.average, beta=spec.beta, pos_label=spec.pos_label,
+                  zero_division=spec.zero_division, weights=spec.kappa_weights,
+                  adjusted=spec.adjusted, normalize=spec.normalize, weighted=spec.weighted)
+        if spec.metric in ("accuracy", "hamming", "zero_one") and spec.average in (None,
+                                                                                  "micro"):
+            kw["average"] = "micro"
+            twin = LabelStream(spec.num_classes, "recall", **kw)
+            return twin if spec.metric == "accuracy" else _Complement(twin)
+        # validate would reject, and assume_valid miscount, the "other" bins of masked rows
+        return LabelStream(spec.num_classes, spec.metric, **kw)
+    if isinstance(spec, RankingStream) and spec.capacity is None and not spec.weighted:
+        kw = {"num_classes": spec.rows} if spec.task == "multiclass" else (
+            {"num_labels": spec.rows} if spec.task == "multilabel" else {})
+        return RankingStream(spec.metric, average=spec.average, thresholds=spec.thresholds,
+                             weighted=True, validate=spec.validate, **kw)
+    return spec
+
+
+def _kind_of(spec):
+    if isinstance(spec, (LabelStream, MultilabelStream, _Complement)):
+        return "label"
+    if isinstance(spec, (RankingStream, LogLossStream)):
+        return "proba"
+    if isinstance(spec, RegressionStream):
+        return "value"
+    raise TypeError(f"{type(spec).__name__} is not a metric compute_metrics can feed")
+
+
+class _Complement(StreamMetric):
+    """``1 - metric`` on the same state (hamming and zero-one loss from accuracy)."""
+
+    def __init__(self, inner):
+        self.inner, self.key, self.weighted = inner, inner.key, inner.weighted
+
+    def _init(self, xp, device, fdt):
+        return self.inner._init(xp, device, fdt)
+
+    def update(self, state, y_true, y_pred, sample_weight=None):
+        return self.inner.update(state, y_true, y_pred, sample_weight)
+
+    def compute(self, state):
+        return 1.0 - self.inner.compute(state)
+
+
+# -- inputs ---------------------------------------------------------------------------
+
+def _decided(p, y):
+    """Whether the predictions are labels already (integers shaped as the targets:
+    ``preprocess_logits_for_metrics`` returning the arg-max)."""
+    return not p.dtype.is_floating_point and p.shape == y.shape
+
+
+def _unpack(eval_pred):
+    if hasattr(eval_pred, "predictions"):
+        predictions, label_ids = eval_pred.predictions, eval_pred.label_ids
+    else:
+        predictions, label_ids = eval_pred[0], eval_pred[1]
+    if isinstance(predictions, (tuple, list)):
+        predictions = predictions[0]  # the logits; the rest are hidden states, attentions...
+    if isinstance(label_ids, (tuple, list)):
+        if len(label_ids) != 1:
+            raise ValueError(f"compute_metrics reads one label tensor, got {len(label_ids)} "
+                             "(several label_names)")
+        label_ids = label_ids[0]
+    if label_ids is None:
+        raise ValueError("the evaluation data has no labels")
+    return predictions, label_ids
+
+
+def _as_tensors(predictions, label_ids):
+    p = predictions if isinstance(predictions, torch.Tensor) else torch.as_tensor(predictions)
+    y = label_ids if isinstance(label_ids, torch.Tensor) else torch.as_tensor(label_ids)
+    if y.device != p.device:
+        y = y.to(p.device)
+    return p, y
+
+
+def _label_names(labels, task):
+    if labels is None:
+        return None
+    if task == "regression":
+        raise ValueError("labels= is for classification tasks")
+    if isinstance(labels, int) and not isinstance(labels, bool):
+        if labels < 1:
+            raise ValueError(f"labels must be a positive int or a sequence, got {labels!r}")
+        names = list(range(labels))
+    else:
+        names = list(labels)
+    if task == "binary" and len(names) != 2:
+        raise ValueError(f"task='binary' has 2 classes, labels gives {len(names)}")
+    return names

@@ -1,0 +1,365 @@
+"""``metrix.integrations.flax``: every stream metric as a ``flax.nnx.Metric``."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sklearn.metrics as skm
+
+nnx = pytest.importorskip("flax.nnx")
+jax = pytest.importorskip("jax")
+
+import jax.numpy as jnp  # noqa: E402
+
+import metrix.stream as ms  # noqa: E402
+from metrix.integrations import flax as mf  # noqa: E402
+
+pytestmark = pytest.mark.integrations
+
+C = 5  # class 4 never occurs in y_true: an absent class
+ROOT = Path(__file__).resolve().parents[2]
+GUIDE = ROOT / "docs" / "guide" / "flax.md"
+
+
+def _softmax(z):
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _batches(seed=0, n_batches=4, n=64):
+    """Realistic batches: labels 0..3 (class 4 absent), float32 logits that are right
+    about 60 % of the time, regression targets; weights with zeros."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n_batches):
+        y = rng.integers(0, C - 1, n)
+        logits = rng.normal(size=(n, C)).astype(np.float32)
+        logits[np.arange(n), y] += np.where(rng.random(n) < 0.6, 2.5, 0.0).astype(np.float32)
+        t = rng.normal(size=n).astype(np.float32)
+        p = (t + 0.5 * rng.normal(size=n)).astype(np.float32)
+        w = np.where(rng.random(n) < 0.2, 0.0, rng.random(n)).astype(np.float32)
+        out.append({"labels": y, "logits": logits, "probs": _softmax(logits).astype(np.float32),
+                    "target": t, "pred": p, "w": w})
+    return out
+
+
+def _cat(batches, key):
+    return np.concatenate([b[key] for b in batches])
+
+
+def _jnp(batch):
+    return {k: jnp.asarray(v) for k, v in batch.items()}
+
+
+def _check_sklearn(got, batches, weighted=False):
+    y, p = _cat(batches, "labels"), _cat(batches, "logits").argmax(1)
+    probs, t, r = _cat(batches, "probs"), _cat(batches, "target"), _cat(batches, "pred")
+    w = _cat(batches, "w") if weighted else None
+    labels = list(range(C))
+    np.testing.assert_allclose(got["f1"], skm.f1_score(y, p, average="macro", labels=labels,
+                                                       sample_weight=w, zero_division=0),
+                               rtol=1e-5)
+    np.testing.assert_allclose(got["accuracy"], skm.accuracy_score(y, p, sample_weight=w),
+                               rtol=1e-6)
+    # per-class one-vs-rest AUROC (average=None); class 4 is absent from y_true: NaN
+    want_auc = [skm.roc_auc_score(y == k, probs[:, k], sample_weight=w) for k in range(C - 1)]
+    assert got["auc"].shape == (C,) and np.isnan(got["auc"][C - 1])
+    np.testing.assert_allclose(got["mse"], skm.mean_squared_error(t, r, sample_weight=w),
+                               rtol=1e-5)
+    return want_auc
+
+
+# -- the faces -----------------------------------------------------------------------
+
+def _all_faces():
+    """One face of every stream metric, with keyword names for one MultiMetric."""
+    lab = {"y_true_arg": "labels", "y_pred_arg": "logits"}
+    rank = {"y_true_arg": "labels", "y_pred_arg": "probs"}
+    reg = {"y_true_arg": "target", "y_pred_arg": "pos"}
+    faces, streams = {}, {}
+    for name in mf.STREAM_METRICS:
+        cls, stream = getattr(mf, name), getattr(ms, name)
+        if name in ("AUROC", "AveragePrecision"):
+            args, kw, names = (), {"num_classes": C, "capacity": 256}, rank
+        elif name == "LogLoss":
+            args, kw, names = (C,), {}, rank
+        elif name == "MedianAbsoluteError":
+            args, kw, names = (256,), {}, reg
+        elif "num_outputs" in inspect.signature(stream).parameters:
+            args, kw, names = (), {}, reg
+        else:
+            args, kw, names = (C,), {}, lab
+        faces[name] = cls(*args, **kw, **names)
+        streams[name] = (stream(*args, **kw), names)
+    return faces, streams
+
+
+def test_every_stream_metric_has_an_nnx_metric_of_the_same_name_and_value():
+    names = [n for n in ms.__all__ if isinstance(getattr(ms, n), type)
+             and issubclass(getattr(ms, n), ms.Metric) and n != "Metric"]
+    for name in names:
+        assert issubclass(getattr(mf, name), nnx.metrics.Metric), name
+    faces, streams = _all_faces()
+    assert set(faces) | {"MetricCollection"} == set(names)
+    metrics = nnx.MultiMetric(**faces)
+
+    @nnx.jit
+    def step(metrics, batch):
+        metrics.update(labels=batch["labels"], logits=batch["logits"], probs=batch["probs"],
+                       target=jnp.abs(batch["target"]) + 0.1, pos=jnp.abs(batch["pred"]))
+
+    batches = _batches(1, n_batches=2)
+    for b in batches:
+        step(metrics, _jnp(b))
+    got = metrics.compute()
+    for name, (stream, names) in streams.items():
+        for b in batches:  # the stream metric on NumPy float64: the reference
+            data = dict(b, target=np.abs(b["target"]).astype(np.float64) + 0.1,
+                        pos=np.abs(b["pred"]).astype(np.float64))
+            stream.update(data[names["y_true_arg"]], data[names["y_pred_arg"]])
+        np.testing.assert_allclose(np.asarray(got[name]), stream.compute(), rtol=2e-5,
+                                   atol=1e-6, err_msg=name)
+
+
+def test_multimetric_under_nnx_jit_equals_scikit_learn():
+    names = {"y_true_arg": "labels", "y_pred_arg": "logits"}
+    metrics = nnx.MultiMetric(
+        f1=mf.F1Score(C, **names),
+        accuracy=mf.Accuracy(C, **names),
+        auc=mf.AUROC(num_classes=C, average=None, capacity=512, y_true_arg="labels",
+                     y_pred_arg="probs"),
+        auc_binned=mf.AUROC(num_classes=C, average=None, y_true_arg="labels",
+                            y_pred_arg="probs"),
+        mse=mf.MeanSquaredError(y_true_arg="target", y_pred_arg="pred"),
+        flax_accuracy=nnx.metrics.Accuracy(),
+        loss=nnx.metrics.Average("loss"))
+    traces = []
+
+    @nnx.jit
+    def eval_step(metrics, b):
+        traces.append(1)
+        metrics.update(labels=b["labels"], logits=b["logits"], probs=b["probs"],
+                       target=b["target"], pred=b["pred"], loss=b["target"] ** 2)
+
+    batches = _batches(0)
+    for b in batches:
+        eval_step(metrics, _jnp(b))
+    got = metrics.compute()
+    assert len(traces) == 1
+    want_auc = _check_sklearn(got, batches)
+    np.testing.assert_allclose(got["auc"][:C - 1], want_auc, rtol=1e-5)
+    np.testing.assert_allclose(got["auc_binned"][:C - 1], want_auc, atol=2e-3)  # 1000 bins
+    np.testing.assert_allclose(got["flax_accuracy"], got["accuracy"], rtol=1e-6)
+    assert metrics.f1.state_vars["cm"][...].dtype == jnp.int32  # no x64: int32 counts
+    assert isinstance(metrics.f1.state_vars["cm"], nnx.metrics.MetricState)
+
+
+def test_alone_positional_and_keywords_eager_and_jitted():
+    batches = _batches(2, n_batches=3)
+    y, p = _cat(batches, "labels"), _cat(batches, "logits").argmax(1)
+    want = skm.f1_score(y, p, average="macro", labels=list(range(C)), zero_division=0)
+    eager, by_name, jitted = mf.F1Score(C), mf.F1Score(C), mf.F1Score(C)
+
+    @nnx.jit
+    def step(metric, y_true, y_pred):
+        metric.update(y_true, y_pred)
+
+    for b in batches:
+        yb, lb = jnp.asarray(b["labels"]), jnp.asarray(b["logits"])
+        eager.update(yb, lb)                       # (y_true, y_pred): scores are arg-maxed
+        by_name.update(y_pred=lb, y_true=yb, unrelated=0)
+        step(jitted, yb, lb)
+    for metric in (eager, by_name, jitted):
+        np.testing.assert_allclose(metric.compute(), want, rtol=1e-6)
+
+
+def test_reset_forgets_and_keeps_dtypes():
+    metrics = nnx.MultiMetric(
+        f1=mf.F1Score(C, y_true_arg="labels", y_pred_arg="logits"),
+        accuracy=mf.Accuracy(C, y_true_arg="labels", y_pred_arg="logits"),
+        auc=mf.AUROC(num_classes=C, average=None, capacity=256, y_true_arg="labels",
+                     y_pred_arg="probs"),
+        mse=mf.MeanSquaredError(y_true_arg="target", y_pred_arg="pred"))
+    fresh = jax.tree.map(lambda v: (v.shape, v.dtype), nnx.state(metrics))
+
+    @nnx.jit
+    def step(metrics, b):
+        metrics.update(labels=b["labels"], logits=b["logits"], probs=b["probs"],
+                       target=b["target"], pred=b["pred"])
+
+    first, second = _batches(3, 2), _batches(4, 2)
+    for b in first:
+        step(metrics, _jnp(b))
+    metrics.reset()
+    assert all(not np.any(np.asarray(v)) for v in jax.tree.leaves(nnx.state(metrics)))
+    assert jax.tree.map(lambda v: (v.shape, v.dtype), nnx.state(metrics)) == fresh
+    for b in second:
+        step(metrics, _jnp(b))
+    got = metrics.compute()
+    np.testing.assert_allclose(got["auc"][:C - 1], _check_sklearn(got, second), rtol=1e-5)
+
+
+def test_sample_weights_with_zeros_equal_scikit_learn():
+    names = {"y_true_arg": "labels", "y_pred_arg": "logits", "sample_weight_arg": "w"}
+    metrics = nnx.MultiMetric(
+        f1=mf.F1Score(C, weighted=True, **names),
+        accuracy=mf.Accuracy(C, weighted=True, **names),
+        auc=mf.AUROC(num_classes=C, average=None, capacity=256, y_true_arg="labels",
+                     y_pred_arg="probs", sample_weight_arg="w"),
+        mse=mf.MeanSquaredError(y_true_arg="target", y_pred_arg="pred", sample_weight_arg="w"),
+        logloss=mf.LogLoss(C, y_true_arg="labels", y_pred_arg="probs", sample_weight_arg="w"))
+
+    @nnx.jit
+    def step(metrics, b):
+        metrics.update(**b)
+
+    batches = _batches(5, 3)
+    for b in batches:
+        step(metrics, _jnp(b))
+    got = metrics.compute()
+    np.testing.assert_allclose(got["auc"][:C - 1], _check_sklearn(got, batches, weighted=True),
+                               rtol=1e-5)
+    y, probs, w = _cat(batches, "labels"), _cat(batches, "probs"), _cat(batches, "w")
+    np.testing.assert_allclose(got["logloss"], skm.log_loss(y, probs, sample_weight=w,
+                                                            labels=list(range(C))),
+                               rtol=1e-5)
+    unweighted = mf.F1Score(C)
+    with pytest.raises(ValueError, match="weighted=True"):
+        unweighted.update(jnp.asarray(y), jnp.asarray(y), jnp.asarray(w))
+
+
+def test_mask_drops_padding_exactly():
+    """A padded batch with garbage in the padding equals the batch without it: integer
+    counts identical, float sums and exact buffers equal."""
+    def make():
+        return nnx.MultiMetric(
+            coll=mf.MetricCollection({"f1": mf.F1Score(C), "mcc": mf.MatthewsCorrCoef(C),
+                                      "acc": mf.Accuracy(C)}),
+            auc=mf.AUROC(num_classes=C),                      # binned: int counts
+            auc_exact=mf.AUROC(num_classes=C, average=None, capacity=512),
+            mse=mf.MeanSquaredError(y_true_arg="y_true", y_pred_arg="reg"),
+            msle=mf.MeanSquaredLogError(y_true_arg="y_true", y_pred_arg="reg"))
+
+    rng = np.random.default_rng(6)
+    padded, plain = make(), make()
+
+    @nnx.jit
+    def step(metrics, y, probs, mask=None):
+        reg = jnp.abs(probs[:, 0]) * 3.0
+        metrics.update(y_true=y, y_pred=probs, reg=reg, mask=mask)
+
+    for n, pad in ((40, 24), (64, 0), (0, 64)):  # a batch with nothing kept too
+        b = _batches(int(rng.integers(100)), 1, n)[0] if n else None
+        y = np.full(n + pad, -100)
+        probs = np.full((n + pad, C), np.nan, np.float32)
+        if n:
+            y[pad:], probs[pad:] = b["labels"], b["probs"]  # padding first: row 0 is garbage
+            step(plain, jnp.asarray(b["labels"]), jnp.asarray(b["probs"]))
+        step(padded, jnp.asarray(y), jnp.asarray(probs), jnp.arange(n + pad) >= pad)
+    got, want = padded.compute(), plain.compute()
+    np.testing.assert_array_equal(padded.coll.state["s0"]["cm"], plain.coll.state["s0"]["cm"])
+    np.testing.assert_array_equal(padded.auc.state["hist"], plain.auc.state["hist"])
+    for key in ("auc_exact", "mse", "msle"):
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-6, err_msg=key)
+        assert np.all(np.isfinite(np.asarray(got[key]).ravel()[:C - 1])), key  # no NaN leaks
+    for key in ("f1", "mcc", "acc"):
+        np.testing.assert_allclose(got["coll"][key], want["coll"][key], rtol=1e-6)
+    with pytest.raises(ValueError, match="one value per sample"):
+        mf.F1Score(C).update(jnp.zeros(4, int), jnp.zeros(4, int), mask=jnp.ones(3, bool))
+
+
+def test_argument_errors_name_the_keywords():
+    f1 = mf.F1Score(C, y_true_arg="labels", y_pred_arg="logits")
+    with pytest.raises(TypeError, match="'labels' and 'logits'"):
+        f1.update(y_true=jnp.zeros(3, int), y_pred=jnp.zeros(3, int))
+    with pytest.raises(TypeError, match="both positionally and as a keyword"):
+        f1.update(jnp.zeros(3, int), jnp.zeros(3, int), labels=jnp.zeros(3, int))
+    with pytest.raises(ValueError, match="three different"):
+        mf.F1Score(C, y_true_arg="x", y_pred_arg="x")
+    with pytest.raises(TypeError, match="metrix.stream metric"):
+        mf.FlaxMetric(object())
+    half = mf.LogLoss(C, dtype=jnp.float16)  # the result dtype; sums stay in the widest float
+    assert half.state["meta_dtype"].dtype == jnp.float16
+    assert half.state["s_loss"].dtype == jnp.float32
+
+
+def test_state_merge_and_load_state():
+    batches = _batches(7, 4)
+    whole, a, b = mf.F1Score(C), mf.F1Score(C), mf.F1Score(C)
+    for i, batch in enumerate(batches):
+        y, logits = jnp.asarray(batch["labels"]), jnp.asarray(batch["logits"])
+        whole.update(y, logits)
+        (a if i % 2 else b).update(y, logits)
+    a.merge(b)
+    np.testing.assert_array_equal(a.state["cm"], whole.state["cm"])
+    resumed = mf.F1Score(C)
+    resumed.load_state(a.state)
+    assert resumed.state["cm"].dtype == jnp.int32
+    np.testing.assert_array_equal(resumed.compute(), whole.compute())
+    np.testing.assert_array_equal(ms.merge_states(b.state, b.state)["cm"], 2 * b.state["cm"])
+    with pytest.raises(ValueError, match="shape"):
+        resumed.load_state({"cm": jnp.zeros(4, jnp.int32)})
+    with pytest.raises(ValueError, match="float32"):
+        resumed.load_state({"cm": jnp.zeros((C + 2) ** 2, jnp.float32)})
+    # exact buffers merge by concatenation: the variables take the larger buffer
+    y, s = _cat(batches, "labels") % 2, _cat(batches, "probs")[:, 1]
+    x, z = mf.AUROC(capacity=256), mf.AUROC(capacity=256)
+    x.update(jnp.asarray(y[:100]), jnp.asarray(s[:100]))
+    z.update(jnp.asarray(y[100:]), jnp.asarray(s[100:]))
+    x.merge(z)
+    assert x.state["buf_weight"].shape == (512,)
+    np.testing.assert_allclose(x.compute(), skm.roc_auc_score(y, s), rtol=1e-6)
+
+
+# -- the guide -----------------------------------------------------------------------
+
+def _guide_blocks():
+    blocks = re.findall(r"```python\n(.*?)```", GUIDE.read_text(), re.S)
+    assert len(blocks) == 3
+    return blocks
+
+
+def test_the_guide_nnx_examples_run():
+    for block in _guide_blocks():
+        if "shard_map" not in block:
+            ns: dict = {}
+            exec(compile(block, str(GUIDE), "exec"), ns)
+    np.testing.assert_allclose(ns["f1"].compute(), skm.f1_score([0, 1, 2, 2], [0, 2, 2, 2],
+                                                                 average="macro"), rtol=1e-6)
+
+
+_SHARD_CHECK = """
+import json
+import numpy as np
+import sklearn.metrics as skm
+assert jax.device_count() == 2, jax.devices()
+one = spec.compute(spec.update(spec.init(logits), labels, jax.nn.softmax(logits)))
+y, probs = np.asarray(labels), np.asarray(jax.nn.softmax(logits))
+want = {"f1": skm.f1_score(y, probs.argmax(1), average="macro"),
+        "accuracy": skm.accuracy_score(y, probs.argmax(1)),
+        "auc": skm.roc_auc_score(y, probs, multi_class="ovr")}
+print(json.dumps({"two": {k: float(v) for k, v in result.items()},
+                  "one": {k: float(v) for k, v in one.items()}, "sklearn": want}))
+"""
+
+
+def test_the_guide_shard_map_example_on_two_host_devices():
+    block = next(b for b in _guide_blocks() if "shard_map" in b)
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2",
+               JAX_PLATFORMS="cpu", PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", block + _SHARD_CHECK], capture_output=True,
+                          text=True, timeout=240, env=env, cwd=str(ROOT))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    for key in ("f1", "accuracy", "auc"):
+        np.testing.assert_allclose(got["two"][key], got["one"][key], rtol=1e-6, err_msg=key)
+        np.testing.assert_allclose(got["two"][key], got["sklearn"][key], rtol=1e-5,
+                                   err_msg=key)
