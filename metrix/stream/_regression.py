@@ -1,9 +1,11 @@
 """Streaming regression metrics: exact weighted sums, or an exact buffer for medians.
 
 Mean-based metrics keep per-output sums in the widest float of the device
-(``sw = sum w``, ``s_y = sum w y``, ``s_yy = sum w y^2``, ``s_e = sum w e``,
-``s_ee = sum w e^2``, ``s_abs = sum w |e|`` with ``e = y_true - y_pred``;
-``s_log`` and ``s_pct`` for MSLE and MAPE), so a state merges by addition.
+(``sw = sum w`` and, with ``e = y_true - y_pred``: ``s_ee = sum w e^2`` for
+MSE / RMSE, ``s_abs = sum w |e|`` for MAE, ``s_y = sum w y``, ``s_yy = sum w
+y^2``, ``s_e = sum w e`` and ``s_ee`` for R2 / explained variance, ``s_log``
+and ``s_pct`` for MSLE and MAPE), so a state merges by addition.  Each metric
+keeps only the sums it reads.
 The centred sums come from the raw ones (``sum w (y - mean)^2 = s_yy -
 s_y^2 / sw``): exact in exact arithmetic, with a float64 cancellation error of
 about ``eps * mean^2 / variance`` relative.
@@ -26,11 +28,14 @@ from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
 from ._functional import StreamMetric, dtype_probe, result_dtype
 
 _SUMS = {
-    "moments": ("s_y", "s_yy", "s_e", "s_ee", "s_abs"),
+    "sq": ("s_ee",),
+    "abs": ("s_abs",),
+    "moments": ("s_y", "s_yy", "s_e", "s_ee"),
     "log": ("s_log",),
     "pct": ("s_pct",),
 }
-_STATISTIC = {"mse": "moments", "rmse": "moments", "mae": "moments", "r2": "moments",
+# each metric keeps only the sums it reads (an update of MSE is one sum of squares)
+_STATISTIC = {"mse": "sq", "rmse": "sq", "mae": "abs", "r2": "moments",
               "explained_variance": "moments", "msle": "log", "rmsle": "log", "mape": "pct",
               "median_ae": "buffer"}
 _MULTI = ("raw_values", "uniform_average", "variance_weighted")
@@ -108,37 +113,52 @@ class RegressionStream(StreamMetric):
 
     def update(self, state, y_true, y_pred, sample_weight=None):
         """Add one batch (pure; static shapes)."""
-        xp, device, _, yt, yp, w = self._inputs(state, y_true, y_pred, sample_weight)
-        acc = state["sw"].dtype if "sw" in state else state["buf_weight"].dtype
+        leaf = state["sw"] if "sw" in state else state["buf_weight"]
+        xp, device, _, yt, yp, w = self._inputs(state, y_true, y_pred, sample_weight,
+                                                primary=leaf)
+        acc = leaf.dtype
         k = self.num_outputs or 1
-        yt = xp.reshape(xp.astype(yt, acc), (-1, k))
-        yp = xp.reshape(xp.astype(yp, acc), (-1, k))
+        yt, yp = xp.astype(yt, acc, copy=False), xp.astype(yp, acc, copy=False)
+        flat = k == 1 and yt.ndim == 1 and yp.ndim == 1 and self.statistic != "buffer"
+        if not flat:  # (1-D sums are 0-d and broadcast into the (1,) state)
+            yt, yp = xp.reshape(yt, (-1, k)), xp.reshape(yp, (-1, k))
         if yt.shape != yp.shape:
             raise ValueError(f"y_true and y_pred have different shapes {tuple(yt.shape)} "
                              f"and {tuple(yp.shape)}")
         n = yt.shape[0]
-        w = (xp.ones((n,), dtype=acc, device=device) if w is None
-             else xp.reshape(xp.astype(w, acc), (-1,)))
         e = yt - yp
         if self.statistic == "buffer":
+            w = (xp.ones((n,), dtype=acc, device=device) if w is None
+                 else xp.reshape(xp.astype(w, acc, copy=False), (-1,)))
             return write_rows(state, {"abs": xp.abs(e)}, w, xp=xp)
-        wc = xp.reshape(w, (-1, 1))
         out = dict(state)
-        out["sw"] = state["sw"] + xp.sum(w)
-        if self.statistic == "moments":
-            we = wc * e
-            out["s_y"] = state["s_y"] + xp.sum(wc * yt, axis=0)
-            out["s_yy"] = state["s_yy"] + xp.sum(wc * yt * yt, axis=0)
-            out["s_e"] = state["s_e"] + xp.sum(we, axis=0)
-            out["s_ee"] = state["s_ee"] + xp.sum(we * e, axis=0)
-            out["s_abs"] = state["s_abs"] + xp.sum(wc * xp.abs(e), axis=0)
-        elif self.statistic == "log":
-            d = xp.log1p(yt) - xp.log1p(yp)
-            out["s_log"] = state["s_log"] + xp.sum(wc * d * d, axis=0)
+        if w is None:  # unit weights: plain sums, the count from the shape
+            out["sw"] = state["sw"] + n
+
+            def total(v):
+                return xp.sum(v, axis=0)
         else:
+            w = xp.reshape(xp.astype(w, acc, copy=False), (-1,))
+            wc = w if e.ndim == 1 else xp.reshape(w, (-1, 1))
+            out["sw"] = state["sw"] + xp.sum(w)
+
+            def total(v):
+                return xp.sum(wc * v, axis=0)
+        stat = self.statistic
+        if stat in ("sq", "moments"):
+            out["s_ee"] = state["s_ee"] + total(e * e)
+        if stat == "abs":
+            out["s_abs"] = state["s_abs"] + total(xp.abs(e))
+        elif stat == "moments":
+            out["s_y"] = state["s_y"] + total(yt)
+            out["s_yy"] = state["s_yy"] + total(yt * yt)
+            out["s_e"] = state["s_e"] + total(e)
+        elif stat == "log":
+            d = xp.log1p(yt) - xp.log1p(yp)
+            out["s_log"] = state["s_log"] + total(d * d)
+        elif stat == "pct":
             eps = xp.finfo(xp.float64).eps
-            out["s_pct"] = state["s_pct"] + xp.sum(
-                wc * xp.abs(e) / xp.clip(xp.abs(yt), min=eps), axis=0)
+            out["s_pct"] = state["s_pct"] + total(xp.abs(e) / xp.clip(xp.abs(yt), min=eps))
         return out
 
     def compute(self, state):
