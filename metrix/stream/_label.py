@@ -35,6 +35,12 @@ matrix) ignore them as ``labels=range(C)`` does in the one-shot functions (an
 accuracy (and Hamming / zero-one loss) counts every sample with an "other"
 label as an error, even two equal ones; MCC, kappa and balanced accuracy read
 the classes' C x C block only.
+
+**Binary probabilities.**  With ``num_classes=2`` a floating ``y_pred`` of
+shape ``(n,)`` or ``(n, 1)`` is read as probabilities of class 1 and
+thresholded (``threshold=0.5``; float labels 0.0 / 1.0 give the same
+classes; a NaN score is an "other" prediction); ``threshold=None`` keeps the
+float-label reading above.
 """
 
 from __future__ import annotations
@@ -93,11 +99,21 @@ class LabelStream(StreamMetric):
         two clips that send other values to the "other" bins (about 1.3x
         faster on CPU).  Out-of-range labels then give wrong counts (negative
         ones raise in eager PyTorch).
+    threshold : float or None, default=0.5
+        ``num_classes=2``: a floating ``y_pred`` of shape ``(n,)`` or ``(n, 1)``
+        holds probabilities of class 1, and ``y_pred > threshold`` is the
+        predicted class (as TorchMetrics' and Keras' binary metrics; float
+        labels 0.0 / 1.0 give the same classes).  Pass a threshold on the
+        logits' scale (``0.0``) for logits.  ``None``: float predictions are
+        labels (a value that is not exactly 0 or 1 is neither class).  With
+        ``validate=True`` a probability outside [0, 1] raises (when the
+        threshold is inside (0, 1): a probability threshold).
     """
 
     def __init__(self, num_classes, metric="accuracy", *, average="macro", beta=1.0,
                  pos_label=1, zero_division="warn", weights=None, adjusted=False,
-                 normalize=None, weighted=False, validate=False, assume_valid=False):
+                 normalize=None, weighted=False, validate=False, assume_valid=False,
+                 threshold=0.5):
         if not isinstance(num_classes, int) or isinstance(num_classes, bool) or num_classes < 1:
             raise ValueError(f"num_classes must be a positive int, got {num_classes!r}")
         if metric not in _METRICS:
@@ -119,8 +135,14 @@ class LabelStream(StreamMetric):
         self.kappa_weights, self.adjusted, self.normalize = weights, adjusted, normalize
         self.weighted, self.validate = bool(weighted), bool(validate)
         self.assume_valid = bool(assume_valid)
+        if threshold is not None:
+            threshold = float(threshold)
+            if threshold != threshold:
+                raise ValueError("threshold must be a number or None, got NaN")
+        self.threshold = threshold if num_classes == 2 else None
         self._labels = list(range(num_classes))
-        self.key = ("confusion", num_classes, self.weighted, self.validate, self.assume_valid)
+        self.key = ("confusion", num_classes, self.weighted, self.validate, self.assume_valid,
+                    self.threshold)
 
     def config(self):
         """What the state means (checked by ``load_state_dict``)."""
@@ -184,6 +206,13 @@ class LabelStream(StreamMetric):
         c = self.num_classes
         ints = int_dtypes(xp)
         ft, fp = is_float(yt, xp), is_float(yp, xp)
+        if fp and self.threshold is not None:  # binary probabilities (see threshold)
+            if self.validate and yp.shape[0]:  # host read: validate=True only
+                _check_probabilities(yp, self.threshold, xp)
+            cdt = yt.dtype if yt.dtype in ints else _ns.count_dtype(xp, _ns.device_of(yp))
+            # above the threshold: 1; else 0; NaN: -1 (an "other" bin)
+            yp = xp.astype(yp > self.threshold, cdt) - xp.astype(yp != yp, cdt)
+            fp = False
         if ft or fp:
             if self.validate and yt.shape[0]:  # host reads: the one-shot target checks
                 check_targets(yt, yp, xp=xp, validate=True, exact_binary=False)
@@ -260,6 +289,15 @@ class LabelStream(StreamMetric):
         if self.average == "binary":
             out = xp.reshape(out, ())
         return out
+
+
+def _check_probabilities(yp, threshold, xp):
+    """validate=True: binary probabilities lie in [0, 1] (host read)."""
+    if 0.0 < threshold < 1.0 and not bool(xp.all((yp >= 0) & (yp <= 1))):
+        raise ValueError(
+            "y_pred holds binary scores outside [0, 1] (NaN, or logits?), read as "
+            f"probabilities of class 1 above threshold={threshold}. Apply a sigmoid, or "
+            "pass threshold=0.0 for logits (threshold=None: float labels).")
 
 
 def _float_labels(y, c, xp):

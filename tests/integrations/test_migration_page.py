@@ -292,21 +292,22 @@ def test_the_traps_the_page_warns_of():
     masked.update(y_pad, p, (y_pad != -100).astype(float))
     assert masked.compute() == pytest.approx(expected, rel=1e-6)
 
-    # binary probabilities into a label metric: read as labels, wrong, no error
+    # binary probabilities into a label metric: thresholded at 0.5, as TorchMetrics
     yb = rng.integers(0, 2, n)
     logits = rng.normal(size=n) + 1.5 * yb
     probs = 1 / (1 + np.exp(-logits))
     exact_f1 = skm.f1_score(yb, probs > 0.5)
     assert float(tc.BinaryF1Score()(torch.from_numpy(probs), torch.from_numpy(yb))) == \
         pytest.approx(exact_f1, rel=1e-6)
-    fed = ms.F1Score(2, average="binary")
-    fed.update(yb, probs)
-    assert abs(fed.compute() - exact_f1) > 0.1
-    fed = ms.F1Score(2, average="binary")
-    fed.update(yb, probs > 0.5)
+    for pred in (probs, probs > 0.5):
+        fed = ms.F1Score(2, average="binary")
+        fed.update(yb, pred)
+        assert fed.compute() == pytest.approx(exact_f1)
+    fed = ms.F1Score(2, average="binary", threshold=0.0)  # logits: a threshold on their scale
+    fed.update(yb, logits)
     assert fed.compute() == pytest.approx(exact_f1)
-    with pytest.raises(ValueError):
-        ms.F1Score(2, average="binary", validate=True).update(yb, probs)
+    with pytest.raises(ValueError, match="outside"):  # logits at a probability threshold
+        ms.F1Score(2, average="binary", validate=True).update(yb, logits)
 
     # logits into the binned AUROC: wrong, no error; exact mode and validate=True
     exact_auc = skm.roc_auc_score(yb, probs)

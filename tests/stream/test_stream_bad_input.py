@@ -429,15 +429,15 @@ def test_label_batches_streamed_equal_one_shot(data):
     labels = list(range(c))
     # a label that is none of the classes (out of range, 0.5, NaN): "other"
     other = bool(np.any(~np.isin(yt, labels)) or np.any(~np.isin(yp, labels)))
-    cases = [(ms.F1Score(c, average=average, validate=validate),
+    cases = [(ms.F1Score(c, average=average, validate=validate, threshold=None),
               lambda: metrix.f1_score(yt, yp, labels=labels, average=average,
                                       validate=validate)),
-             (ms.Recall(c, average=average, validate=validate),
+             (ms.Recall(c, average=average, validate=validate, threshold=None),
               lambda: metrix.recall_score(yt, yp, labels=labels, average=average,
                                           validate=validate)),
-             (ms.ConfusionMatrix(c, validate=validate),
+             (ms.ConfusionMatrix(c, validate=validate, threshold=None),
               lambda: metrix.confusion_matrix(yt, yp, labels=labels, validate=validate)),
-             (ms.Accuracy(c, validate=validate),
+             (ms.Accuracy(c, validate=validate, threshold=None),
               # accuracy counts an "other" label as an error (the one-shot
               # function has no labels=: it would count 5 == 5 as a hit)
               lambda: metrix.accuracy_score(yt, yp, validate=validate) if not other
@@ -524,3 +524,69 @@ def test_log_loss_batches_streamed_equal_one_shot(data):
             assert np.isnan(got[1])
         else:
             close(got[1], want[1])
+
+
+# -- binary probabilities ----------------------------------------------------------
+
+_BINARY = [(ms.F1Score, skm.f1_score, {"average": "binary"}),
+           (ms.Precision, skm.precision_score, {"average": "macro"}),
+           (ms.Recall, skm.recall_score, {"average": "binary"}),
+           (ms.Accuracy, skm.accuracy_score, {}),
+           (ms.MatthewsCorrCoef, skm.matthews_corrcoef, {}),
+           (ms.BalancedAccuracy, skm.balanced_accuracy_score, {})]
+
+
+@pytest.mark.parametrize("cls, fn, kw", _BINARY, ids=[c[0].__name__ for c in _BINARY])
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+@pytest.mark.parametrize("threshold", [0.5, 0.3])
+def test_binary_probabilities_are_thresholded(cls, fn, kw, backend, threshold):
+    """A float (n,) / (n, 1) y_pred with num_classes=2 holds probabilities of class 1
+    (as TorchMetrics and Keras read it), not float labels that are neither class."""
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 300)
+    p = np.clip(0.35 * y + 0.65 * rng.random(300), 0, 1).astype(np.float32)
+    yy, pp = y, p
+    if backend == "torch":
+        torch = pytest.importorskip("torch")
+        yy, pp = torch.asarray(y), torch.asarray(p)
+    m = cls(2, threshold=threshold, **kw)
+    m.update(yy[:100], pp[:100])
+    m.update(yy[100:], pp[100:, None] if backend == "numpy" else pp[100:].reshape(-1, 1))
+    want = fn(y, (p > threshold).astype(int), **kw)
+    np.testing.assert_allclose(float(m.compute()), want, rtol=1e-12)
+
+
+def test_binary_probabilities_edge_cases():
+    y = np.array([1, 0, 1, 0])
+    # float labels 0.0 / 1.0 give the same classes under the threshold
+    m = ms.Accuracy(2)
+    m.update(y, y.astype(float))
+    assert float(m.compute()) == 1.0
+    # a NaN score is no class (an error for accuracy), as a NaN float label
+    m = ms.Accuracy(2)
+    m.update(y, np.array([np.nan, 0.2, 0.9, 0.1]))
+    assert float(m.compute()) == 0.75
+    # threshold=None: float labels, a probability is neither class
+    m = ms.Accuracy(2, threshold=None)
+    m.update(y, np.array([0.9, 0.2, 0.9, 0.1]))
+    assert float(m.compute()) == 0.0
+    # validate=True: probabilities outside [0, 1] (logits) raise
+    with pytest.raises(ValueError, match="outside \\[0, 1\\]"):
+        ms.F1Score(2, average="binary", validate=True).update(y, np.array([2.0, -1.0, 3, -2]))
+    ms.F1Score(2, average="binary", validate=True, threshold=0.0).update(
+        y, np.array([2.0, -1.0, 3, -2]))  # logits with a threshold on their scale
+    # more than two classes: floats stay labels
+    m = ms.Accuracy(3)
+    m.update(np.array([0, 1, 2]), np.array([0.0, 1.0, 2.0]))
+    assert float(m.compute()) == 1.0
+
+
+def test_collection_keeps_thresholds_apart():
+    y = np.array([1, 0, 1, 0, 1])
+    p = np.array([0.4, 0.2, 0.9, 0.35, 0.6])
+    coll = ms.MetricCollection({"low": ms.Recall(2, average="binary", threshold=0.3),
+                                "high": ms.Recall(2, average="binary", threshold=0.5)})
+    coll.update(y, p)
+    out = coll.compute()
+    assert float(out["low"]) == skm.recall_score(y, p > 0.3)
+    assert float(out["high"]) == skm.recall_score(y, p > 0.5)
