@@ -142,6 +142,16 @@ class GenericOps:
         """
         return None
 
+    def error_accumulator(self, sw, total, /, *, power):
+        """An in-place update of a single-output mean error where the library has
+        one (eager CPU NumPy and torch): ``(own_sw, own_total, add)``, copies of
+        the float64 sums ``sw`` (0-d) and ``total`` (``(1,)``), and ``add(y_true,
+        y_pred)`` adding ``n`` to one and ``sum |y_true - y_pred| ** power`` to the
+        other in place (False, nothing done, for a batch it does not take); None
+        here.  For the stateful wrappers, as :meth:`binned_accumulator`.
+        """
+        return None
+
     def scatter_add(self, index, values, /, *, length):
         """Per-segment sums: ``out[j] = sum(values[index == j])`` (1-D or 2-D values)."""
         return self.bincount(index, length=length, weights=values)

@@ -158,6 +158,19 @@ class Ops(GenericOps):
             return super().binned_histogram(hist, score, target, n_thresholds=n_thresholds)
         return binned_histogram_numpy(hist, score, target, n_thresholds)
 
+    def error_accumulator(self, sw, total, /, *, power):
+        if not (isinstance(sw, (np.ndarray, np.float64)) and isinstance(total, np.ndarray)
+                and total.dtype == np.float64 and total.shape == (1,)):
+            return None
+        # a 0-d array (NumPy's arithmetic turns the 0-d sum into a scalar)
+        own_sw, own_total = np.array(sw, dtype=np.float64), total.copy()
+
+        def add(y_true, y_pred):
+            return (isinstance(y_true, np.ndarray) and isinstance(y_pred, np.ndarray)
+                    and add_error_sums(own_sw, own_total, y_true, y_pred, power))
+
+        return own_sw, own_total, add
+
     def binned_accumulator(self, hist, /, *, n_thresholds):
         if not (isinstance(hist, np.ndarray) and hist.dtype == np.int64):
             return None
@@ -295,3 +308,15 @@ def edge_confusion_numpy(cm, a, b, n, clip):
         cells += b
     cells += n + 3
     return cm + np.bincount(cells, minlength=size * size)[: size * size]
+
+
+def add_error_sums(sw, total, y_true, y_pred, power) -> bool:
+    """``sw += n`` and ``total += sum |y_true - y_pred| ** power`` (power 1 or 2), in
+    place, for 1-D real arrays of one length (in float64); False for others."""
+    if (y_true.ndim != 1 or y_true.shape != y_pred.shape or y_true.dtype.kind not in "fiu"
+            or y_pred.dtype.kind not in "fiu"):
+        return False
+    e = np.subtract(y_true, y_pred, dtype=np.float64)
+    total += (e @ e) if power == 2 else np.abs(e, out=e).sum()
+    sw += e.shape[0]
+    return True

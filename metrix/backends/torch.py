@@ -25,7 +25,12 @@ from ._pair_count import (
     pair_bincount_discover_numpy,
     pair_bincount_numpy,
 )
-from .numpy import binned_counts_numpy, binned_histogram_numpy, edge_confusion_numpy
+from .numpy import (
+    add_error_sums,
+    binned_counts_numpy,
+    binned_histogram_numpy,
+    edge_confusion_numpy,
+)
 
 
 def _compiling() -> bool:
@@ -165,6 +170,27 @@ class Ops(GenericOps):
             if own is not None:
                 return torch.from_numpy(binned_histogram_numpy(*own, *views, n_thresholds))
         return super().binned_histogram(hist, score, target, n_thresholds=n_thresholds)
+
+    def error_accumulator(self, sw, total, /, *, power):
+        # CPU eager: NumPy's kernels on views of own copies (no tensor per batch)
+        if not (isinstance(total, torch.Tensor) and total.is_cpu
+                and total.dtype == torch.float64 and tuple(total.shape) == (1,)
+                and not _compiling()):
+            return None
+        own_sw, own_total = torch.clone(sw), torch.clone(total)
+        views = _cpu_views(own_sw, own_total)
+        if views is None:
+            return None
+
+        def add(y_true, y_pred):
+            if not (isinstance(y_true, torch.Tensor) and isinstance(y_pred, torch.Tensor)
+                    and y_true.is_cpu and y_pred.is_cpu and y_true.dtype in _NUMPY_VIEWS
+                    and y_pred.dtype in _NUMPY_VIEWS) or _compiling():
+                return False
+            inputs = _cpu_views(y_true, y_pred)
+            return inputs is not None and add_error_sums(*views, *inputs, power)
+
+        return own_sw, own_total, add
 
     def binned_accumulator(self, hist, /, *, n_thresholds):
         # CPU eager: NumPy's kernel added into a view of an own copy (no new

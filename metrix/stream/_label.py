@@ -99,6 +99,12 @@ class LabelStream(StreamMetric):
         two clips that send other values to the "other" bins (about 1.3x
         faster on CPU).  Out-of-range labels then give wrong counts (negative
         ones raise in eager PyTorch).
+    ignore_index : int or None, default=None
+        Samples whose true label equals it count for nothing (TorchMetrics'
+        ``ignore_index``; ``-100`` is the padding of token labels), without a
+        host read.  They are kept in a cell of the matrix that no metric reads
+        (true label above the classes, prediction below them), so a sample with
+        such labels of its own is left out of accuracy too.
     threshold : float or None, default=0.5
         ``num_classes=2``: a floating ``y_pred`` of shape ``(n,)`` or ``(n, 1)``
         holds probabilities of class 1, and ``y_pred > threshold`` is the
@@ -113,7 +119,7 @@ class LabelStream(StreamMetric):
     def __init__(self, num_classes, metric="accuracy", *, average="macro", beta=1.0,
                  pos_label=1, zero_division="warn", weights=None, adjusted=False,
                  normalize=None, weighted=False, validate=False, assume_valid=False,
-                 threshold=0.5):
+                 ignore_index=None, threshold=0.5):
         if not isinstance(num_classes, int) or isinstance(num_classes, bool) or num_classes < 1:
             raise ValueError(f"num_classes must be a positive int, got {num_classes!r}")
         if metric not in _METRICS:
@@ -140,9 +146,13 @@ class LabelStream(StreamMetric):
             if threshold != threshold:
                 raise ValueError("threshold must be a number or None, got NaN")
         self.threshold = threshold if num_classes == 2 else None
+        if ignore_index is not None and (isinstance(ignore_index, bool)
+                                         or int(ignore_index) != ignore_index):
+            raise ValueError(f"ignore_index must be an int or None, got {ignore_index!r}")
+        self.ignore_index = None if ignore_index is None else int(ignore_index)
         self._labels = list(range(num_classes))
         self.key = ("confusion", num_classes, self.weighted, self.validate, self.assume_valid,
-                    self.threshold)
+                    self.threshold, self.ignore_index)
 
     def config(self):
         """What the state means (checked by ``load_state_dict``)."""
@@ -151,7 +161,8 @@ class LabelStream(StreamMetric):
                 "average": self.average, "beta": self.beta, "pos_label": _plain(self.pos_label),
                 "zero_division": zd if isinstance(zd, str) else float(zd),
                 "weights": self.kappa_weights, "adjusted": bool(self.adjusted),
-                "normalize": self.normalize, "weighted": self.weighted}
+                "normalize": self.normalize, "weighted": self.weighted,
+                "ignore_index": self.ignore_index}
 
     # -- state ---------------------------------------------------------------
     def _init(self, xp, device, fdt):
@@ -205,6 +216,7 @@ class LabelStream(StreamMetric):
                              f"[{yt.shape[0]}, {yp.shape[0]}]")
         c = self.num_classes
         ints = int_dtypes(xp)
+        ignored = None if self.ignore_index is None else yt == self.ignore_index
         ft, fp = is_float(yt, xp), is_float(yp, xp)
         if fp and self.threshold is not None:  # binary probabilities (see threshold)
             if self.validate and yp.shape[0]:  # host read: validate=True only
@@ -218,6 +230,11 @@ class LabelStream(StreamMetric):
                 check_targets(yt, yp, xp=xp, validate=True, exact_binary=False)
             yt = _float_labels(yt, c, xp) if ft else yt
             yp = _float_labels(yp, c, xp) if fp else yp
+        if ignored is not None:  # to the unread cell (true above the classes, pred below)
+            cdt = _ns.count_dtype(xp, _ns.device_of(yt))
+            yt, yp = xp.astype(yt, cdt, copy=False), xp.astype(yp, cdt, copy=False)
+            yt = xp.where(ignored, xp.full_like(yt, c), yt)
+            yp = xp.where(ignored, xp.full_like(yp, -1), yp)
         if (sample_weight is None and not self.validate and yt.dtype in ints
                 and yp.dtype in ints):
             # the training-loop case: one kernel (cells and bincount) per batch
@@ -226,7 +243,10 @@ class LabelStream(StreamMetric):
         cells = self._cells(yt, yp, xp, device)
         if self.validate:  # host read: validate=True only
             row, col = cells // (c + 2), cells % (c + 2)
-            if bool(xp.any((row < 1) | (row > c)) | xp.any((col < 1) | (col > c))):
+            bad = (row < 1) | (row > c) | (col < 1) | (col > c)
+            if ignored is not None:
+                bad = bad & ~ignored
+            if bool(xp.any(bad)):
                 raise ValueError(f"Labels must be integers in [0, {c}) (num_classes={c}).")
         w = None
         if sample_weight is not None:
@@ -252,7 +272,8 @@ class LabelStream(StreamMetric):
                 return inner
             return normalize_confusion(inner, self.normalize, dtype=fdt, xp=xp)
         if m in ("accuracy", "hamming", "zero_one") and self.average in (None, "micro"):
-            acc = accuracy_from_confusion(cm, c, fdt=fdt, xp=xp)
+            acc = accuracy_from_confusion(cm, c, fdt=fdt, xp=xp,
+                                          ignored=self.ignore_index is not None)
             return acc if m == "accuracy" else 1.0 - acc
         if m == "accuracy":
             return self._prf(cm, fdt, xp, device, which=1, average=self.average)
@@ -317,11 +338,15 @@ def _plain(v):
 
 # -- formulas on the confusion matrix (scikit-learn's) ----------------------------
 
-def accuracy_from_confusion(cm, c, *, fdt, xp):
-    """``trace(classes) / sum(cm)``: samples in the other bins count as errors."""
+def accuracy_from_confusion(cm, c, *, fdt, xp, ignored=False):
+    """``trace(classes) / sum(cm)``: samples in the other bins count as errors
+    (``ignored``: but not those of the cell ``(c + 1, 0)``, the ignored samples)."""
     cmf = xp.astype(cm, fdt)
     correct = xp.sum(xp.reshape(cmf[1:c + 1, 1:c + 1], (-1,))[:: c + 1])
-    return safe_divide(correct, xp.sum(cmf), zero_value=0.0, xp=xp)
+    total = xp.sum(cmf)
+    if ignored:
+        total = total - cmf[c + 1, 0]
+    return safe_divide(correct, total, zero_value=0.0, xp=xp)
 
 
 def _zero_value(zero_division):

@@ -24,8 +24,9 @@ import math
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
+from ..backends import ops as _ops
 from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
-from ._functional import StreamMetric, dtype_probe, result_dtype
+from ._functional import StreamMetric, array_namespace, dtype_probe, result_dtype
 
 _SUMS = {
     "sq": ("s_ee",),
@@ -160,6 +161,23 @@ class RegressionStream(StreamMetric):
             eps = xp.finfo(xp.float64).eps
             out["s_pct"] = state["s_pct"] + total(xp.abs(e) / xp.clip(xp.abs(yt), min=eps))
         return out
+
+    def accumulator(self, state):
+        """``(state', add)`` where the backend adds batches in place (eager CPU
+        NumPy / torch; one output, MSE / RMSE / MAE): ``state'`` holds copies of
+        the sums and ``add(y_true, y_pred)`` adds one unweighted batch into them
+        (False, nothing done, for a batch it does not take: call :meth:`update`);
+        None elsewhere.  For the stateful wrappers, which own their sums;
+        :meth:`update` stays pure."""
+        if self.statistic not in ("sq", "abs") or (self.num_outputs or 1) != 1:
+            return None
+        name = _SUMS[self.statistic][0]
+        made = _ops(array_namespace(state["sw"])).error_accumulator(
+            state["sw"], state[name], power=2 if self.statistic == "sq" else 1)
+        if made is None:
+            return None
+        sw, total, add = made
+        return {**state, "sw": sw, name: total}, add
 
     def compute(self, state):
         """The metric of all data seen (0-d, or ``(k,)`` for ``raw_values``)."""

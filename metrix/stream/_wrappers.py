@@ -290,6 +290,7 @@ class Metric:
         if out["_placement"] is not None:  # the namespace is a module: found again on load
             out["_placement"] = (None,) + tuple(out["_placement"][1:])
         out["_owned"] = None
+        out.pop("_add", None)  # a closure over the owned copy: made again after loading
         return out
 
     def __setstate__(self, values):
@@ -314,6 +315,33 @@ def _ns_rows(y) -> int:
     return int(shape[0]) if shape is not None else len(y)
 
 
+class _Accumulating(Metric):
+    """A metric whose spec adds an unweighted batch in place on eager CPU (NumPy,
+    torch): ``spec.accumulator(state)`` gives ``(state', add)``, ``state'`` holding
+    copies of the leaves ``add`` writes into (no new array per batch).  Only a
+    copy this object made and has not handed out since (``state``,
+    ``state_dict``) is written; a handed-out state is copied again before the
+    next batch.  ``_owned_leaf`` names a leaf of the copy (its identity tells)."""
+
+    _add = None
+    _owned_leaf = None
+
+    def update(self, y_true, y_pred, sample_weight=None):
+        state = self._state
+        if state is not None and sample_weight is None and not _coll.compiling():
+            if self._owned is None or self._owned is not state.get(self._owned_leaf):
+                made = self.spec.accumulator(state)
+                self._add = None
+                if made is not None:
+                    (self._state, self._add), self._owned = made, made[0][self._owned_leaf]
+            if self._add is not None and self._feed(y_true, y_pred):
+                return
+        super().update(y_true, y_pred, sample_weight)
+
+    def _feed(self, y_true, y_pred):
+        return self._add(y_true, y_pred)
+
+
 # -- label metrics -------------------------------------------------------------------
 
 def _label_class(name, metric, average, doc):
@@ -329,9 +357,10 @@ def _label_class(name, metric, average, doc):
 _LABEL_DOC = """Streaming {what} over classes ``0..num_classes-1`` (one confusion matrix).
 
     ``{name}(num_classes, average={average!r}, *, zero_division="warn",
-    weighted=False, validate=False, ...)``; see
-    :class:`metrix.stream.LabelStream` for the parameters.  Equals
-    ``metrix.{fn}(..., labels=range(num_classes))`` on all the data.
+    weighted=False, validate=False, ignore_index=None, threshold=0.5, ...)``;
+    see :class:`metrix.stream.LabelStream` for the parameters.  Equals
+    ``metrix.{fn}(..., labels=range(num_classes))`` on all the data (binary
+    probabilities thresholded; samples whose target is ``ignore_index`` left out).
     """
 
 _LABELS = [
@@ -365,8 +394,8 @@ def _regression_class(name, metric, doc):
         Metric.__init__(self, RegressionStream(metric, num_outputs=num_outputs,
                                                multioutput=multioutput, **kwargs))
 
-    return type(name, (Metric,), {"__init__": __init__, "__doc__": doc,
-                                  "__module__": __name__})
+    return type(name, (_Accumulating,), {"__init__": __init__, "__doc__": doc,
+                                         "__module__": __name__, "_owned_leaf": "sw"})
 
 
 _REG_DOC = """Streaming {what}: exact weighted sums (merge by addition).
@@ -408,26 +437,14 @@ class MedianAbsoluteError(Metric):
 
 # -- ranking and probabilistic -------------------------------------------------------
 
-class _Ranking(Metric):
+class _Ranking(_Accumulating):
     """AUROC / AveragePrecision.  On eager CPU (NumPy, torch) a binned, unweighted
-    batch is added into the histogram in place (``RankingStream.accumulator``):
-    no new array per batch.  Only a copy this object made and has not handed out
-    since (``state``, ``state_dict``) is written; a handed-out histogram is
-    copied again before the next batch."""
+    batch is added into the histogram in place (``RankingStream.accumulator``)."""
 
-    _add = None
+    _owned_leaf = "hist"
 
-    def update(self, y_true, y_pred, sample_weight=None):
-        state = self._state
-        if state is not None and sample_weight is None and not _coll.compiling():
-            if self._owned is None or self._owned is not state.get("hist"):
-                made = self.spec.accumulator(state)
-                self._add = None
-                if made is not None:
-                    (self._state, self._add), self._owned = made, made[0]["hist"]
-            if self._add is not None and self._add(y_pred, y_true):
-                return
-        super().update(y_true, y_pred, sample_weight)
+    def _feed(self, y_true, y_pred):
+        return self._add(y_pred, y_true)
 
 
 _SCORE_RULE = """

@@ -280,7 +280,7 @@ def test_the_traps_the_page_warns_of():
     assert acc.compute() == pytest.approx(
         float(tc.MulticlassAccuracy(num_classes=4)(pt, torch.from_numpy(y4))), rel=1e-6)
 
-    # ignore_index: -100 counts unless weighted out
+    # ignore_index: -100 counts unless ignored (or weighted out)
     y_pad = y.copy()
     y_pad[:300] = -100
     expected = float(tc.MulticlassF1Score(num_classes=3, ignore_index=-100)(
@@ -291,6 +291,9 @@ def test_the_traps_the_page_warns_of():
     masked = ms.F1Score(3, weighted=True)
     masked.update(y_pad, p, (y_pad != -100).astype(float))
     assert masked.compute() == pytest.approx(expected, rel=1e-6)
+    ignored = ms.F1Score(3, ignore_index=-100)
+    ignored.update(y_pad, p)
+    assert ignored.compute() == pytest.approx(expected, rel=1e-6)
 
     # binary probabilities into a label metric: thresholded at 0.5, as TorchMetrics
     yb = rng.integers(0, 2, n)

@@ -334,6 +334,41 @@ def test_binned_in_place_update_leaves_handed_out_states_alone(lib):
     assert type(m.compute()).__module__.split(".")[0] == lib
 
 
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+@pytest.mark.parametrize("cls, fn", [(ms.MeanSquaredError, skm.mean_squared_error),
+                                     (ms.MeanAbsoluteError, skm.mean_absolute_error),
+                                     (ms.RootMeanSquaredError, skm.root_mean_squared_error)])
+def test_mean_error_in_place_update(lib, cls, fn):
+    # eager CPU wrappers add unweighted batches into their own sums in place; what
+    # they handed out must not change; other batches (weights, float16, 2-D, ints,
+    # grad) take the pure update into the same sums
+    conv = np.asarray
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        conv = torch.asarray
+    rng = np.random.default_rng(9)
+    yt, yp = rng.normal(size=300), rng.normal(size=300)
+    m = cls()
+    m.update(conv(yt[:50]), conv(yp[:50]))
+    m.update(conv(yt[50:100]), conv(yp[50:100]))
+    own = m._state["sw"]
+    m.update(conv(yt[100:150]), conv(yp[100:150]).astype(np.float32) if lib == "numpy"
+             else conv(yp[100:150]).float())
+    assert m._state["sw"] is own and m._owned is own  # in place: no new array per batch
+    snap, view = m.state_dict(), m.state
+    before = {k: np.asarray(v).copy() for k, v in view.items() if not k.startswith("meta")}
+    m.update(conv(yt[150:200]), conv(yp[150:200]))
+    m.update(conv(yt[200:250]), conv(yp[200:250]), conv(np.ones(50)))  # weighted: pure
+    m.update(conv(yt[250:])[:, None], conv(yp[250:])[:, None])  # 2-D: pure
+    for k, v in before.items():
+        np.testing.assert_array_equal(np.asarray(view[k]), v)
+        np.testing.assert_array_equal(np.asarray(snap[k]), v)
+    want = fn(yt[:100].tolist() + yt[100:150].tolist() + yt[150:].tolist(),
+              yp[:100].tolist() + yp[100:150].astype(np.float32).tolist() + yp[150:].tolist())
+    close(m.compute(), want, rtol=1e-12)
+    assert type(m.compute()).__module__.split(".")[0] == lib
+
+
 def test_binned_in_place_falls_back_for_other_batches():
     # batches the in-place histogram cannot take (grad, float16, bool target,
     # strided view) go through the pure update and land in the same histogram;

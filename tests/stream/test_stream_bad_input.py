@@ -590,3 +590,70 @@ def test_collection_keeps_thresholds_apart():
     out = coll.compute()
     assert float(out["low"]) == skm.recall_score(y, p > 0.3)
     assert float(out["high"]) == skm.recall_score(y, p > 0.5)
+
+
+# -- ignore_index ------------------------------------------------------------------
+
+_IGNORED = [(ms.F1Score, skm.f1_score, {"average": "macro"}),
+            (ms.Precision, skm.precision_score, {"average": "weighted"}),
+            (ms.Recall, skm.recall_score, {"average": None}),
+            (ms.Accuracy, skm.accuracy_score, {}),
+            (ms.HammingDistance, skm.hamming_loss, {}),
+            (ms.JaccardIndex, skm.jaccard_score, {"average": "micro"}),
+            (ms.MatthewsCorrCoef, skm.matthews_corrcoef, {}),
+            (ms.CohenKappa, skm.cohen_kappa_score, {}),
+            (ms.BalancedAccuracy, skm.balanced_accuracy_score, {}),
+            (ms.ConfusionMatrix, skm.confusion_matrix, {})]
+
+
+@pytest.mark.parametrize("cls, fn, kw", _IGNORED, ids=[c[0].__name__ for c in _IGNORED])
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+@pytest.mark.parametrize("validate", [False, True])
+def test_ignore_index_leaves_samples_out(cls, fn, kw, backend, validate):
+    """Samples whose true label is ignore_index count for nothing (TorchMetrics'
+    meaning), whatever their prediction: equal to scikit-learn on the other samples."""
+    c = 4
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, c, 400)
+    p = rng.dirichlet(np.ones(c), 400)  # scores: arg-maxed
+    pred = np.where(rng.random(400) < 0.6, y, p.argmax(1))
+    p[np.arange(400), pred] += 1.0
+    y[rng.random(400) < 0.25] = -100
+    keep = y != -100
+    yy, pp = y, p
+    if backend == "torch":
+        torch = pytest.importorskip("torch")
+        yy, pp = torch.asarray(y), torch.asarray(p)
+    skw = {k: v for k, v in kw.items() if k != "average" or fn is not skm.accuracy_score}
+    m = cls(c, ignore_index=-100, validate=validate,
+            **({"average": kw["average"]} if "average" in kw else {}))
+    for i in range(0, 400, 100):
+        m.update(yy[i:i + 100], pp[i:i + 100])
+    labels = {} if fn in (skm.accuracy_score, skm.hamming_loss, skm.matthews_corrcoef,
+                          skm.cohen_kappa_score, skm.balanced_accuracy_score) \
+        else {"labels": list(range(c))}
+    want = fn(y[keep], pred[keep], **labels, **skw)
+    got = m.compute()
+    np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(want, dtype=float),
+                               rtol=1e-12)
+
+
+def test_ignore_index_weighted_and_float_labels():
+    y = np.array([0, 1, -100, 2, 1, -100, 0])
+    pred = np.array([0, 2, 1, 2, 1, 0, 1])
+    w = np.array([1.0, 2.0, 5.0, 0.0, 1.5, 3.0, 0.5])
+    keep = y != -100
+    m = ms.F1Score(3, ignore_index=-100, weighted=True)
+    m.update(y.astype(float), pred.astype(float), w)
+    np.testing.assert_allclose(
+        float(m.compute()),
+        skm.f1_score(y[keep], pred[keep], average="macro", sample_weight=w[keep]), rtol=1e-12)
+    a = ms.Accuracy(3, ignore_index=-100)
+    a.update(y, pred)
+    assert float(a.compute()) == skm.accuracy_score(y[keep], pred[keep])
+    # only ignored samples: nothing counted
+    a = ms.Accuracy(3, ignore_index=-100)
+    a.update(np.array([-100, -100]), np.array([0, 1]))
+    assert float(a.compute()) == 0.0
+    with pytest.raises(ValueError, match="ignore_index"):
+        ms.F1Score(3, ignore_index=1.5)

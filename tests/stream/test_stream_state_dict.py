@@ -54,6 +54,7 @@ def _cases():
         ("ap_edges", lambda: ms.AveragePrecision(thresholds=[0.2, 0.5, 0.9]), YB, SB),
         ("auc_exact", lambda: ms.AUROC(num_classes=3, capacity=64), Y3, p),
         ("mse", lambda: ms.MeanSquaredError(), SB, SB[::-1].copy()),
+        ("mae", lambda: ms.MeanAbsoluteError(), SB, SB[::-1].copy()),
         ("r2", lambda: ms.R2Score(num_outputs=2, multioutput="raw_values"),
          RNG.random((40, 2)), RNG.random((40, 2))),
         ("medae", lambda: ms.MedianAbsoluteError(capacity=50), SB, SB[::-1].copy()),
@@ -99,7 +100,8 @@ def test_pickle_round_trip_every_metric(case, backend):
         torch = pytest.importorskip("torch")
         y, p = torch.asarray(y), torch.asarray(p)
     m = make()
-    m.update(y[:25], p[:25])
+    m.update(y[:10], p[:10])
+    m.update(y[10:25], p[10:25])  # the second batch takes the in-place path where there is one
     other = pickle.loads(pickle.dumps(m))
     for metric in (m, other):
         metric.update(y[25:], p[25:])
