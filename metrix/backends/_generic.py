@@ -124,6 +124,20 @@ class GenericOps:
             return k
         return k + (t + 1) * (target if target.dtype == cdt else xp.astype(target, cdt))
 
+    def counts_in_place(self) -> bool:
+        """Whether :meth:`bincount_into` adds into its ``out`` in place (eager NumPy
+        and torch); False here (a new array each call)."""
+        return False
+
+    def bincount_into(self, out, x, /, *, weights=None):
+        """``out`` plus the counts (or summed ``weights``) of the integers ``x`` in
+        ``[0, len(out))``.  Where :meth:`counts_in_place` is True the sum is
+        written into ``out`` (the caller's own array) and returned; here a new
+        array."""
+        xp = self.xp
+        counts = self.bincount(x, length=out.shape[0], weights=weights)
+        return out + (counts if counts.dtype == out.dtype else xp.astype(counts, out.dtype))
+
     def binned_histogram(self, hist, score, target, /, *, n_thresholds):
         """``hist`` plus one batch's counts per (0/1 target, bin) (a new array;
         ``hist`` has shape ``(..., 2, T + 1)``, row 0 negatives, row 1 positives):

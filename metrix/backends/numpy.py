@@ -158,6 +158,14 @@ class Ops(GenericOps):
             return super().binned_histogram(hist, score, target, n_thresholds=n_thresholds)
         return binned_histogram_numpy(hist, score, target, n_thresholds)
 
+    def counts_in_place(self) -> bool:
+        return True
+
+    def bincount_into(self, out, x, /, *, weights=None):
+        # unbuffered in-place adds: no length-sized temporary per call
+        np.add.at(out, x, 1 if weights is None else weights)
+        return out
+
     def error_accumulator(self, sw, total, /, *, power):
         if not (isinstance(sw, (np.ndarray, np.float64)) and isinstance(total, np.ndarray)
                 and total.dtype == np.float64 and total.shape == (1,)):

@@ -171,6 +171,18 @@ class Ops(GenericOps):
                 return torch.from_numpy(binned_histogram_numpy(*own, *views, n_thresholds))
         return super().binned_histogram(hist, score, target, n_thresholds=n_thresholds)
 
+    def counts_in_place(self) -> bool:
+        return not _compiling()
+
+    def bincount_into(self, out, x, /, *, weights=None):
+        # eager: index_add_ into the caller's own array (no sync, no length-sized
+        # temporary); traced: the functional sum
+        if _compiling():
+            return super().bincount_into(out, x, weights=weights)
+        if weights is None:
+            weights = torch.ones((), dtype=out.dtype, device=out.device).expand(x.shape[0])
+        return out.index_add_(0, x, weights.to(out.dtype))
+
     def error_accumulator(self, sw, total, /, *, power):
         # CPU eager: NumPy's kernels on views of own copies (no tensor per batch)
         if not (isinstance(total, torch.Tensor) and total.is_cpu

@@ -66,6 +66,11 @@ DEFAULT_THRESHOLDS = 1000
 _METRICS = ("roc_auc", "average_precision")
 
 
+#: samples x rows past which a multiclass / multilabel binned batch is counted in
+#: slices (in place, on eager NumPy / torch): bounds its temporaries to a few MB
+_CHUNK_CELLS = 1 << 18
+
+
 class RankingStream(StreamMetric):
     """Functional streaming ROC AUC or average precision.
 
@@ -207,7 +212,7 @@ class RankingStream(StreamMetric):
             w = xp.ones((n,), dtype=acc, device=device) if w is None else xp.reshape(
                 xp.astype(w, acc), (-1,))
             return write_rows(state, {"score": s, "target": xp.astype(y, cdt)}, w, xp=xp)
-        return {**state, "hist": state["hist"] + self._histogram(state, y, s, w, xp, device, o)}
+        return {**state, "hist": self._histogram(state, y, s, w, xp, device, o)}
 
     def accumulator(self, state):
         """``(state', add)`` where the backend adds batches in place (eager CPU
@@ -269,7 +274,8 @@ class RankingStream(StreamMetric):
         return xp.astype(xp.searchsorted(thr, s, side="right"), cdt)
 
     def _histogram(self, state, y, s, w, xp, device, o):
-        """Counts per (row, positive, bin): one ``bincount`` of ``(2 row + pos) (T+1) + k``."""
+        """The histogram after the batch: counts per (row, positive, bin), one
+        ``bincount`` of ``(2 row + pos) (T+1) + k`` added to the state's."""
         hist = state["hist"]
         t = self.n_thresholds
         cdt = count_dtype(xp, device)
@@ -281,22 +287,43 @@ class RankingStream(StreamMetric):
         elif self.task == "binary":
             codes = self._bins(s, xp, device) + (t + 1) * (y if y.dtype == cdt else
                                                            xp.astype(y, cdt))
+        elif s.shape[0] * self.rows > _CHUNK_CELLS and o.counts_in_place():
+            # a large batch of many rows: counted in slices of samples into a copy of
+            # the histogram (the new one), so no n x B temporary is ever made
+            new = xp.reshape(xp.asarray(hist, copy=True), (-1,))
+            step = max(1, _CHUNK_CELLS // self.rows)
+            for lo in range(0, s.shape[0], step):
+                hi = min(lo + step, s.shape[0])
+                part_w = None if w is None else self._row_weights(w[lo:hi], hist, xp, device)
+                new = o.bincount_into(new, self._row_codes(y[lo:hi], s[lo:hi], xp, device, cdt),
+                                      weights=part_w)
+            return xp.reshape(new, hist.shape)
         else:
-            k = self._bins(s, xp, device)  # (n, B)
-            rows = xp.reshape(xp.arange(self.rows, dtype=cdt, device=device), (1, -1))
-            if self.task == "multiclass":
-                pos = xp.reshape(xp.astype(y, cdt), (-1, 1)) == rows
-            else:
-                pos = y != 0
-            codes = xp.reshape((2 * rows + xp.astype(pos, cdt)) * (t + 1) + k, (-1,))
+            codes = self._row_codes(y, s, xp, device, cdt)
         weights = None
         if w is not None:
-            w = xp.astype(xp.reshape(w, (-1,)), hist.dtype)
             if self.task != "binary":
-                w = xp.reshape(xp.reshape(w, (-1, 1)) * xp.ones((1, self.rows), dtype=w.dtype,
-                                                                 device=device), (-1,))
-            weights = w
-        return self._counts_of(hist, codes, weights, xp, o)
+                weights = self._row_weights(w, hist, xp, device)
+            else:
+                weights = xp.astype(xp.reshape(w, (-1,)), hist.dtype)
+        return hist + self._counts_of(hist, codes, weights, xp, o)
+
+    def _row_codes(self, y, s, xp, device, cdt):
+        """Multiclass / multilabel: the code ``(2 row + pos) (T + 1) + bin`` of each
+        (sample, row), flattened."""
+        t = self.n_thresholds
+        k = self._bins(s, xp, device)  # (n, B)
+        rows = xp.reshape(xp.arange(self.rows, dtype=cdt, device=device), (1, -1))
+        if self.task == "multiclass":
+            pos = xp.reshape(xp.astype(y, cdt), (-1, 1)) == rows
+        else:
+            pos = y != 0
+        return xp.reshape((2 * rows + xp.astype(pos, cdt)) * (t + 1) + k, (-1,))
+
+    def _row_weights(self, w, hist, xp, device):
+        """Each sample's weight repeated for its ``B`` rows, flattened."""
+        w = xp.astype(xp.reshape(w, (-1, 1)), hist.dtype)
+        return xp.reshape(w * xp.ones((1, self.rows), dtype=w.dtype, device=device), (-1,))
 
     def _counts_of(self, hist, codes, weights, xp, o):
         """The histogram increment of one batch's codes: one ``bincount``."""

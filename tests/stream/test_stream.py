@@ -369,6 +369,47 @@ def test_mean_error_in_place_update(lib, cls, fn):
     assert type(m.compute()).__module__.split(".")[0] == lib
 
 
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+@pytest.mark.parametrize("task", ["multiclass", "multilabel"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binned_many_rows_counted_in_slices(lib, task, weighted, monkeypatch):
+    # a batch of n x B cells past the slice size is counted slice by slice into a
+    # copy of the histogram: the same counts as one bincount, the state untouched
+    from metrix.stream import _ranking
+
+    conv = np.asarray
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        conv = torch.asarray
+    rng = np.random.default_rng(11)
+    n, b, t = 700, 9, 40
+    if task == "multiclass":
+        y = rng.integers(0, b, n)
+        s = rng.dirichlet(np.ones(b), n)
+        kw = {"num_classes": b}
+    else:
+        y = (rng.random((n, b)) < 0.3).astype(int)
+        s = rng.random((n, b))
+        kw = {"num_labels": b}
+    w = rng.random(n) * (rng.random(n) < 0.8) if weighted else None
+    monkeypatch.setattr(_ranking, "_CHUNK_CELLS", 100 * b + 7)  # 7 slices, the last short
+    m = ms.AUROC(thresholds=t, average=None, weighted=weighted, **kw)
+    m.update(conv(y[:50]), conv(s[:50]), None if w is None else conv(w[:50]))
+    before = np.asarray(m.state["hist"]).copy()
+    held = m.state
+    m.update(conv(y[50:]), conv(s[50:]), None if w is None else conv(w[50:]))
+    np.testing.assert_array_equal(np.asarray(held["hist"]), before)  # pure update
+    monkeypatch.setattr(_ranking, "_CHUNK_CELLS", 1 << 40)  # one bincount
+    ref = ms.AUROC(thresholds=t, average=None, weighted=weighted, **kw)
+    ref.update(conv(y[:50]), conv(s[:50]), None if w is None else conv(w[:50]))
+    ref.update(conv(y[50:]), conv(s[50:]), None if w is None else conv(w[50:]))
+    np.testing.assert_allclose(np.asarray(m.state["hist"]), np.asarray(ref.state["hist"]),
+                               rtol=1e-12)
+    onehot = (y[:, None] == np.arange(b)).astype(int) if task == "multiclass" else y
+    want = metrix.roc_auc_score(onehot, _quantise(s, t), average=None, sample_weight=w)
+    close(m.compute(), want, rtol=1e-9)
+
+
 def test_binned_in_place_falls_back_for_other_batches():
     # batches the in-place histogram cannot take (grad, float16, bool target,
     # strided view) go through the pure update and land in the same histogram;
