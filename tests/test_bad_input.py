@@ -276,3 +276,57 @@ def test_float16_log_loss_matches_sklearn():
         for conv in (np.asarray, torch.from_numpy):
             got = float(metrix.log_loss(conv(yy), conv(pp)))
             assert got == pytest.approx(expected, rel=1e-3)
+
+
+# -- all-zero sample weights -------------------------------------------------------
+
+_ZW_Y, _ZW_P = np.array([0, 1, 1, 0, 2]), np.array([0, 1, 0, 0, 2])
+_ZW_S = np.array([0.1, 0.8, 0.4, 0.3, 0.6])
+_ZERO_WEIGHT_RAISES = [
+    ("accuracy_score", (_ZW_Y, _ZW_P), {}), ("f1_score", (_ZW_Y, _ZW_P), {"average": "macro"}),
+    ("precision_recall_fscore_support", (_ZW_Y, _ZW_P), {}),
+    ("jaccard_score", (_ZW_Y, _ZW_P), {"average": "micro"}),
+    ("matthews_corrcoef", (_ZW_Y, _ZW_P), {}), ("cohen_kappa_score", (_ZW_Y, _ZW_P), {}),
+    ("balanced_accuracy_score", (_ZW_Y, _ZW_P), {}), ("confusion_matrix", (_ZW_Y, _ZW_P), {}),
+    ("multilabel_confusion_matrix", (_ZW_Y, _ZW_P), {}), ("hamming_loss", (_ZW_Y, _ZW_P), {}),
+    ("zero_one_loss", (_ZW_Y, _ZW_P), {}),
+    ("class_likelihood_ratios", (_ZW_Y[:4], _ZW_P[:4]), {}),
+    ("log_loss", (_ZW_Y[:4] % 2, _ZW_S[:4]), {}),
+    ("brier_score_loss", (_ZW_Y[:4] % 2, _ZW_S[:4]), {}),
+    ("roc_auc_score", (_ZW_Y[:4] % 2, _ZW_S[:4]), {}),
+    ("average_precision_score", (_ZW_Y[:4] % 2, _ZW_S[:4]), {}),
+    ("roc_curve", (_ZW_Y[:4] % 2, _ZW_S[:4]), {}),
+    ("precision_recall_curve", (_ZW_Y[:4] % 2, _ZW_S[:4]), {}),
+    ("det_curve", (_ZW_Y[:4] % 2, _ZW_S[:4]), {}),
+]
+
+
+@pytest.mark.parametrize("name, args, kw", _ZERO_WEIGHT_RAISES,
+                         ids=[c[0] for c in _ZERO_WEIGHT_RAISES])
+def test_all_zero_weights_raise_as_sklearn(name, args, kw):
+    """All-zero weights define no classification metric: scikit-learn 1.9 raises, and
+    so does metrix when validating (it used to return 0, 1 or NaN, or crash)."""
+    w = np.zeros(args[0].shape[0])
+    msg = "Sample weights must contain at least one non-zero number"
+    with pytest.raises(ValueError, match=msg):
+        getattr(skm, name)(*args, sample_weight=w, **kw)
+    with pytest.raises(ValueError, match=msg):
+        getattr(metrix, name)(*args, sample_weight=w, **kw)
+    # one non-zero weight is a metric
+    w[1] = 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        getattr(metrix, name)(*args, sample_weight=w, **kw)
+
+
+def test_all_zero_weights_unchecked_and_elsewhere_are_numbers():
+    w = np.zeros(5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # validate=False reads nothing: the undefined value, no error
+        assert float(metrix.accuracy_score(_ZW_Y, _ZW_P, sample_weight=w,
+                                           validate=False)) == 0.0
+        # label ranking takes them, as scikit-learn does
+        yl = np.array([[1, 0], [0, 1], [1, 1], [0, 1], [1, 0]])
+        assert np.isnan(metrix.label_ranking_average_precision_score(
+            yl, np.c_[_ZW_S, 1 - _ZW_S], sample_weight=w))

@@ -133,10 +133,12 @@ def check_binned_scores(score, *, xp, input_name="y_score", hint=_BINNED_HINT):
 
 
 def check_sample_weight(sample_weight, n_samples, *, xp, device, dtype, validate=True,
-                        input_name="sample_weight"):
+                        input_name="sample_weight", nonzero=False):
     """``sample_weight`` as a 1-D float array of length ``n_samples`` (or None).
 
-    Shape checks always run; finiteness only with ``validate``.
+    Shape checks always run; finiteness (and, with ``nonzero``, at least one
+    non-zero weight, as scikit-learn 1.9's classification metrics require)
+    only with ``validate``.
     """
     if sample_weight is None:
         return None
@@ -154,7 +156,15 @@ def check_sample_weight(sample_weight, n_samples, *, xp, device, dtype, validate
         w = xp.astype(w, dtype)
     if validate:
         assert_all_finite(w, xp=xp, input_name=input_name)
+        if nonzero:
+            check_nonzero_weights(w, xp=xp)
     return w
+
+
+def check_nonzero_weights(w, *, xp):
+    """scikit-learn 1.9's check: all-zero weights define no metric (reads a value)."""
+    if w is not None and w.shape[0] and not bool(xp.any(w != 0)):  # host read: validate only
+        raise ValueError("Sample weights must contain at least one non-zero number.")
 
 
 def check_zero_division(zero_division):

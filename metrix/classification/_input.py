@@ -65,7 +65,7 @@ def prepare_inputs(y_true, y_pred, sample_weight, *, validate,
     fdt = _ns.result_float_dtype(xp, device, _float_or_none(yt, xp), _float_or_none(yp, xp),
                                  _float_or_none(sample_weight, xp))
     w = check_sample_weight(sample_weight, targets.y_true.shape[0], xp=xp, device=device,
-                            dtype=acc, validate=validate)
+                            dtype=acc, validate=validate, nonzero=True)
     return PreparedLabels(xp, device, targets, w, fdt, acc)
 
 

@@ -151,7 +151,7 @@ def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None
         raise ValueError(f"Found array with 0 sample(s) (shape={tuple(p.shape)}) while a "
                          "minimum of 1 is required.")
     w = check_sample_weight(sample_weight, n, xp=xp, device=device, dtype=acc,
-                            validate=validate)
+                            validate=validate, nonzero=True)
     if mode == "binary":
         p = column_or_1d(p, xp=xp, input_name="y_prob")
         yt = column_or_1d(yt, xp=xp, input_name="y_true")
@@ -243,7 +243,7 @@ def hinge_problem(y_true, pred_decision, sample_weight, *, labels=None,
     acc = _ns.max_float_dtype(xp, device)
     n = int(yt.shape[0])
     w = check_sample_weight(sample_weight, n, xp=xp, device=device, dtype=acc,
-                            validate=validate)
+                            validate=validate, nonzero=True)
     if labels is not None:
         declared = _ns.host_list(labels)
         classes = sorted(set(declared))

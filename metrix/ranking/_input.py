@@ -12,7 +12,12 @@ from __future__ import annotations
 import numbers
 
 from .._core import namespace as _ns
-from .._core.validation import assert_all_finite, check_consistent_length, type_of_target
+from .._core.validation import (
+    assert_all_finite,
+    check_consistent_length,
+    check_nonzero_weights,
+    type_of_target,
+)
 from ..backends import ops
 from ..classification._encoding import distinct_values
 
@@ -20,7 +25,8 @@ from ..classification._encoding import distinct_values
 class Inputs:
     """Scores, weights and the (not yet encoded) targets of one call."""
 
-    def __init__(self, y_true, y_score, sample_weight, *, validate, ensure_1d_weight=True):
+    def __init__(self, y_true, y_score, sample_weight, *, validate, ensure_1d_weight=True,
+                 nonzero_weights=True):
         strings = _is_host_string_labels(y_true)
         xp, device = _ns.get_namespace_and_device(y_score, sample_weight,
                                                   None if strings else y_true)
@@ -57,6 +63,8 @@ class Inputs:
             w = xp.astype(w, self.acc)
             if validate:
                 assert_all_finite(w, xp=xp, input_name="sample_weight")
+                if nonzero_weights:
+                    check_nonzero_weights(w, xp=xp)
             self.weight = w
 
     def to_device(self, a):

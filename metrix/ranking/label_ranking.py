@@ -80,7 +80,8 @@ def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bo
     if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
         raise ValueError("The 'k' parameter of top_k_accuracy_score must be an int in the "
                          f"range [1, inf). Got {k!r} instead.")
-    inp = Inputs(y_true, y_score, sample_weight, validate=validate)
+    # scikit-learn takes all-zero weights here (a NaN, or its ZeroDivisionError)
+    inp = Inputs(y_true, y_score, sample_weight, validate=validate, nonzero_weights=False)
     xp = inp.xp
     if not inp.host_y:
         inp.y = column_or_1d(inp.y, xp=xp, input_name="y_true")
@@ -181,7 +182,8 @@ def _dcg_rows(y, s, discount, *, ignore_ties, xp, ops):
 
 
 def _dcg_inputs(y_true, y_score, sample_weight, validate):
-    inp = Inputs(y_true, y_score, sample_weight, validate=validate)
+    # scikit-learn takes all-zero weights here (a NaN, or its ZeroDivisionError)
+    inp = Inputs(y_true, y_score, sample_weight, validate=validate, nonzero_weights=False)
     xp = inp.xp
     if inp.host_y:
         raise ValueError("Only ('multilabel-indicator', 'continuous-multioutput', "
@@ -309,7 +311,8 @@ def ndcg_score(y_true: Any, y_score: Any, *, k: int | None = None, sample_weight
 # -- label ranking --------------------------------------------------------------
 
 def _label_inputs(y_true, y_score, sample_weight, validate, allow_binary_2d=False):
-    inp = Inputs(y_true, y_score, sample_weight, validate=validate)
+    # scikit-learn takes all-zero weights here (a NaN, or its ZeroDivisionError)
+    inp = Inputs(y_true, y_score, sample_weight, validate=validate, nonzero_weights=False)
     if inp.host_y:
         raise ValueError("multiclass format is not supported")
     if inp.y.ndim != 2 or inp.score.ndim != 2:
