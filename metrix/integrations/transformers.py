@@ -131,8 +131,8 @@ def compute_metrics(metrics, task="multiclass", labels=None, *, average="auto", 
     ignore_index : int or None, default=-100
         Classification targets equal to it are left out (the ``Trainer`` pads
         token-level labels with -100, which the models' losses ignore).  Label
-        metrics send them to the confusion matrix's "other" bins; probability
-        metrics give them zero weight.  Not applied to multilabel or
+        metrics take it as their own ``ignore_index``; probability metrics
+        give them zero weight.  Not applied to multilabel or
         regression targets.  ``None``: every target counts.
     thresholds : int or sequence, default=1000
         ROC AUC and average precision are binned on these thresholds (an int
@@ -335,10 +335,9 @@ class TrainerMetrics:
                 and width != len(self.label_names):
             raise ValueError(f"labels declares {len(self.label_names)} classes, the "
                              f"predictions have {width} columns")
-        mask = self.ignore_index is not None
         specs = {}
         for name, m in self._given.items():
-            specs[name] = _spec(name, m, task, width, avg, mask, self.thresholds,
+            specs[name] = _spec(name, m, task, width, avg, self.ignore_index, self.thresholds,
                                 self.capacity, self.multioutput)
         kinds = {}
         for name, spec in specs.items():
@@ -388,7 +387,6 @@ class TrainerMetrics:
             raise ValueError(f"{y.shape[0]} targets for {p.shape[0]} predictions")
         if y.dtype.is_floating_point:
             y = y.to(torch.int64)
-        keep = None if self.ignore_index is None else y != self.ignore_index
         if "label" in kinds:
             if decided:
                 yp = p
@@ -397,11 +395,7 @@ class TrainerMetrics:
                                     else p[:, 1] if two else p).to(torch.int64)
             else:
                 yp = torch.argmax(p, dim=-1)
-            yt = y
-            if keep is not None:  # both to the "other" bins: no class counts them
-                yt = torch.where(keep, y, -1)
-                yp = torch.where(keep, yp, -1)
-            out["label"] = (yt, yp, None)
+            out["label"] = (y, yp, None)  # the label metrics' ignore_index leaves out padding
         if "proba" in kinds:
             if not self.from_logits:
                 prob = p[:, 1] if two else p
@@ -410,7 +404,8 @@ class TrainerMetrics:
             else:
                 prob = torch.softmax(p, dim=-1)
             w, yt = None, y
-            if keep is not None:  # zero weight, and a valid class so the loss is finite
+            if self.ignore_index is not None:  # zero weight, and a valid class: a finite loss
+                keep = y != self.ignore_index
                 w = keep.to(prob.dtype)
                 yt = torch.where(keep, y, 0)
             out["proba"] = (yt, prob, w)
@@ -480,9 +475,10 @@ def _check_supported(name, m, task):
         raise ValueError(f"{m!r} is not offered for multilabel targets")
 
 
-def _spec(name, m, task, width, average, mask, thresholds, capacity, multioutput):
+def _spec(name, m, task, width, average, ignore, thresholds, capacity, multioutput):
+    mask = ignore is not None  # score metrics: padded samples weigh 0
     if not isinstance(m, str):
-        return _instance_spec(m.spec, mask)
+        return _instance_spec(m.spec, ignore)
     c = _canonical(m)
     if task == "regression":
         if c == "median_ae":
@@ -506,28 +502,30 @@ def _spec(name, m, task, width, average, mask, thresholds, capacity, multioutput
     if task == "multilabel":
         return MultilabelStream(width, c, average=avg)
     if c in ("accuracy", "hamming_loss", "zero_one_loss"):
-        # micro recall: accuracy over the samples of the classes (masked ones excluded)
-        spec = LabelStream(width, "recall", average="micro")
+        # micro recall: accuracy over the samples of the classes
+        spec = LabelStream(width, "recall", average="micro", ignore_index=ignore)
         return spec if c == "accuracy" else _Complement(spec)
     if c in _AVERAGED:
-        return LabelStream(width, c, average=avg, pos_label=1)
-    return LabelStream(width, c)
+        return LabelStream(width, c, average=avg, pos_label=1, ignore_index=ignore)
+    return LabelStream(width, c, ignore_index=ignore)
 
 
-def _instance_spec(spec, mask):
-    """The spec of a given instance, as the masked inputs need it."""
-    if not mask:
+def _instance_spec(spec, ignore):
+    """The spec of a given instance, as the padded inputs need it."""
+    if ignore is None:
         return spec
     if isinstance(spec, LabelStream):
         kw = dict(average=spec.average, beta=spec.beta, pos_label=spec.pos_label,
                   zero_division=spec.zero_division, weights=spec.kappa_weights,
-                  adjusted=spec.adjusted, normalize=spec.normalize, weighted=spec.weighted)
+                  adjusted=spec.adjusted, normalize=spec.normalize, weighted=spec.weighted,
+                  threshold=spec.threshold, ignore_index=ignore)
         if spec.metric in ("accuracy", "hamming", "zero_one") and spec.average in (None,
                                                                                   "micro"):
             kw["average"] = "micro"
             twin = LabelStream(spec.num_classes, "recall", **kw)
             return twin if spec.metric == "accuracy" else _Complement(twin)
-        # validate would reject, and assume_valid miscount, the "other" bins of masked rows
+        # validate / assume_valid are not carried over: no host read per batch, and
+        # targets outside the classes stay in the "other" bins
         return LabelStream(spec.num_classes, spec.metric, **kw)
     if isinstance(spec, RankingStream) and spec.capacity is None and not spec.weighted:
         kw = {"num_classes": spec.rows} if spec.task == "multiclass" else (

@@ -246,7 +246,7 @@ class LabelStream(StreamMetric):
             bad = (row < 1) | (row > c) | (col < 1) | (col > c)
             if ignored is not None:
                 bad = bad & ~ignored
-            if bool(xp.any(bad)):
+            if bool(xp.any(bad)):  # host read: validate=True only
                 raise ValueError(f"Labels must be integers in [0, {c}) (num_classes={c}).")
         w = None
         if sample_weight is not None:

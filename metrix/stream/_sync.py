@@ -110,12 +110,7 @@ def sync(state, group=None, *, timeout=None):
         n_sums = sum(_size(v) for _, v in sums)
         if sums:
             new.update(_unpack(sums, xp.sum(rows[:, :n_sums], axis=0), xp))
-        offset = n_sums
-        for path, v in bufs:
-            size = _size(v)
-            part = xp.astype(rows[:, offset:offset + size], v.dtype)
-            new[path] = xp.reshape(part, (world * v.shape[0],) + tuple(v.shape[1:]))
-            offset += size
+        new.update(_concat_rows(bufs, rows, n_sums, xp))
     return compact_buffers(set_leaves(state, new), xp=xp)
 
 
@@ -136,6 +131,18 @@ def _unpack(group, flat, xp):
     return out
 
 
+def _concat_rows(bufs, rows, offset, xp):
+    """The exact buffers from the gathered ``(world, size)`` rows, from column
+    ``offset`` on: each rank's rows one after the other, in each leaf's dtype."""
+    out, world = {}, rows.shape[0]
+    for path, v in bufs:
+        size = _size(v)
+        part = xp.astype(rows[:, offset:offset + size], v.dtype)
+        out[path] = xp.reshape(part, (world * v.shape[0],) + tuple(v.shape[1:]))
+        offset += size
+    return out
+
+
 def _sync_by_dtype(state, sums, bufs, group, xp):
     """One collective per dtype: for devices without float64."""
     new = {}
@@ -147,12 +154,7 @@ def _sync_by_dtype(state, sums, bufs, group, xp):
             flat = _flatten(g, xp)
             gathered = xp.reshape(_coll.torch_all_gather(flat, group),
                                   (world, flat.shape[0]))
-            offset = 0
-            for path, v in g:
-                size = _size(v)
-                part = gathered[:, offset:offset + size]
-                new[path] = xp.reshape(part, (world * v.shape[0],) + tuple(v.shape[1:]))
-                offset += size
+            new.update(_concat_rows(g, gathered, 0, xp))
     return compact_buffers(set_leaves(state, new), xp=xp)
 
 

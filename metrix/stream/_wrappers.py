@@ -276,7 +276,7 @@ class Metric:
 
     def _recount(self):
         # host read of the buffer counts: merge / sync / load are sync points anyway
-        self._rows = {path: int(_leaf(self.state, path + ("count",)))
+        self._rows = {path: int(_leaf(self.state, path + ("count",)))  # host read
                       for path in self._rows}
         self._dropped = {path: int(_leaf(self.state, path + ("dropped",)))  # host read
                          for path in self._rows}
