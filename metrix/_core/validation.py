@@ -77,6 +77,22 @@ def _is_float(x, xp) -> bool:
     return hasattr(x, "dtype") and dtype_kind(x, xp) == "f"
 
 
+def reject_complex(x, *, xp):
+    """scikit-learn's check_array error for complex data (dtype only)."""
+    dt = getattr(x, "dtype", None)
+    if dt is None:
+        return
+    if _ns.is_numpy_namespace(xp):
+        complex_ = dt.kind == "c"
+    else:
+        try:
+            complex_ = bool(xp.isdtype(dt, "complex floating"))
+        except Exception:
+            complex_ = False
+    if complex_:
+        raise ValueError(f"Complex data not supported\n{x}\n")
+
+
 def dtype_kind(x, xp) -> str:
     """'f', 'i', 'u', 'b' or 'O' (strings/objects, NumPy only)."""
     dt = x.dtype
@@ -145,13 +161,16 @@ def check_sample_weight(sample_weight, n_samples, *, xp, device, dtype, validate
     if isinstance(sample_weight, numbers.Number):
         return xp.full((n_samples,), float(sample_weight), dtype=dtype, device=device)
     w = _ns.asarray(sample_weight, xp=xp, device=device)
+    reject_complex(w, xp=xp)
     if w.ndim != 1:
         raise ValueError(
             f"Sample weights must be 1D array or scalar, got {w.ndim}D array of shape "
             f"{tuple(w.shape)}.")
     if w.shape[0] != n_samples:
+        # scikit-learn's check_consistent_length(y_true, y_pred, sample_weight)
         raise ValueError(
-            f"sample_weight.shape == {(int(w.shape[0]),)}, expected {(n_samples,)}!")
+            "Found input variables with inconsistent numbers of samples: "
+            f"{[int(n_samples), int(n_samples), int(w.shape[0])]}")
     if w.dtype != dtype:
         w = xp.astype(w, dtype)
     if validate:
@@ -207,6 +226,16 @@ def _is_multilabel_shape(y) -> bool:
     return y.ndim == 2 and y.shape[1] > 1
 
 
+def _reject_sequences(y):
+    """scikit-learn's error for the legacy sequence-of-sequences multilabel format."""
+    first = y[0] if y.ndim and y.shape[0] else None
+    if isinstance(first, (list, tuple)):
+        raise ValueError(
+            "You appear to be using a legacy multi-label data representation. Sequence of "
+            "sequences are no longer supported; use a binary array or sparse matrix "
+            "instead - the MultiLabelBinarizer transformer can convert to this format.")
+
+
 def target_info(y, *, xp, input_name, validate=True, exact_binary=True) -> _Info:
     """scikit-learn's ``type_of_target`` plus the distinct values of a binary y.
 
@@ -226,6 +255,7 @@ def target_info(y, *, xp, input_name, validate=True, exact_binary=True) -> _Info
         return _Info("multilabel-indicator" if multi else "multiclass", None)
     suffix = "-multioutput" if multi else ""
     if kind == "O":
+        _reject_sequences(y)
         uniq = _ns.host_unique(y)
         if multi:
             return _Info("multiclass-multioutput", None)

@@ -16,8 +16,13 @@ Two target conventions, as in scikit-learn:
 * ``mode="binary"`` (Brier with 1-D ``y_proba``): the positive class is
   ``pos_label`` (inferred as scikit-learn does).
 
-With ``labels`` declared (multiclass) or ``pos_label`` given (binary) and
-``validate=False`` nothing is read on the host.
+A multilabel-indicator ``y_true`` (n, L) is kept as an indicator matrix
+(``ProbaProblem.indicator``) read against the L columns of ``y_proba``, as
+scikit-learn's ``LabelBinarizer`` keeps it.  String labels on the host with
+another library's probabilities are encoded on the host; only their codes move.
+
+With ``labels`` declared (multiclass), ``pos_label`` given (binary) or an
+indicator ``y_true``, and ``validate=False``, nothing is read on the host.
 """
 
 from __future__ import annotations
@@ -42,8 +47,9 @@ class ProbaProblem(NamedTuple):
     xp: object
     device: object
     codes: object         # int column code of each sample's true class, in [0, n_classes)
+                          # (None for a multilabel ``indicator``)
     proba: object         # (n, K) probabilities, or (n,) probability of column 1
-    n_classes: int        # K (2 for a 1-D ``proba``)
+    n_classes: int        # K (2 for a 1-D ``proba``; L labels for multilabel)
     weights: object       # validated sample weights (widest float) or None
     float_dtype: object   # dtype of the probabilities (and of float results)
     acc_dtype: object     # dtype sums and logs are computed in
@@ -52,6 +58,9 @@ class ProbaProblem(NamedTuple):
     # declared labels read without validation: a code may be ``n_classes`` (a
     # true label outside ``labels``); such a sample's probability is NaN
     unchecked_codes: bool = False
+    # multilabel-indicator y_true: (n, L) 0/1 matrix in ``acc_dtype`` (scikit-learn's
+    # LabelBinarizer keeps it as is); ``proba`` is then (n, L)
+    indicator: object = None
 
 
 def float_proba(y_proba, xp, device):
@@ -135,14 +144,61 @@ def _declared_codes(y, labels, original, xp, device, validate):
     return classes, codes
 
 
+def _host_string_labels(y) -> bool:
+    """Host (NumPy / list) labels of strings or objects: scikit-learn encodes them on
+    the host and moves only the codes to the probabilities' namespace and device."""
+    if not _ns.is_host_array(y):
+        return False
+    kind = getattr(getattr(y, "dtype", None), "kind", None)
+    if kind is None:  # a list: its first (innermost) element says
+        try:
+            first = y[0] if len(y) else None
+            while isinstance(first, (list, tuple)) and first:
+                first = first[0]
+        except TypeError:
+            return False
+        return isinstance(first, str)
+    return kind in "OUS"
+
+
+def _labels_array(y_true, xp, device):
+    """``(y, lxp, ldev)``: the labels as an array of the namespace they are encoded
+    in: ``xp`` on ``device``, or the host (NumPy) for string / object labels with
+    another library's probabilities (their codes move afterwards: :func:`_on`)."""
+    if not _ns.is_numpy_namespace(xp) and _host_string_labels(y_true):
+        hxp, _ = _ns.get_namespace_and_device(y_true)  # every input host: NumPy
+        return _ns.asarray(y_true, xp=hxp), hxp, None
+    return _ns.asarray(y_true, xp=xp, device=device), xp, device
+
+
+def _on(codes, lxp, xp, device):
+    """Codes made in the labels' namespace ``lxp``, on ``xp``'s ``device``."""
+    if lxp is xp:
+        return codes
+    return _ns.asarray(_ns.to_host(codes), xp=xp, device=device,
+                       dtype=_ns.count_dtype(xp, device))
+
+
+def _check_weight_sum(w, xp):
+    """scikit-learn's ``_average``: weights summing to zero cannot normalise (host
+    read: validate=True only; all-zero weights were refused before, as it does)."""
+    if w is not None and bool(xp.sum(w) == 0):
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+
+
 def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None,
-                  mode="multiclass", validate=True) -> ProbaProblem:
-    """Validate and encode (y_true, y_proba) as scikit-learn does."""
+                  mode="multiclass", validate=True, normalized=True) -> ProbaProblem:
+    """Validate and encode (y_true, y_proba) as scikit-learn does.
+
+    ``normalized``: the metric divides by the total weight (all but the summed
+    ``log_loss``), so with ``validate`` weights summing to zero raise as in
+    scikit-learn.
+    """
     xp, device = _ns.get_namespace_and_device(y_proba, y_true, sample_weight)
     p, eps = float_proba(y_proba, xp, device)
-    yt = _ns.asarray(y_true, xp=xp, device=device)
+    yt, lxp, ldev = _labels_array(y_true, xp, device)
     if yt.ndim == 2 and yt.shape[1] == 1:
-        yt = xp.reshape(yt, (-1,))
+        yt = lxp.reshape(yt, (-1,))
     check_consistent_length(p, yt, sample_weight)
     acc = _ns.max_float_dtype(xp, device)
     fdt = p.dtype
@@ -153,22 +209,25 @@ def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None
     w = check_sample_weight(sample_weight, n, xp=xp, device=device, dtype=acc,
                             validate=validate, nonzero=True)
     if mode == "binary":
-        p = column_or_1d(p, xp=xp, input_name="y_prob")
-        yt = column_or_1d(yt, xp=xp, input_name="y_true")
+        p = column_or_1d(p, xp=xp, input_name="y")
+        yt = column_or_1d(yt, xp=lxp, input_name="y")
         if validate:
-            assert_all_finite(yt, xp=xp, input_name="y_true")
+            assert_all_finite(yt, xp=lxp, input_name="y_true")
             assert_all_finite(p, xp=xp, input_name="y_prob")
-            y_type, is_str, _ = _label_info(yt, xp)
+            y_type, is_str, _ = _label_info(yt, lxp)
             if y_type != "binary":
                 raise ValueError(
                     f"The type of the target inferred from y_true is {y_type} but should be "
                     "binary according to the shape of y_prob.")
             _check_range(p, xp, "less")
-            pos_label = _binary_pos_label(yt, pos_label, is_str, xp)
+            pos_label = _binary_pos_label(yt, pos_label, is_str, lxp)
+            if normalized:
+                _check_weight_sum(w, xp)
         elif pos_label is None:
             pos_label = 1
-        codes = xp.astype(label_equals(yt, pos_label, xp), _ns.count_dtype(xp, device))
-        return ProbaProblem(xp, device, codes, p, 2, w, fdt, acc, eps, n)
+        codes = lxp.astype(label_equals(yt, pos_label, lxp), _ns.count_dtype(lxp, ldev))
+        return ProbaProblem(xp, device, _on(codes, lxp, xp, device), p, 2, w, fdt, acc,
+                            eps, n)
 
     if p.ndim > 2:
         raise ValueError(f"Found array with dim {p.ndim}. None expected <= 2.")
@@ -176,14 +235,20 @@ def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None
     if validate:
         assert_all_finite(p, xp=xp, input_name="y_proba")
         _check_range(p, xp, "lower")
-        if yt.ndim != 1:
+        y_type, _, bounds = _label_info(yt, lxp)
+        if "multioutput" in y_type or (yt.ndim == 2 and y_type != "multilabel-indicator"):
             raise ValueError("Multioutput target data is not supported with label "
                              "binarization")
-        y_type, _, bounds = _label_info(yt, xp)
-        if labels is None and y_type not in ("binary", "multiclass"):
+        if labels is None and y_type not in ("binary", "multiclass", "multilabel-indicator"):
             raise ValueError(f"Unknown label type: {y_type}")
+    if yt.ndim == 2:
+        if _labels.label_kind(yt, lxp) == "O":  # strings: no indicator (validate=False)
+            raise ValueError("Multioutput target data is not supported with label "
+                             "binarization")
+        return _multilabel_problem(yt, p, w, labels, xp, device, fdt, acc, eps, n,
+                                   validate and normalized, validate)
     if labels is None:
-        classes, codes = discover_codes(yt, xp, device, bounds)
+        classes, codes = discover_codes(yt, lxp, ldev, bounds)
         if len(classes) == 1:
             raise ValueError(
                 f"y_true contains only one label ({_ns.host_values(classes)[0]}). Please "
@@ -191,20 +256,17 @@ def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None
                 "labels argument.")
     else:
         declared = _ns.host_list(labels)
-        classes, codes = _declared_codes(yt, declared, labels, xp, device, validate)
+        classes, codes = _declared_codes(yt, declared, labels, lxp, ldev, validate)
         if len(classes) < 2:
             raise ValueError(
                 "The labels array needs to contain at least two labels, got "
                 f"{_ns.host_values(classes)}.")
+    codes = _on(codes, lxp, xp, device)
     if p.ndim == 2 and p.shape[1] == 1:
         p = xp.reshape(p, (-1,))
     k = 2 if p.ndim == 1 else int(p.shape[1])
     if validate and p.ndim == 2:
-        rowsum = xp.sum(xp.astype(p, acc), axis=1)
-        tol = 1e-8 + math.sqrt(eps)
-        if not bool(xp.all(xp.abs(rowsum - 1) <= tol)):  # host read
-            warnings.warn("The y_prob values do not sum to one. Make sure to pass "
-                          "probabilities.", UserWarning, stacklevel=3)
+        _warn_row_sums(p, acc, eps, xp)
     if len(classes) != k:
         if labels is None:
             raise ValueError(
@@ -214,8 +276,46 @@ def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None
         raise ValueError(
             "The number of classes in labels is different from that in y_prob. Classes "
             f"found in labels: {_ns.host_values(classes)}")
+    if validate and normalized:
+        _check_weight_sum(w, xp)
     return ProbaProblem(xp, device, codes, p, k, w, fdt, acc, eps, n,
                         unchecked_codes=labels is not None and not validate)
+
+
+def _warn_row_sums(p, acc, eps, xp):
+    rowsum = xp.sum(xp.astype(p, acc), axis=1)
+    tol = 1e-8 + math.sqrt(eps)
+    if not bool(xp.all(xp.abs(rowsum - 1) <= tol)):  # host read: validate=True only
+        warnings.warn("The y_prob values do not sum to one. Make sure to pass "
+                      "probabilities.", UserWarning, stacklevel=4)
+
+
+def _multilabel_problem(yt, p, w, labels, xp, device, fdt, acc, eps, n, check_sum,
+                        validate):
+    """A multilabel-indicator ``y_true`` (n, L): scikit-learn's LabelBinarizer keeps
+    it as is (classes ``0..L-1``), and every metric reads the 0/1 matrix against an
+    (n, L) ``y_proba`` (a 1-D one is the second of two columns).  Shapes only:
+    nothing is read unless ``validate``."""
+    if labels is not None:  # LabelBinarizer fitted on 1-D labels refuses the matrix
+        raise ValueError("The object was not fitted with multilabel input.")
+    n_labels = int(yt.shape[1])
+    if p.ndim == 2 and p.shape[1] == 1:
+        p = xp.reshape(p, (-1,))
+    if p.ndim == 1:
+        p = xp.stack((1 - p, p), axis=1)
+    elif validate:
+        _warn_row_sums(p, acc, eps, xp)
+    if int(p.shape[1]) != n_labels:
+        raise ValueError(
+            "y_true and y_prob contain different number of classes: "
+            f"{n_labels} vs {int(p.shape[1])}. Please provide the true labels explicitly "
+            "through the labels argument. Classes found in y_true: "
+            f"{_ns.host_values(list(range(n_labels)))}")
+    if check_sum:
+        _check_weight_sum(w, xp)
+    indicator = xp.astype(yt, acc)
+    return ProbaProblem(xp, device, None, p, n_labels, w, fdt, acc, eps, n,
+                        indicator=indicator)
 
 
 class HingeProblem(NamedTuple):
@@ -235,20 +335,25 @@ def hinge_problem(y_true, pred_decision, sample_weight, *, labels=None,
 
     Binary (two classes or fewer): the greater class is positive.  Multiclass:
     one column of ``pred_decision`` per sorted class (of ``labels`` when given).
+    Sample weights are taken as ``numpy.average`` takes them (no finiteness or
+    sign check); with ``validate`` a zero total raises its ``ZeroDivisionError``.
     """
     xp, device = _ns.get_namespace_and_device(y_true, pred_decision, sample_weight)
     check_consistent_length(y_true, pred_decision, sample_weight)
     f, _ = float_proba(pred_decision, xp, device)
-    yt = column_or_1d(_ns.asarray(y_true, xp=xp, device=device), xp=xp, input_name="y_true")
+    if validate:  # scikit-learn's check_array(pred_decision)
+        assert_all_finite(f, xp=xp)
+    yt, lxp, ldev = _labels_array(y_true, xp, device)
+    yt = column_or_1d(yt, xp=lxp, input_name="y_true")
     acc = _ns.max_float_dtype(xp, device)
     n = int(yt.shape[0])
     w = check_sample_weight(sample_weight, n, xp=xp, device=device, dtype=acc,
-                            validate=validate, nonzero=True)
+                            validate=False)
     if labels is not None:
         declared = _ns.host_list(labels)
         classes = sorted(set(declared))
     else:
-        classes, codes = discover_codes(yt, xp, device)
+        classes, codes = discover_codes(yt, lxp, ldev)
         classes = _ns.host_values(classes).tolist()  # host read: labels=None discovers
     n_classes = len(classes)
     if n_classes > 2:
@@ -266,17 +371,22 @@ def hinge_problem(y_true, pred_decision, sample_weight, *, labels=None,
                 "With a multiclass target, pred_decision shape must be (n_samples, "
                 f"n_classes), that is ({n}, {n_classes}). Got: {tuple(f.shape)}")
         if labels is not None:
-            codes = _labels.encode(yt, yt, labels=classes, xp=xp, device=device).y_true
-            if validate and bool(xp.any(codes == n_classes)):  # host read
+            codes = _labels.encode(yt, yt, labels=classes, xp=lxp, device=ldev).y_true
+            if validate and bool(lxp.any(codes == n_classes)):  # host read
                 raise ValueError("y contains previously unseen labels")
-            codes = xp.clip(codes, 0, n_classes - 1)
-        return HingeProblem(xp, f, codes, True, w, f.dtype, acc)
+            codes = lxp.clip(codes, 0, n_classes - 1)
+        if validate:
+            _check_weight_sum(w, xp)
+        return HingeProblem(xp, f, _on(codes, lxp, xp, device), True, w, f.dtype, acc)
     f = column_or_1d(f, xp=xp, input_name="pred_decision")
     if labels is not None and validate:  # host read: validate=True only
-        classes = _ns.host_values(discover_codes(yt, xp, device)[0]).tolist()
+        classes = _ns.host_values(discover_codes(yt, lxp, ldev)[0]).tolist()
+    if validate:
+        _check_weight_sum(w, xp)
     cdt = _ns.count_dtype(xp, device)
     if len(classes) == 2:
-        codes = xp.astype(label_equals(yt, classes[1], xp), cdt)
+        codes = _on(lxp.astype(label_equals(yt, classes[1], lxp),
+                               _ns.count_dtype(lxp, ldev)), lxp, xp, device)
     else:  # a single class: scikit-learn's LabelBinarizer makes every sample negative
         codes = xp.zeros((n,), dtype=cdt, device=_ns.device_of(f))
     return HingeProblem(xp, f, codes, False, w, f.dtype, acc)
@@ -345,10 +455,20 @@ def _clipped_log(q, prob, bounds):
 
 def sum_neg_log_true_proba(prob):
     """``sum_i w_i * -log(clip(p_i,y_i))`` in one fused pass (no N-sized temporaries
-    on CPUs: ``ops(xp).fused_sums`` works on cache-sized row blocks)."""
+    on CPUs: ``ops(xp).fused_sums`` works on cache-sized row blocks).  Multilabel:
+    ``sum_i w_i * -sum_j T_ij log(clip(p_ij))`` (scikit-learn's ``xlogy`` of the
+    indicator)."""
     xp = prob.xp
     bounds = tuple(xp.asarray(v, dtype=prob.acc_dtype, device=prob.device)
                    for v in (prob.eps, 1 - prob.eps))
+
+    if prob.indicator is not None:
+        def label_rows(t, p):
+            return (xp.sum(t * _clipped_log(p, prob, bounds), axis=1),)
+
+        (s,) = _ops(xp).fused_sums(label_rows, [prob.indicator, prob.proba],
+                                   weights=prob.weights)
+        return -s
 
     outside = _outside_code(prob)
 
@@ -374,18 +494,57 @@ def sample_mean(values, prob):
     return xp.sum(values * prob.weights) / xp.sum(prob.weights)
 
 
+def weighted_sum(values, prob):
+    """``sum_i w_i * values_i`` (the plain sum without weights)."""
+    if prob.weights is None:
+        return prob.xp.sum(values)
+    return prob.xp.sum(values * prob.weights)
+
+
 def class_weights(prob):
-    """(Weighted) number of samples of each column class, length ``n_classes``."""
+    """(Weighted) number of samples of each column class, length ``n_classes``
+    (multilabel: the weighted column sums of the indicator)."""
     xp = prob.xp
     w = prob.weights
+    if prob.indicator is not None:
+        (counts,) = _ops(xp).fused_sums(lambda t: (t,), [prob.indicator], weights=w)
+        return counts
     counts = _ops(xp).bincount(prob.codes, length=prob.n_classes + 1, weights=w)
     return xp.astype(counts[: prob.n_classes], prob.acc_dtype)
+
+
+def class_prior(prob, class_w):
+    """The null model's probabilities: the weighted mean of each indicator column
+    (scikit-learn's ``_average(transformed_labels, axis=0)``)."""
+    if prob.indicator is not None:  # labels do not partition the samples
+        return class_w / total_weight(prob)
+    return class_w / prob.xp.sum(class_w)
+
+
+def null_squared_error(prob, prior):
+    """Per-sample Brier term of the null model that predicts ``prior`` for every
+    sample, by the same formula as :func:`squared_error` (scikit-learn scores the
+    tiled prior as it scores ``y_proba``: a model predicting the prior gets
+    exactly :math:`D^2 = 0`)."""
+    xp = prob.xp
+    if prob.indicator is not None:
+        return xp.sum((prob.indicator - prior[None, :]) ** 2, axis=1)
+    lookup = prior
+    if prob.unchecked_codes:  # a label outside ``labels``: NaN, as its model term
+        nan = xp.full((1,), float("nan"), dtype=prior.dtype, device=prob.device)
+        lookup = xp.concat((prior, nan))
+    q = _ops(xp).take(lookup, prob.codes)
+    if prob.proba.ndim == 1:
+        return 2 * (1 - q) ** 2
+    return xp.sum(prior[None, :] * prior[None, :], axis=1) - 2 * q + 1
 
 
 def squared_error(prob, q=None):
     """Per-sample ``sum_c (T_ic - P_ic)^2`` (the unscaled Brier term), accumulation dtype."""
     xp = prob.xp
     p = xp.astype(prob.proba, prob.acc_dtype, copy=False)
+    if prob.indicator is not None:
+        return xp.sum((prob.indicator - p) ** 2, axis=1)
     if q is None:
         q = true_proba(prob)
     q = xp.astype(q, prob.acc_dtype, copy=False)

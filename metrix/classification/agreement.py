@@ -20,6 +20,7 @@ from typing import Literal
 
 from .._core import namespace as _ns
 from .._core.arith import nanaverage, safe_divide
+from .._core.edge import metric_edge
 from .._core.lane import cast
 from .._core.typing import Array, ArrayLike
 from ..exceptions import UndefinedMetricWarning
@@ -99,6 +100,7 @@ def check_jaccard_zero_division(zero_division):
             f" or a str among {{'warn'}}. Got {zero_division!r} instead.")
 
 
+@metric_edge
 def jaccard_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -180,6 +182,7 @@ def balanced_accuracy_from_problem(prob, *, adjusted, validate):
     return cast(score, prob.float_dtype, xp)
 
 
+@metric_edge
 def balanced_accuracy_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -273,6 +276,7 @@ def mcc_from_problem(prob):
     return cast(mcc_from_counts(*matrix_counts(prob), xp=xp), prob.float_dtype, xp)
 
 
+@metric_edge
 def matthews_corrcoef(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -407,6 +411,7 @@ def kappa_from_problem(prob, *, weights, replace_undefined_by, validate):
     return cast(kappa, prob.float_dtype, xp)
 
 
+@metric_edge
 def cohen_kappa_score(
     y1: ArrayLike,
     y2: ArrayLike,
@@ -485,6 +490,7 @@ def _kappa_lane(xp, o, config, y1, y2, weights):
 
 # -- error rates -----------------------------------------------------------
 
+@metric_edge
 def zero_one_loss(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -532,6 +538,7 @@ def zero_one_loss(
     return _ns.to_output(xp.astype(loss, fdt), xp)
 
 
+@metric_edge
 def hamming_loss(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -588,6 +595,7 @@ def hamming_from_targets(targets, weights, xp, acc):
 
 # -- likelihood ratios -----------------------------------------------------
 
+@metric_edge
 def class_likelihood_ratios(
     y_true: ArrayLike,
     y_pred: ArrayLike,

@@ -14,8 +14,11 @@ import math
 import warnings
 from typing import Literal
 
+import numpy as np
+
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
+from .._core.edge import metric_edge
 from .._core.typing import Array, ArrayLike
 from .._core.validation import check_zero_division
 from ._encoding import comparable
@@ -44,6 +47,7 @@ __all__ = [
 ]
 
 
+@metric_edge
 def confusion_matrix(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -96,6 +100,8 @@ def confusion_matrix(
     if lane is not None and lane.n_classes > 1:
         cm = lane.ops.lane(_confusion_lane, (lane.n_classes, normalize), y_true, y_pred,
                            sample_weight)
+        if _ns.is_numpy_namespace(lane.xp) and cm.dtype == np.float32:
+            cm = cm.astype(np.float64)  # float results on NumPy: float64, as scikit-learn
         if not validate or normalize is not None or all_present(cm, lane.xp):
             return cm
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
@@ -114,11 +120,12 @@ def confusion_matrix(
             raise ValueError("At least one label specified must be in y_true")
     if prepared.weights is not None and _is_int_weights(sample_weight):
         cm = xp.astype(cm, _ns.count_dtype(xp, device))
+    # float results on NumPy: float64 whatever the weights' float type, as scikit-learn
+    fdt = xp.float64 if _ns.is_numpy_namespace(xp) else prepared.float_dtype
     if normalize is not None:
-        cm = xp.astype(normalize_confusion(cm, normalize, dtype=prepared.acc_dtype, xp=xp),
-                       prepared.float_dtype)
+        cm = xp.astype(normalize_confusion(cm, normalize, dtype=prepared.acc_dtype, xp=xp), fdt)
     elif xp.isdtype(cm.dtype, "real floating"):
-        cm = xp.astype(cm, prepared.float_dtype)
+        cm = xp.astype(cm, fdt)
     if tuple(cm.shape) == (1, 1):
         warnings.warn(
             "A single label was found in 'y_true' and 'y_pred'. For the confusion matrix "
@@ -146,6 +153,7 @@ def _is_int_weights(sample_weight) -> bool:
     return "int" in str(dt) or "bool" in str(dt)
 
 
+@metric_edge
 def multilabel_confusion_matrix(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -188,7 +196,8 @@ def multilabel_confusion_matrix(
     tp, pred, true = prob.counts
     fp, fn = pred - tp, true - tp
     w = prob.weights
-    if w is not None and samplewise:
+    if w is not None and samplewise:  # each sample's counts scaled by its weight
+        tp, fp, fn = (xp.astype(c, w.dtype) * w for c in (tp, fp, fn))
         tn = w * prob.y_true.shape[1] - tp - fp - fn
     elif w is not None:
         tn = xp.sum(w) - tp - fp - fn
@@ -202,6 +211,7 @@ def multilabel_confusion_matrix(
     return xp.astype(out, prob.float_dtype)
 
 
+@metric_edge
 def accuracy_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -281,6 +291,7 @@ def correct_and_total(targets, weights, xp, acc):
     return xp.sum(correct * weights), xp.sum(weights)
 
 
+@metric_edge
 def precision_recall_fscore_support(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -405,6 +416,7 @@ def _prfs_lane(xp, o, config, y_true, y_pred, weights):
     return p, r, f, s
 
 
+@metric_edge
 def fbeta_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -468,6 +480,7 @@ def fbeta_score(
     return f
 
 
+@metric_edge
 def f1_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -525,6 +538,7 @@ def f1_score(
     return f
 
 
+@metric_edge
 def precision_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -584,6 +598,7 @@ def precision_score(
     return p
 
 
+@metric_edge
 def recall_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,

@@ -15,6 +15,7 @@ import warnings
 from typing import Literal
 
 from .._core import namespace as _ns
+from .._core.edge import metric_edge
 from .._core.typing import Array, ArrayLike
 from .._core.validation import check_consistent_length, num_samples
 from ..exceptions import UndefinedMetricWarning
@@ -52,6 +53,7 @@ def log_loss_from_problem(prob, *, normalize, neg_log_sum=None):
     return prob.xp.astype(total, prob.float_dtype)
 
 
+@metric_edge
 def log_loss(
     y_true: ArrayLike,
     y_proba: ArrayLike | None = None,
@@ -71,8 +73,9 @@ def log_loss(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,)
-        True labels.
+    y_true : array of shape (n_samples,) or (n_samples, n_labels)
+        True labels, or a multilabel indicator matrix (read as is against the
+        columns of ``y_proba``, as scikit-learn's ``LabelBinarizer`` does).
     y_proba : array of shape (n_samples, n_classes) or (n_samples,)
         Predicted probabilities; columns are the sorted classes. A 1-D array is
         the probability of the greater class.
@@ -100,7 +103,7 @@ def log_loss(
     """
     y_proba = _renamed_y_pred(y_proba, y_pred)
     prob = _proba.proba_problem(y_true, y_proba, sample_weight, labels=labels,
-                                validate=validate)
+                                validate=validate, normalized=normalize)
     return _ns.to_output(log_loss_from_problem(prob, normalize=normalize), prob.xp)
 
 
@@ -133,6 +136,7 @@ def _check_scale(scale_by_half):
                          "instead.")
 
 
+@metric_edge
 def brier_score_loss(
     y_true: ArrayLike,
     y_proba: ArrayLike,
@@ -151,8 +155,9 @@ def brier_score_loss(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,)
-        True labels.
+    y_true : array of shape (n_samples,) or (n_samples, n_labels)
+        True labels, or a multilabel indicator matrix (read as is against the
+        columns of ``y_proba``, as scikit-learn's ``LabelBinarizer`` does).
     y_proba : array of shape (n_samples,) or (n_samples, n_classes)
         1-D: probability of ``pos_label``; 2-D: one column per sorted class.
     sample_weight : array of shape (n_samples,), default=None
@@ -200,12 +205,13 @@ def d2_log_loss_from_problem(prob, *, neg_log_sum=None, class_w=None):
     if class_w is None:
         class_w = _proba.class_weights(prob)
     num = _proba.sum_neg_log_true_proba(prob) if neg_log_sum is None else neg_log_sum
-    prior = class_w / xp.sum(class_w)
+    prior = _proba.class_prior(prob, class_w)
     eps = float(xp.finfo(prob.acc_dtype).eps)
     den = -xp.sum(class_w * xp.log(xp.clip(prior, eps, 1 - eps)))
     return xp.astype(1 - num / den, prob.float_dtype)
 
 
+@metric_edge
 def d2_log_loss_score(
     y_true: ArrayLike,
     y_proba: ArrayLike | None = None,
@@ -223,8 +229,9 @@ def d2_log_loss_score(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,)
-        True labels.
+    y_true : array of shape (n_samples,) or (n_samples, n_labels)
+        True labels, or a multilabel indicator matrix (read as is against the
+        columns of ``y_proba``, as scikit-learn's ``LabelBinarizer`` does).
     y_proba : array of shape (n_samples, n_classes) or (n_samples,)
         Predicted probabilities; columns are the sorted classes. A 1-D array is
         the probability of the greater class.
@@ -258,17 +265,20 @@ def d2_log_loss_score(
 
 
 def d2_brier_from_problem(prob, *, sq=None, class_w=None):
-    """``1 - brier(model) / brier(class-prior model)``; the prior's Brier is ``1 - sum q^2``."""
+    """``1 - brier(model) / brier(class-prior model)``: the prior's per-sample terms
+    are computed as the model's (a model predicting the prior scores exactly 0)."""
     xp = prob.xp
     if sq is None:
         sq = _proba.squared_error(prob)
     if class_w is None:
         class_w = _proba.class_weights(prob)
-    prior = class_w / xp.sum(class_w)
-    null = 1 - xp.sum(prior * prior)
-    return xp.astype(1 - _proba.sample_mean(sq, prob) / null, prob.float_dtype)
+    prior = _proba.class_prior(prob, class_w)
+    null = _proba.weighted_sum(_proba.null_squared_error(prob, prior), prob)
+    # the total weight cancels: the ratio of the two weighted sums
+    return xp.astype(1 - _proba.weighted_sum(sq, prob) / null, prob.float_dtype)
 
 
+@metric_edge
 def d2_brier_score(
     y_true: ArrayLike,
     y_proba: ArrayLike,
@@ -285,8 +295,9 @@ def d2_brier_score(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,)
-        True labels.
+    y_true : array of shape (n_samples,) or (n_samples, n_labels)
+        True labels, or a multilabel indicator matrix (read as is against the
+        columns of ``y_proba``, as scikit-learn's ``LabelBinarizer`` does).
     y_proba : array of shape (n_samples,) or (n_samples, n_classes)
         1-D: probability of ``pos_label``; 2-D: one column per sorted class.
     sample_weight : array of shape (n_samples,), default=None
@@ -334,6 +345,7 @@ def hinge_from_problem(prob):
     return xp.astype(_proba.sample_mean(losses, prob), prob.float_dtype)
 
 
+@metric_edge
 def hinge_loss(
     y_true: ArrayLike,
     pred_decision: ArrayLike,
@@ -357,10 +369,11 @@ def hinge_loss(
     labels : array-like, default=None
         All classes of a multiclass problem (sync-free with ``validate=False``).
     sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights, averaged as ``numpy.average`` does (a zero total
+        raises ``ZeroDivisionError`` with ``validate``).
     validate : bool, default=True
-        Check the values of the inputs (labels among ``labels``, sample
-        weights) on the host; ``False`` reads none.
+        Check the values of the inputs (finite decisions, labels among
+        ``labels``, the total weight) on the host; ``False`` reads none.
 
     Returns
     -------

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from .._core import namespace as _ns
+from .._core.edge import metric_edge
 from .._core.typing import ArrayLike
 from .._core.validation import check_zero_division
 from ..backends import ops as _ops
@@ -105,6 +106,7 @@ def report_numbers(prob, *, samples_prob=None, zero_division="warn", validate=Tr
     return per_class, averages
 
 
+@metric_edge
 def classification_report(
     y_true: ArrayLike,
     y_pred: ArrayLike,

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
 from .._core import namespace as _ns
+from .._core.edge import as_host_array, python_scalars
 from .._core.typing import ArrayLike
 from ..backends._random import generator
 from ._batched_paths import find_path
@@ -46,7 +47,8 @@ _RESAMPLING = ("multinomial", "poisson")
 
 
 class BootstrapResult(NamedTuple):
-    """Interval bounds and standard error: 0-d (or per-class) arrays on the inputs' device.
+    """Interval bounds and standard error: 0-d (or per-class) arrays on the inputs' device
+    (Python floats for NumPy inputs, as the metrics return).
 
     Parameters
     ----------
@@ -150,6 +152,11 @@ def bootstrap_with_estimate(metric, *arrays, n_resamples=1000, confidence_level=
                   resampling)
     kw = dict(metric_kwargs)
     sw = kw.get("sample_weight")
+    arrays = tuple(as_host_array(a) for a in arrays)
+    if sw is not None:
+        sw = as_host_array(sw)
+    if getattr(metric, "__metrix_edge__", False):
+        metric = metric.__wrapped__  # arrays in, arrays out: no Python float per resample
     xp, device = _ns.get_namespace_and_device(*arrays, sw)
     arrays = tuple(a if _is_host_string_array(a) else _ns.asarray(a, xp=xp, device=device)
                    for a in arrays)
@@ -186,7 +193,8 @@ def bootstrap_with_estimate(metric, *arrays, n_resamples=1000, confidence_level=
             metric, arrays, kw, xp, device)
     low, high, se = _interval(dist, est, method, (1 - confidence_level) / 2, jack, xp)
     out_dtype = _out_dtype(estimate, xp, device)
-    res = BootstrapResult(*(_ns.to_output(xp.astype(v, out_dtype), xp) for v in (low, high, se)))
+    res = BootstrapResult(*(python_scalars(_ns.to_output(xp.astype(v, out_dtype), xp))
+                            for v in (low, high, se)))
     if _return_distribution:
         return res, estimate, dist
     return res, estimate

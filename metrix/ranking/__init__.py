@@ -1,6 +1,7 @@
 """Ranking metrics: curves, their areas, label rankings and top-k accuracy.
 
 * :mod:`.curves`: ROC, precision-recall and DET curves (exact or binned);
+* :mod:`.thresholds`: confusion counts, or any metric, at every threshold;
 * :mod:`.scores`: ``auc``, ``roc_auc_score``, ``average_precision_score``
   and the label-ranking metrics;
 * :mod:`.label_ranking`: per-sample rankings (top-k accuracy, DCG / NDCG,
@@ -13,5 +14,6 @@ over rows.
 
 from . import scores
 from .scores import *  # noqa: F401,F403
+from .thresholds import confusion_matrix_at_thresholds, metric_at_thresholds
 
-__all__ = list(scores.__all__)
+__all__ = [*scores.__all__, "confusion_matrix_at_thresholds", "metric_at_thresholds"]

@@ -23,22 +23,19 @@ from ..classification._encoding import distinct_values
 
 
 class Inputs:
-    """Scores, weights and the (not yet encoded) targets of one call."""
+    """Scores, weights and the (not yet encoded) targets of one call.
+
+    ``ensure_2d`` raises scikit-learn's ``check_array(ensure_2d=True)`` error
+    for a 1-D ``y_true`` or ``y_score`` (before any other check, as there).
+    ``score_dtype`` is the dtype ``y_score`` came in (``score`` is float).
+    """
 
     def __init__(self, y_true, y_score, sample_weight, *, validate, ensure_1d_weight=True,
-                 nonzero_weights=True):
+                 nonzero_weights=True, ensure_2d=False):
         strings = _is_host_string_labels(y_true)
         xp, device = _ns.get_namespace_and_device(y_score, sample_weight,
                                                   None if strings else y_true)
         self.xp, self.device, self.ops = xp, device, ops(xp)
-        score = _ns.asarray(y_score, xp=xp, device=device)
-        if not xp.isdtype(score.dtype, "real floating"):
-            score = xp.astype(score, _ns.max_float_dtype(xp, device))
-        self.fdt = _ns.result_float_dtype(xp, device, score)
-        self.acc = _ns.max_float_dtype(xp, device)
-        if validate:
-            assert_all_finite(score, xp=xp, input_name="y_score")
-        self.score = score
         self.host_y = strings
         if self.host_y:
             hxp, _ = _ns.get_namespace_and_device(y_true)
@@ -46,26 +43,54 @@ class Inputs:
             self.hxp = hxp
         else:
             self.y = _ns.asarray(y_true, xp=xp, device=device)
+        score = _ns.asarray(y_score, xp=xp, device=device)
+        if ensure_2d:
+            check_2d(self.y)
+            check_2d(score)
+        self.score_dtype = score.dtype
+        if not xp.isdtype(score.dtype, "real floating"):
+            score = xp.astype(score, _ns.max_float_dtype(xp, device))
+        self.fdt = _ns.result_float_dtype(xp, device, score)
+        self.acc = _ns.max_float_dtype(xp, device)
+        if validate:
+            assert_all_finite(score, xp=xp, input_name="y_score")
+        self.score = score
         check_consistent_length(self.y, score, sample_weight)
         if score.ndim and score.shape[0] == 0:
             raise ValueError(f"Found array with 0 sample(s) (shape={tuple(score.shape)}) "
                              "while a minimum of 1 is required.")
         self.weight = None
-        if sample_weight is not None:
-            w = _ns.asarray(sample_weight, xp=xp, device=device)
-            if ensure_1d_weight and w.ndim == 2 and w.shape[1] == 1:
-                w = xp.reshape(w, (-1,))
-            if w.ndim != 1:
-                raise ValueError(f"Sample weights must be 1D array or scalar, got {w.ndim}D "
-                                 f"array of shape {tuple(w.shape)}.")
-            if xp.isdtype(w.dtype, "real floating"):
-                self.fdt = _ns.result_float_dtype(xp, device, score, w)
-            w = xp.astype(w, self.acc)
-            if validate:
-                assert_all_finite(w, xp=xp, input_name="sample_weight")
-                if nonzero_weights:
-                    check_nonzero_weights(w, xp=xp)
-            self.weight = w
+        self._set_weight(sample_weight, validate=validate, ensure_1d=ensure_1d_weight,
+                         nonzero=nonzero_weights)
+
+    def add_weight(self, sample_weight, *, validate, nonzero=True):
+        """Check and keep ``sample_weight`` given after construction.
+
+        For a metric that must raise another error before any weight check
+        (``roc_auc_score``'s one-vs-one): it constructs without the weights.
+        """
+        check_consistent_length(self.y, self.score, sample_weight)
+        self._set_weight(sample_weight, validate=validate, nonzero=nonzero)
+
+    def _set_weight(self, sample_weight, *, validate, ensure_1d=True, nonzero=True):
+        """Convert and check ``sample_weight`` (kept as ``weight``, dtype ``acc``)."""
+        if sample_weight is None:
+            return
+        xp, device = self.xp, self.device
+        w = _ns.asarray(sample_weight, xp=xp, device=device)
+        if ensure_1d and w.ndim == 2 and w.shape[1] == 1:
+            w = xp.reshape(w, (-1,))
+        if w.ndim != 1:
+            raise ValueError(f"Sample weights must be 1D array or scalar, got {w.ndim}D "
+                             f"array of shape {tuple(w.shape)}.")
+        if xp.isdtype(w.dtype, "real floating"):
+            self.fdt = _ns.result_float_dtype(xp, device, self.score, w)
+        w = xp.astype(w, self.acc)
+        if validate:
+            assert_all_finite(w, xp=xp, input_name="sample_weight")
+            if nonzero:
+                check_nonzero_weights(w, xp=xp)
+        self.weight = w
 
     def to_device(self, a):
         return _ns.asarray(a, xp=self.xp, device=self.device)
@@ -88,12 +113,31 @@ def _is_host_string_labels(y) -> bool:
                 first = first[0]
         except TypeError:
             return False
-        return isinstance(first, str)
+        return isinstance(first, (str, bytes))
     return kind in "OUS"
 
 
+def check_2d(a):
+    """scikit-learn's ``check_array(ensure_2d=True)`` error for a 0-d or 1-D array."""
+    if a.ndim == 0:
+        raise ValueError(
+            f"Expected 2D array, got scalar array instead:\narray={a}.\n"
+            "Reshape your data either using array.reshape(-1, 1) if your data has a single "
+            "feature or array.reshape(1, -1) if it contains a single sample.")
+    if a.ndim == 1:
+        raise ValueError(
+            f"Expected 2D array, got 1D array instead:\narray={a}.\n"
+            "Reshape your data either using array.reshape(-1, 1) if your data has a single "
+            "feature or array.reshape(1, -1) if it contains a single sample.")
+
+
 def target_type(inp: Inputs) -> str:
-    return type_of_target(inp.y, input_name="y_true")
+    """scikit-learn's ``type_of_target`` of ``y_true`` (bytes labels: its TypeError)."""
+    y = inp.y
+    if inp.host_y and y.ndim and y.shape[0] and isinstance(y[0], bytes):
+        raise TypeError("Support for labels represented as bytes is not supported. Convert "
+                        "the labels to a string or integer format.")
+    return type_of_target(y, input_name="y_true")
 
 
 def labels_to_python(a, xp) -> list:
@@ -117,12 +161,21 @@ def labels_to_python(a, xp) -> list:
     return out
 
 
-def unique_values(inp: Inputs) -> list:
-    """Distinct values of ``y_true`` (sorted, host list; reads the data)."""
+def unique_array(inp: Inputs):
+    """Distinct values of ``y_true`` (sorted, a host NumPy array of its dtype; reads
+    the data): what scikit-learn prints when it lists the labels present."""
     if inp.host_y:
-        return _ns.host_unique(inp.y).tolist()
-    values = distinct_values(inp.y, xp=inp.xp).tolist()
-    return [int(v) if isinstance(v, float) and v == int(v) else v for v in values]
+        return _ns.host_unique(inp.y)
+    return distinct_values(inp.y, xp=inp.xp)
+
+
+def unique_values(inp: Inputs, values=None) -> list:
+    """Distinct values of ``y_true`` (sorted, host list; reads the data), or of
+    the :func:`unique_array` ``values`` already read."""
+    values = unique_array(inp) if values is None else values
+    if inp.host_y:
+        return values.tolist()
+    return [int(v) if isinstance(v, float) and v == int(v) else v for v in values.tolist()]
 
 
 def equals(inp: Inputs, value):

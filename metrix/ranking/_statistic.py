@@ -49,15 +49,24 @@ class TieGroups(NamedTuple):
     score: object
 
 
-def sort_desc(score, *, xp):
+def sort_desc(score, *, xp, stable=False):
     """Descending argsort along the last axis and the sorted scores.
 
     ``argsort(-s)`` instead of ``descending=True``: NumPy has no native
-    descending sort, and one negation is cheaper than two flips.  Not stable:
-    callers only read whole tie groups.
+    descending sort, and one negation is cheaper than two flips.  Not stable
+    by default: callers that only read whole tie groups need no order inside
+    a group; ``stable=True`` keeps tied scores in input order (callers that
+    hand the sorted samples on, as ``metric_at_thresholds`` does).
     """
-    order = xp.argsort(-score, axis=-1, stable=False)
+    order = xp.argsort(-score, axis=-1, stable=stable)
     return order, xp.take_along_axis(score, order, axis=-1)
+
+
+def group_ends(s, *, xp):
+    """Mask of the last position of each tie group of the sorted 1-D ``s``:
+    one ``True`` per distinct score (the thresholds of an exact curve)."""
+    one = xp.ones((1,), dtype=xp.bool, device=device_of(s))
+    return xp.concat([s[:-1] != s[1:], one])
 
 
 def group_ids(s, *, xp):
@@ -191,8 +200,7 @@ def exact_curve(y_pos, score, weight, *, acc, xp):
         w = xp.astype(xp.take(weight, order), acc)
         fps = xp.cumulative_sum(w - p * w)
         tps = xp.cumulative_sum(p * w)
-    dev = device_of(s)
-    last = xp.concat([s[:-1] != s[1:], xp.ones((1,), dtype=xp.bool, device=dev)])
+    last = group_ends(s, xp=xp)
     return fps[last], tps[last], s[last]
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
+from .._core.edge import metric_edge
 from .._core.validation import check_binned_scores
 from ..exceptions import UndefinedMetricWarning
 from ._averaging import NO_NEG_ROC, NO_POS_PR, NO_POS_ROC
@@ -63,6 +64,7 @@ def _prepend(a, value, xp):
     return xp.concat([xp.full((1,), value, dtype=a.dtype, device=_ns.device_of(a)), a])
 
 
+@metric_edge
 def roc_curve(y_true: Any, y_score: Any, *, pos_label: int | float | bool | str | None = None,
               sample_weight: Any = None, drop_intermediate: bool = True,
               thresholds: int | Any | None = None,
@@ -138,6 +140,7 @@ def roc_curve(y_true: Any, y_score: Any, *, pos_label: int | float | bool | str 
     return xp.astype(fpr, f), xp.astype(tpr, f), thr
 
 
+@metric_edge
 def precision_recall_curve(y_true: Any, y_score: Any, *,
                            pos_label: int | float | bool | str | None = None,
                            sample_weight: Any = None, drop_intermediate: bool = False,
@@ -204,6 +207,7 @@ def precision_recall_curve(y_true: Any, y_score: Any, *,
     return precision, recall, xp.astype(thr, f)
 
 
+@metric_edge
 def det_curve(y_true: Any, y_score: Any, pos_label: int | float | bool | str | None = None,
               sample_weight: Any = None, drop_intermediate: bool = False, *,
               thresholds: int | Any | None = None,

@@ -16,6 +16,7 @@ from typing import Any
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
+from .._core.edge import metric_edge
 from .._core.validation import column_or_1d
 from ..exceptions import UndefinedMetricWarning
 from ._input import Inputs, check_k, check_labels, discover_classes, encode_classes, target_type
@@ -30,15 +31,24 @@ _TOPK_LABEL_MSGS = {
 }
 
 
-def _sample_average(values, weight, *, xp):
+def _sample_average(values, weight, *, xp, validate=False):
     """The mean of per-sample ``values`` weighted by ``weight``: ``np.average``'s
-    value, zero-weight samples included as they are (NaN stays NaN)."""
+    value, zero-weight samples included as they are (NaN stays NaN).
+
+    With ``validate``, weights summing to zero raise ``np.average``'s
+    ``ZeroDivisionError`` as scikit-learn does (a host read); unchecked, the
+    mean is NaN (or infinite).
+    """
     if weight is None:
         return xp.mean(values)
     w = xp.astype(weight, values.dtype)
-    return xp.sum(values * w) / xp.sum(w)
+    total = xp.sum(w)
+    if validate and bool(total == 0):  # host read: validate=True only
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    return xp.sum(values * w) / total
 
 
+@metric_edge
 def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bool = True,
                          sample_weight: Any = None, labels: Sequence | None = None,
                          validate: bool = True) -> Any:
@@ -80,7 +90,8 @@ def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bo
     if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
         raise ValueError("The 'k' parameter of top_k_accuracy_score must be an int in the "
                          f"range [1, inf). Got {k!r} instead.")
-    # scikit-learn takes all-zero weights here (a NaN, or its ZeroDivisionError)
+    # no non-zero-weight check here: scikit-learn raises np.average's ZeroDivisionError
+    # at the end (normalize=True; else the weighted count is 0)
     inp = Inputs(y_true, y_score, sample_weight, validate=validate, nonzero_weights=False)
     xp = inp.xp
     if not inp.host_y:
@@ -144,7 +155,7 @@ def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bo
         hits = hits & (codes < n_classes)
     hits = xp.astype(hits, acc)
     if normalize:
-        value = _sample_average(hits, inp.weight, xp=xp)
+        value = _sample_average(hits, inp.weight, xp=xp, validate=validate)
     elif inp.weight is None:
         value = xp.sum(hits)
     else:
@@ -182,7 +193,8 @@ def _dcg_rows(y, s, discount, *, ignore_ties, xp, ops):
 
 
 def _dcg_inputs(y_true, y_score, sample_weight, validate):
-    # scikit-learn takes all-zero weights here (a NaN, or its ZeroDivisionError)
+    # no non-zero-weight check here: scikit-learn raises np.average's ZeroDivisionError
+    # at the end
     inp = Inputs(y_true, y_score, sample_weight, validate=validate, nonzero_weights=False)
     xp = inp.xp
     if inp.host_y:
@@ -202,6 +214,7 @@ def _check_dcg_type(inp, validate):
                          f"{tuple(inp.score.shape)}")
 
 
+@metric_edge
 def dcg_score(y_true: Any, y_score: Any, *, k: int | None = None, log_base: float = 2,
               sample_weight: Any = None, ignore_ties: bool = False,
               validate: bool = True) -> Any:
@@ -253,9 +266,10 @@ def dcg_score(y_true: Any, y_score: Any, *, k: int | None = None, log_base: floa
     d = _position_discounts(y.shape[1], k, log_base, xp=xp, dtype=inp.acc,
                             device=inp.device)
     gain = _dcg_rows(y, s, d, ignore_ties=ignore_ties, xp=xp, ops=inp.ops)
-    return inp.out(_sample_average(gain, inp.weight, xp=xp))
+    return inp.out(_sample_average(gain, inp.weight, xp=xp, validate=validate))
 
 
+@metric_edge
 def ndcg_score(y_true: Any, y_score: Any, *, k: int | None = None, sample_weight: Any = None,
                ignore_ties: bool = False, validate: bool = True) -> Any:
     """Normalized discounted cumulative gain, averaged over samples.
@@ -305,14 +319,17 @@ def ndcg_score(y_true: Any, y_score: Any, *, k: int | None = None, sample_weight
     gain = _dcg_rows(y, inp.score, d, ignore_ties=ignore_ties, xp=xp, ops=inp.ops)
     ideal = xp.sum(xp.flip(xp.sort(y, axis=1), axis=1) * d, axis=1)
     ndcg = safe_divide(gain, ideal, zero_value=0.0, xp=xp)
-    return inp.out(_sample_average(ndcg, inp.weight, xp=xp))
+    return inp.out(_sample_average(ndcg, inp.weight, xp=xp, validate=validate))
 
 
 # -- label ranking --------------------------------------------------------------
 
-def _label_inputs(y_true, y_score, sample_weight, validate, allow_binary_2d=False):
-    # scikit-learn takes all-zero weights here (a NaN, or its ZeroDivisionError)
-    inp = Inputs(y_true, y_score, sample_weight, validate=validate, nonzero_weights=False)
+def _label_inputs(y_true, y_score, sample_weight, validate, allow_binary_2d=False,
+                  ensure_2d=False):
+    # no non-zero-weight check here: scikit-learn raises np.average's ZeroDivisionError
+    # at the end (LRAP: NaN)
+    inp = Inputs(y_true, y_score, sample_weight, validate=validate, nonzero_weights=False,
+                 ensure_2d=ensure_2d)
     if inp.host_y:
         raise ValueError("multiclass format is not supported")
     if inp.y.ndim != 2 or inp.score.ndim != 2:
@@ -337,6 +354,7 @@ def _sorted_relevance(inp, xp):
     return rel, group_ids(s, xp=xp)
 
 
+@metric_edge
 def label_ranking_average_precision_score(y_true: Any, y_score: Any, *,
                                           sample_weight: Any = None,
                                           validate: bool = True) -> Any:
@@ -382,6 +400,7 @@ def label_ranking_average_precision_score(y_true: Any, y_score: Any, *,
     return inp.out(_sample_average(aux, inp.weight, xp=xp))
 
 
+@metric_edge
 def coverage_error(y_true: Any, y_score: Any, *, sample_weight: Any = None,
                    validate: bool = True) -> Any:
     """Coverage error: how far down the ranking all relevant labels are covered.
@@ -412,15 +431,16 @@ def coverage_error(y_true: Any, y_score: Any, *, sample_weight: Any = None,
     .. [1] G. Tsoumakas, I. Katakis, I. Vlahavas, "Mining Multi-label Data",
        Data Mining and Knowledge Discovery Handbook, 2010.
     """
-    inp, xp = _label_inputs(y_true, y_score, sample_weight, validate)
+    inp, xp = _label_inputs(y_true, y_score, sample_weight, validate, ensure_2d=True)
     s = inp.score
     relevant = inp.y != 0
     inf = xp.full_like(s, float("inf"))
     lowest = xp.min(xp.where(relevant, s, inf), axis=1, keepdims=True)
     coverage = xp.sum(xp.astype(s >= lowest, inp.acc), axis=1)
-    return inp.out(_sample_average(coverage, inp.weight, xp=xp))
+    return inp.out(_sample_average(coverage, inp.weight, xp=xp, validate=validate))
 
 
+@metric_edge
 def label_ranking_loss(y_true: Any, y_score: Any, *, sample_weight: Any = None,
                        validate: bool = True) -> Any:
     """Label ranking loss: the fraction of wrongly ordered (relevant, irrelevant) pairs.
@@ -460,4 +480,4 @@ def label_ranking_loss(y_true: Any, y_score: Any, *, sample_weight: Any = None,
     n_pos = xp.sum(rel, axis=1)
     n_labels = rel.shape[1]
     loss = safe_divide(wrong, (n_labels - n_pos) * n_pos, zero_value=0.0, xp=xp)
-    return inp.out(_sample_average(loss, inp.weight, xp=xp))
+    return inp.out(_sample_average(loss, inp.weight, xp=xp, validate=validate))

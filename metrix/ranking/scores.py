@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from .._core import namespace as _ns
 from .._core.arith import nan_divide
+from .._core.edge import metric_edge
 from .._core.lane import lane_namespace_1d
 from ..backends import ops
 from ._averaging import average_binary, ovo_roc_auc, row_scores
@@ -28,6 +29,7 @@ from ._input import (
     equals,
     positive_of_max,
     target_type,
+    unique_array,
     unique_values,
 )
 from .curves import det_curve, precision_recall_curve, roc_curve
@@ -65,6 +67,7 @@ def _check_average(average, fn):
             f"{{'macro', 'micro', 'samples', 'weighted'}} or None. Got {average!r} instead.")
 
 
+@metric_edge
 def auc(x: Any, y: Any, *, validate: bool = True) -> Any:
     """Area under a curve given by points, with the trapezoidal rule.
 
@@ -166,6 +169,7 @@ def _multiclass_codes(inp, labels, validate):
     return codes, n_cols
 
 
+@metric_edge
 def roc_auc_score(
         y_true: Any, y_score: Any, *,
         average: Literal["micro", "macro", "samples", "weighted"] | None = "macro",
@@ -230,7 +234,9 @@ def roc_auc_score(
                 and _ns.has_kind(xp, y_score.dtype, "real floating")
                 and (not validate or _binary_and_finite(xp, y_true, y_score))):
             return _ns.to_output(ops(xp).lane(_binary_auc_lane, None, y_true, y_score), xp)
-    inp = Inputs(y_true, y_score, sample_weight, validate=validate)
+    # scikit-learn checks no weights before its one-vs-one "not supported" error
+    ovo_weight = multi_class == "ovo" and sample_weight is not None
+    inp = Inputs(y_true, y_score, None if ovo_weight else sample_weight, validate=validate)
     xp = inp.xp
     y_type = target_type(inp) if validate else _infer_type(inp, labels)
     s = inp.score
@@ -241,7 +247,10 @@ def roc_auc_score(
                              f"`max_fpr={max_fpr}` instead")
         if multi_class == "raise":
             raise ValueError("multi_class must be in ('ovo', 'ovr')")
-        return inp.out(_multiclass_auc(inp, labels, multi_class, average, validate))
+        return inp.out(_multiclass_auc(inp, labels, multi_class, average, validate,
+                                       ovo_weight=ovo_weight))
+    if ovo_weight:  # not multiclass: multi_class is ignored and the weights count
+        inp.add_weight(sample_weight, validate=validate)
     if y_type == "binary":
         pos = positive_of_max(inp) if inp.y.ndim == 1 else positive_of_max(
             _flat_y(inp))
@@ -319,9 +328,10 @@ def binary_auc_ap(y_true, y_score, names=("roc_auc", "average_precision"), *, po
     s = _score_1d(inp)
     if inp.y.ndim == 2:
         _flat_y(inp)
-    present = unique_values(inp) if validate else None
+    present_array = unique_array(inp) if validate else None
+    present = None if present_array is None else unique_values(inp, present_array)
     if "average_precision" in names and present is not None:
-        _check_ap_pos_label(present, pos_label)
+        _check_ap_pos_label(present_array, pos_label)
     masks = {}
     if "roc_auc" in names:
         masks["roc_auc"] = positive_of_max(inp)
@@ -341,8 +351,10 @@ def binary_auc_ap(y_true, y_score, names=("roc_auc", "average_precision"), *, po
 
 
 def _check_ap_pos_label(present, pos_label):
-    """scikit-learn's check of a binary AP's ``pos_label`` against the labels present."""
-    if len(present) == 2 and pos_label not in present:
+    """scikit-learn's check of a binary AP's ``pos_label`` against the labels present
+    (``present``: the host array of :func:`unique_array`, printed as scikit-learn
+    prints it, e.g. ``[0 1]``)."""
+    if present.shape[0] == 2 and pos_label not in present.tolist():
         raise ValueError(f"pos_label={pos_label} is not a valid label. It should be one of "
                          f"{present}")
 
@@ -352,7 +364,7 @@ def _flat_y(inp):
     return inp
 
 
-def _multiclass_auc(inp, labels, multi_class, average, validate):
+def _multiclass_auc(inp, labels, multi_class, average, validate, ovo_weight=False):
     xp = inp.xp
     s = inp.score
     if s.ndim != 2:
@@ -374,7 +386,7 @@ def _multiclass_auc(inp, labels, multi_class, average, validate):
         _flat_y(inp)
     codes, _ = _multiclass_codes(inp, labels, validate)
     if multi_class == "ovo":
-        if inp.weight is not None:
+        if ovo_weight or inp.weight is not None:
             raise ValueError("sample_weight is not supported for multiclass one-vs-one ROC "
                              "AUC, 'sample_weight' must be None in this case.")
         return ovo_roc_auc(codes, s, average, acc=inp.acc, xp=xp, ops=inp.ops)
@@ -382,6 +394,7 @@ def _multiclass_auc(inp, labels, multi_class, average, validate):
                           ops=inp.ops, codes=codes, warn=validate)
 
 
+@metric_edge
 def average_precision_score(
         y_true: Any, y_score: Any, *,
         average: Literal["micro", "macro", "samples", "weighted"] | None = "macro",
@@ -431,7 +444,7 @@ def average_precision_score(
         if inp.y.ndim == 2:
             _flat_y(inp)
         if validate:
-            _check_ap_pos_label(unique_values(inp), pos_label)
+            _check_ap_pos_label(unique_array(inp), pos_label)
         return inp.out(_binary_row(inp, "average_precision", equals(inp, pos_label),
                                    validate))
     if y_type == "multilabel-indicator":

@@ -16,11 +16,16 @@ import numbers
 from typing import NamedTuple
 
 from .._core import namespace as _ns
-from .._core.validation import assert_all_finite, check_consistent_length, dtype_kind
+from .._core.validation import (
+    assert_all_finite,
+    check_consistent_length,
+    dtype_kind,
+    reject_complex,
+)
 from ..backends import ops
 
-__all__ = ["RegTargets", "check_reg_targets", "check_alpha", "check_power",
-           "check_force_finite", "check_tweedie_domain", "check_log_domain",
+__all__ = ["RegTargets", "check_reg_targets", "check_output_weights", "check_alpha",
+           "check_power", "check_force_finite", "check_tweedie_domain", "check_log_domain",
            "MULTIOUTPUT_BASIC", "MULTIOUTPUT_VARIANCE"]
 
 MULTIOUTPUT_BASIC = ("raw_values", "uniform_average")
@@ -54,6 +59,7 @@ def _as_numeric(y, *, xp, device, name):
         raise TypeError(f"Singleton array {y!r} cannot be considered a valid collection.")
     if y.ndim > 2:
         raise ValueError(f"Found array with dim {y.ndim}. None expected <= 2.")
+    reject_complex(y, xp=xp)
     kind = dtype_kind(y, xp)
     if kind == "O":
         raise ValueError(
@@ -88,7 +94,8 @@ def _check_multioutput_param(multioutput, allowed, allow_none, func):
 
 def check_reg_targets(y_true, y_pred, sample_weight=None, multioutput=None, *,
                       validate=True, allowed=MULTIOUTPUT_BASIC, allow_none=False,
-                      func="metric", multioutput_param=True, custom_checks=True):
+                      func="metric", multioutput_param=True, custom_checks=True,
+                      output_weights=True):
     """scikit-learn's ``_check_reg_targets_with_floating_dtype`` for metrix.
 
     Raises ``ValueError`` (as scikit-learn) for inconsistent lengths, arrays of
@@ -98,6 +105,9 @@ def check_reg_targets(y_true, y_pred, sample_weight=None, multioutput=None, *,
     ``custom_checks=False`` reproduces ``root_mean_squared_error``, which
     scikit-learn does not run through these checks: custom weights on one
     output are used, and a length mismatch is ``np.average``'s ``TypeError``.
+    ``output_weights=False`` leaves the check of custom output weights summing
+    to zero to the caller (:func:`check_output_weights`), for metrics whose own
+    checks or NaN results come first in scikit-learn.
     """
     if multioutput_param:
         _check_multioutput_param(multioutput, allowed, allow_none, func)
@@ -113,6 +123,7 @@ def check_reg_targets(y_true, y_pred, sample_weight=None, multioutput=None, *,
     y_pred = _as_numeric(y_pred, xp=xp, device=device, name="y_pred")
     if sample_weight is not None:
         sample_weight = _ns.asarray(sample_weight, xp=xp, device=device)
+        reject_complex(sample_weight, xp=xp)
         if sample_weight.ndim != 1:
             raise ValueError(
                 f"Sample weights must be 1D array or scalar, got {sample_weight.ndim}D "
@@ -156,12 +167,20 @@ def check_reg_targets(y_true, y_pred, sample_weight=None, multioutput=None, *,
             raise ValueError(
                 f"There must be equally many custom weights ({mo_array.shape[0]}) as "
                 f"outputs ({n_outputs}).")
-        mo_array = xp.astype(mo_array, acc, copy=False)
-        if validate and bool(xp.sum(mo_array) == 0):  # host read: validate=True only
-            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
-        multioutput = mo_array
-    return RegTargets(xp, device, y_true, y_pred, sample_weight, multioutput,
-                      int(y_true.shape[0]), n_outputs, out_dtype, acc)
+        multioutput = xp.astype(mo_array, acc, copy=False)
+    t = RegTargets(xp, device, y_true, y_pred, sample_weight, multioutput,
+                   int(y_true.shape[0]), n_outputs, out_dtype, acc)
+    if validate and output_weights:
+        check_output_weights(t)
+    return t
+
+
+def check_output_weights(t: RegTargets):
+    """Custom output weights must not sum to zero: ``np.average``'s error, which
+    scikit-learn raises where it averages the outputs (host read: validate=True only)."""
+    mo = t.multioutput
+    if not (mo is None or isinstance(mo, str)) and bool(t.xp.sum(mo) == 0):
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
 
 
 def _to_2d(y, xp):

@@ -27,6 +27,7 @@ import warnings
 from typing import Any, Literal
 
 from .._core import namespace as _ns
+from .._core.edge import metric_edge
 from .._core.lane import cast, lane_namespace_1d
 from ..backends import ops
 from ..exceptions import UndefinedMetricWarning
@@ -35,6 +36,7 @@ from ._input import (
     check_alpha,
     check_force_finite,
     check_log_domain,
+    check_output_weights,
     check_power,
     check_reg_targets,
     check_tweedie_domain,
@@ -233,6 +235,7 @@ def _mean_error(kind, y_true, y_pred, sample_weight, multioutput, validate):
     return _ns.to_output(value, xp)
 
 
+@metric_edge
 def mean_absolute_error(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None,
         multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
@@ -257,6 +260,7 @@ def _mse_raw(t, log=False):
     return _means(t, squared, t.y_true, t.y_pred)[0]
 
 
+@metric_edge
 def mean_squared_error(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None,
         multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
@@ -269,6 +273,7 @@ def mean_squared_error(
     return _reduce(_mse_raw(t), t)
 
 
+@metric_edge
 def root_mean_squared_error(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None,
         multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
@@ -281,28 +286,33 @@ def root_mean_squared_error(
     return _reduce(t.xp.sqrt(_mse_raw(t)), t)
 
 
+@metric_edge
 def mean_squared_log_error(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None,
         multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
         validate: bool = True) -> Any:
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
-                          func="mean_squared_log_error")
+                          func="mean_squared_log_error", output_weights=False)
     if validate:
         check_log_domain(t, "Mean Squared Logarithmic Error")
+        check_output_weights(t)
     return _reduce(_mse_raw(t, log=True), t)
 
 
+@metric_edge
 def root_mean_squared_log_error(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None,
         multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
         validate: bool = True) -> Any:
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
-                          func="root_mean_squared_log_error")
+                          func="root_mean_squared_log_error", output_weights=False)
     if validate:
         check_log_domain(t, "Root Mean Squared Logarithmic Error")
+        check_output_weights(t)
     return _reduce(t.xp.sqrt(_mse_raw(t, log=True)), t)
 
 
+@metric_edge
 def mean_absolute_percentage_error(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None,
         multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
@@ -343,6 +353,7 @@ def _pinball_raw(t, alpha, *preds):
     return losses
 
 
+@metric_edge
 def mean_pinball_loss(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None, alpha: float = 0.5,
         multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
@@ -353,6 +364,7 @@ def mean_pinball_loss(
     return _reduce(_pinball_raw(t, alpha, t.y_pred)[0], t)
 
 
+@metric_edge
 def max_error(y_true: Any, y_pred: Any, *, validate: bool = True) -> Any:
     t = check_reg_targets(y_true, y_pred, None, None, validate=validate,
                           func="max_error", multioutput_param=False)
@@ -364,6 +376,7 @@ def max_error(y_true: Any, y_pred: Any, *, validate: bool = True) -> Any:
 
 # -- median -----------------------------------------------------------------
 
+@metric_edge
 def median_absolute_error(
         y_true: Any, y_pred: Any, *,
         multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
@@ -379,6 +392,7 @@ def median_absolute_error(
 
 # -- explained variance -----------------------------------------------------
 
+@metric_edge
 def explained_variance_score(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None,
         multioutput: (Literal["raw_values", "uniform_average", "variance_weighted"]
@@ -388,8 +402,10 @@ def explained_variance_score(
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           allowed=MULTIOUTPUT_VARIANCE, func="explained_variance_score")
     xp = t.xp
-    m_true = _wmean(t.y_true, t)
-    m_diff = m_true - _wmean(t.y_pred, t)       # mean(y_true - y_pred), from two sums
+    # mean(y_true - y_pred) as the mean of the differences (one fused pass with
+    # mean(y_true)), not as a difference of means: on constant data (one sample)
+    # both variances are rounding noise, and this order gives scikit-learn's noise
+    m_diff, m_true = _means(t, lambda a, b: (a - b, a), t.y_true, t.y_pred)
     if t.acc_dtype == xp.float32:  # no float64: one correction pass for the means
         c_diff, c_true = _means(t, lambda a, b: (a - b - m_diff, a - m_true),
                                 t.y_true, t.y_pred)
@@ -403,6 +419,7 @@ def explained_variance_score(
     return _explained_fraction(num, den, t, force_finite)
 
 
+@metric_edge
 def r2_score(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None,
         multioutput: (Literal["raw_values", "uniform_average", "variance_weighted"]
@@ -410,9 +427,12 @@ def r2_score(
         validate: bool = True) -> Any:
     check_force_finite(force_finite, "r2_score")
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
-                          allowed=MULTIOUTPUT_VARIANCE, allow_none=True, func="r2_score")
+                          allowed=MULTIOUTPUT_VARIANCE, allow_none=True, func="r2_score",
+                          output_weights=False)
     if t.n_samples < 2:
         return _nan_result(t, "R^2 score is not well-defined with less than two samples.")
+    if validate:
+        check_output_weights(t)
     m = _refined_wmean(t.y_true, t)
 
     def squares(a, b):
@@ -496,6 +516,7 @@ def _mean_deviances(t, power, *preds):
     return [scale * m[0] for m in means]
 
 
+@metric_edge
 def mean_tweedie_deviance(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None, power: float = 0,
         validate: bool = True) -> Any:
@@ -506,12 +527,14 @@ def mean_tweedie_deviance(
     return _out(_mean_deviances(t, power, t.y_pred)[0], t)
 
 
+@metric_edge
 def mean_poisson_deviance(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None, validate: bool = True) -> Any:
     return mean_tweedie_deviance(y_true, y_pred, sample_weight=sample_weight, power=1,
                                  validate=validate)
 
 
+@metric_edge
 def mean_gamma_deviance(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None, validate: bool = True) -> Any:
     return mean_tweedie_deviance(y_true, y_pred, sample_weight=sample_weight, power=2,
@@ -539,6 +562,7 @@ def _d2_tweedie_parts(t, p):
     return 2 * num[0], 2 * den[0]
 
 
+@metric_edge
 def d2_tweedie_score(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None, power: float = 0,
         validate: bool = True) -> Any:
@@ -553,21 +577,25 @@ def d2_tweedie_score(
     return _out(1 - num / den, t)
 
 
+@metric_edge
 def d2_pinball_score(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None, alpha: float = 0.5,
         multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
         validate: bool = True) -> Any:
     alpha = check_alpha(alpha, "d2_pinball_score")
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
-                          func="d2_pinball_score")
+                          func="d2_pinball_score", output_weights=False)
     if t.n_samples < 2:
         return _nan_result(t, "D^2 score is not well-defined with less than two samples.")
+    if validate:
+        check_output_weights(t)
     xp = t.xp
     q = ops(xp).weighted_quantile(t.y_true, alpha, weights=t.sample_weight, average=True)
     num, den = _pinball_raw(t, alpha, t.y_pred, q[None, :])
     return _explained_fraction(num, den, t, True)
 
 
+@metric_edge
 def d2_absolute_error_score(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None,
         multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",

@@ -53,6 +53,7 @@ from typing import Any, Literal
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
+from .._core.edge import metric_edge
 from .._core.validation import assert_all_finite
 from ..backends import ops
 
@@ -385,6 +386,7 @@ def _with_params_doc(f):
     return f
 
 
+@metric_edge
 @_with_params_doc
 def precision_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any = None,
                    n_queries: int | None = None, max_items: int | None = None,
@@ -411,6 +413,7 @@ def precision_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids
     return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
 
 
+@metric_edge
 @_with_params_doc
 def recall_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any = None,
                 n_queries: int | None = None, max_items: int | None = None,
@@ -427,6 +430,7 @@ def recall_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: A
     return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
 
 
+@metric_edge
 @_with_params_doc
 def hit_rate_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any = None,
                   n_queries: int | None = None, max_items: int | None = None,
@@ -440,6 +444,7 @@ def hit_rate_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids:
     return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
 
 
+@metric_edge
 @_with_params_doc
 def mrr(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any = None,
         n_queries: int | None = None, max_items: int | None = None,
@@ -458,6 +463,7 @@ def mrr(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any = Non
     return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
 
 
+@metric_edge
 @_with_params_doc
 def map_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any = None,
              n_queries: int | None = None, max_items: int | None = None,
@@ -479,6 +485,7 @@ def map_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any 
     return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
 
 
+@metric_edge
 @_with_params_doc
 def ndcg_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any = None,
               n_queries: int | None = None, max_items: int | None = None,

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from .._core import namespace as _ns
+from .._core.edge import metric_edge
 from .._core.validation import (
     assert_all_finite,
     check_average,
@@ -203,6 +204,7 @@ def _prf(per_class, per_sample, info, *, average, beta, zero_division, validate)
     return precision, recall, fscore, support
 
 
+@metric_edge
 def precision_recall_fscore_at_k(
         y_true: Any, y_score: Any, *, k: int,
         average: Literal["micro", "macro", "weighted", "samples"] | None = None,
@@ -283,6 +285,7 @@ def precision_recall_fscore_at_k(
     return tuple(None if r is None else _ns.to_output(r, xp) for r in res)
 
 
+@metric_edge
 def classification_report_at_k(
         y_true: Any, y_score: Any, *, k: int, labels: Sequence[int] | Any | None = None,
         target_names: Sequence[str] | None = None, sample_weight: Any = None,
@@ -364,6 +367,7 @@ def classification_report_at_k(
                          averages=averages, digits=digits, output_dict=output_dict)
 
 
+@metric_edge
 def ranked_to_scores(ranked_labels: Any, n_classes: int, *, validate: bool = True) -> Any:
     """Score matrix from per-sample ranked label lists (a recommender's output).
 

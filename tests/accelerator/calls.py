@@ -24,6 +24,8 @@ EXEMPT = {
     "roc_curve": "a curve's length depends on the distinct scores",
     "precision_recall_curve": "a curve's length depends on the distinct scores",
     "det_curve": "a curve's length depends on the distinct scores",
+    "confusion_matrix_at_thresholds": "one row per distinct score, as roc_curve",
+    "metric_at_thresholds": "calls the user's metric once per distinct score, on the host",
     "classification_report": "a text report is read on the host",
     "classification_report_at_k": "a text report is read on the host",
     "bootstrap": "resampling draws on the host generator and reads the estimates",

@@ -11,9 +11,9 @@ from metrix._core import namespace as ns
 torch = pytest.importorskip("torch")
 
 
-def test_numpy_and_lists_give_numpy_scalar():
+def test_numpy_and_lists_give_python_float():
     out = metrix.accuracy_score([0, 1, 1], np.array([0, 1, 0]))
-    assert isinstance(out, np.float64)
+    assert type(out) is float
     assert out == pytest.approx(2 / 3)
 
 
@@ -30,10 +30,17 @@ def test_float32_inputs_give_float32_output():
     assert out.dtype == torch.float32
 
 
-def test_two_libraries_raise_type_error():
+def test_two_libraries_follow_y_pred():
     jnp = pytest.importorskip("jax.numpy")
+    out = metrix.accuracy_score(torch.tensor([0, 1]), jnp.asarray([0, 0]))
+    assert type(out).__module__.startswith("jax") and float(out) == 0.5
+
+
+def test_two_libraries_raise_type_error_below_the_edge():
+    jnp = pytest.importorskip("jax.numpy")
+    from metrix._core.namespace import get_namespace_and_device
     with pytest.raises(TypeError, match="different array libraries"):
-        metrix.accuracy_score(torch.tensor([0, 1]), jnp.asarray([0, 1]))
+        get_namespace_and_device(torch.tensor([0, 1]), jnp.asarray([0, 1]))
 
 
 def test_two_devices_raise_value_error():

@@ -1,0 +1,189 @@
+"""The user-facing edge of every public metric: what goes in, what comes out.
+
+scikit-learn takes "array-likes" and returns Python numbers; metrix does the
+same at its edge, so that ``from metrix import f1_score`` is a drop-in:
+
+* **In.** pandas Series / DataFrames (nullable ``Int64`` / ``Float64`` /
+  ``boolean`` columns become float with NaN where ``pd.NA`` is, as
+  scikit-learn converts them, so the metric's own NaN check names the
+  input), polars Series, ``scipy.sparse`` label-indicator matrices and any
+  other object with ``__array__`` are converted once, on the host, to NumPy;
+  then the NumPy path runs.  Found by duck typing (``__array__``,
+  ``toarray``), never by importing pandas, polars or SciPy.
+* **Mixed libraries.** As scikit-learn 1.9: ``y_true``, ``sample_weight``
+  and ``labels`` follow the namespace and device of the prediction
+  (``y_pred``, ``y_score``, ``y_proba`` or ``pred_decision``), moved there
+  through the host.
+* **Out.** A NumPy 0-d result becomes a Python ``float`` (``int``,
+  ``bool``), also inside a returned tuple; NumPy vectors stay arrays.
+  Results of other array libraries (torch, JAX, CuPy, array-api-strict) stay
+  0-d arrays on the inputs' device: the one intended difference from
+  scikit-learn, which returns ``float`` for them too.
+
+The check per call is a type lookup per array argument (cached per type), so
+the training-loop lane pays about a microsecond.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+__all__ = ["metric_edge", "as_host_array", "python_scalars"]
+
+#: argument names that carry arrays (converted at the edge)
+ARRAY_ARGUMENTS = frozenset({
+    "y_true", "y_pred", "y_score", "y_proba", "y_prob", "pred_decision", "sample_weight",
+    "labels", "y1", "y2", "x", "y", "query_ids", "thresholds", "ranked_labels",
+})
+#: the prediction arguments whose library the others follow (first present wins)
+_LEADERS = ("y_pred", "y_score", "y_proba", "y_prob", "pred_decision")
+
+_NATIVE, _HOST, _ARRAY_LIKE, _SPARSE = 0, 1, 2, 3
+_HOST_TYPES = (np.ndarray, np.generic, list, tuple, range, int, float, bool, str, bytes)
+_KIND_BY_TYPE: dict = {type(None): _HOST}
+
+
+def _kind(x) -> int:
+    """How the edge treats an argument of this type (cached per type)."""
+    kind = type(x)
+    k = _KIND_BY_TYPE.get(kind)
+    if k is None:
+        k = _KIND_BY_TYPE[kind] = _classify(x)
+    return k
+
+
+def _classify(x) -> int:
+    if isinstance(x, _HOST_TYPES):
+        return _HOST
+    if hasattr(x, "toarray") and hasattr(x, "nnz") and hasattr(x, "tocsr"):
+        return _SPARSE  # scipy.sparse matrices and arrays
+    module = type(x).__module__.split(".")[0]
+    if module in ("pandas", "polars", "pyarrow", "xarray"):
+        return _ARRAY_LIKE
+    if hasattr(x, "__array_namespace__") or module in ("torch", "jax", "jaxlib", "cupy"):
+        return _NATIVE
+    if hasattr(x, "__array__") or hasattr(x, "__len__"):
+        return _ARRAY_LIKE  # e.g. scikit-learn's MockDataFrame, array.array
+    return _NATIVE  # unknown: the namespace lookup names it in its error
+
+
+def as_host_array(x):
+    """A pandas / polars / sparse / other array-like as a NumPy array (host).
+
+    pandas nullable columns (``Int64``, ``Float64``, ``boolean``) become
+    float64 with NaN for ``pd.NA`` when they hold one (scikit-learn's
+    conversion, so the metric's NaN check raises its usual message), else
+    their NumPy dtype; categoricals their categories' values.  Sparse
+    matrices become dense (a label-indicator matrix: the metrics read every
+    cell of it).
+    """
+    k = _kind(x)
+    if k == _SPARSE:
+        return np.asarray(x.toarray())
+    if k != _ARRAY_LIKE:
+        return x
+    if type(x).__module__.startswith("pandas"):
+        return _from_pandas(x)
+    to_numpy = getattr(x, "to_numpy", None)
+    if to_numpy is not None and type(x).__module__.startswith("polars"):
+        return np.asarray(to_numpy())
+    return np.asarray(x)
+
+
+def _from_pandas(x):
+    dtypes = getattr(x, "dtypes", None)
+    if dtypes is None or not hasattr(dtypes, "__iter__") or isinstance(dtypes, str):
+        dtypes = [x.dtype]
+    nullable = [getattr(d, "numpy_dtype", None) for d in dtypes
+                if getattr(d, "na_value", None) is not np.nan and hasattr(d, "numpy_dtype")]
+    if nullable and len(nullable) == len(dtypes):
+        has_na = bool(np.asarray(x.isna()).any())
+        if has_na:
+            return x.to_numpy(dtype=np.float64, na_value=np.nan)
+        if len(set(nullable)) == 1:
+            return x.to_numpy(dtype=nullable[0])
+        return x.to_numpy(dtype=np.result_type(*nullable))
+    return np.asarray(x)
+
+
+def python_scalars(result):
+    """NumPy 0-d results as Python numbers (also inside a tuple); the rest as is."""
+    if isinstance(result, np.generic):
+        return result.item()
+    if isinstance(result, np.ndarray):
+        return result.item() if result.ndim == 0 else result
+    if type(result) is tuple:
+        return tuple(python_scalars(r) for r in result)
+    return result
+
+
+def metric_edge(func):
+    """Wrap a public metric: array-likes in, Python scalars out, mixed libraries
+    following the prediction (see the module docstring)."""
+    params = list(inspect.signature(func).parameters)
+    slots = tuple((i, n) for i, n in enumerate(params) if n in ARRAY_ARGUMENTS)
+    leaders = tuple(n for n in _LEADERS if n in params)
+
+    @functools.wraps(func)
+    def edge(*args, **kwargs):
+        native = None
+        slow = False
+        n_args = len(args)
+        for i, name in slots:
+            x = args[i] if i < n_args else kwargs.get(name)
+            if x is None:
+                continue
+            k = _kind(x)
+            if k == _NATIVE:
+                if native is None:
+                    native = type(x)
+                elif type(x) is not native:
+                    slow = True
+            elif k != _HOST:
+                slow = True
+        if slow:
+            args, kwargs = _prepare(args, kwargs, slots, leaders)
+        return python_scalars(func(*args, **kwargs))
+
+    edge.__metrix_edge__ = True
+    return edge
+
+
+def _prepare(args, kwargs, slots, leaders):
+    """Convert array-likes to NumPy; move other libraries' arrays to the leader's."""
+    from .namespace import _namespace_of, asarray, device_of, to_host
+
+    args = list(args)
+    values = {}
+    for i, name in slots:
+        if i < len(args):
+            values[name] = (i, args[i])
+        elif kwargs.get(name) is not None:
+            values[name] = (None, kwargs[name])
+    for name, (i, x) in list(values.items()):
+        if x is not None and _kind(x) in (_ARRAY_LIKE, _SPARSE):
+            values[name] = (i, as_host_array(x))
+    leader = next((values[n][1] for n in leaders
+                   if n in values and values[n][1] is not None
+                   and _kind(values[n][1]) == _NATIVE), None)
+    if leader is not None:
+        xp = _namespace_of(leader)
+        device = device_of(leader)
+        for name, (i, x) in list(values.items()):
+            if x is None or _kind(x) != _NATIVE or x is leader:
+                continue
+            try:
+                same = _namespace_of(x) is xp
+            except TypeError:
+                continue  # not an array: the metric's own checks name it
+            if not same or str(device_of(x)) != str(device):
+                values[name] = (i, asarray(to_host(x), xp=xp, device=device))
+    for name, (i, x) in values.items():
+        if i is None:
+            kwargs[name] = x
+        else:
+            args[i] = x
+    return tuple(args), kwargs

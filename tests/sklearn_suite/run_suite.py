@@ -1,0 +1,139 @@
+"""scikit-learn's own metric tests, run with metrix swapped in.
+
+The four modules (``test_classification.py``, ``test_ranking.py``,
+``test_regression.py``, ``test_common.py``) are copied from the installed
+scikit-learn into a temporary folder beside ``swap_conftest.py`` and run
+twice with pytest (scikit-learn's own ``conftest`` loaded as a plugin, for
+its fixtures): once as they are (the baseline) and once with metrix's
+functions in place of ``sklearn.metrics``'.  Every test that passes in the
+baseline must pass swapped, except the entries of ``allowlist.txt`` (test
+ids, where ``*`` matches anything, each with its reason); the run fails
+below 99%.
+
+Run it alone: ``python -m tests.sklearn_suite.run_suite [--array-api]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MODULES = ("test_classification.py", "test_ranking.py", "test_regression.py",
+           "test_common.py")
+THRESHOLD = 0.99
+
+
+def load_allowlist(path: Path = HERE / "allowlist.txt") -> dict[str, str]:
+    """``{pattern: reason}`` from lines ``pattern  # reason``."""
+    out = {}
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        pattern, _, reason = line.partition("#")
+        out[pattern.strip()] = reason.strip()
+    return out
+
+
+def _matcher(pattern: str):
+    """A test id pattern: ``*`` matches anything, every other character itself."""
+    return re.compile(".*".join(re.escape(p) for p in pattern.split("*")) + r"\Z")
+
+
+def copy_modules(dest: Path) -> None:
+    import sklearn.metrics.tests as sk_tests
+
+    src = Path(sk_tests.__file__).parent
+    for name in MODULES:
+        shutil.copy(src / name, dest / name)
+    shutil.copy(HERE / "swap_conftest.py", dest / "conftest.py")
+
+
+def outcomes(junit: Path) -> dict[str, tuple[str, str]]:
+    """``{test id: (outcome, first line of the failure)}`` from a JUnit file."""
+    out = {}
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        module = case.get("classname", "").rsplit(".", 1)[-1]
+        tid = f"{module}::{case.get('name')}"
+        state, msg = "passed", ""
+        for child in case:
+            if child.tag in ("failure", "error"):
+                state = "failed"
+                msg = (child.get("message") or "").split("\n")[0][:160]
+            elif child.tag == "skipped":
+                state = "skipped"
+        out[tid] = (state, msg)
+    return out
+
+
+def run_once(folder: Path, *, swap: bool, array_api: bool, workers: int) -> dict:
+    junit = folder / f"junit-{'swap' if swap else 'base'}-{int(array_api)}.xml"
+    env = dict(os.environ, METRIX_SWAP="1" if swap else "0",
+               SKLEARN_SKIP_NETWORK_TESTS="1", PYTHONPATH=str(folder))
+    env.pop("SCIPY_ARRAY_API", None)
+    if array_api:
+        env["SCIPY_ARRAY_API"] = "1"
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+           "-p", "sklearn.conftest", "-o", "addopts=", "--rootdir", str(folder),
+           f"--junitxml={junit}", "-W", "ignore"]
+    if workers > 1:
+        cmd += ["-n", str(workers)]
+    cmd += [str(folder / m) for m in MODULES]
+    subprocess.run(cmd, cwd=folder, env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=False)
+    return outcomes(junit)
+
+
+def compare(base: dict, swapped: dict, allow: dict[str, str]) -> dict:
+    """The baseline-passing tests, those that fail swapped, and which are allowed."""
+    passing = sorted(t for t, (s, _) in base.items() if s == "passed")
+    failing = [t for t in passing if swapped.get(t, ("missing", ""))[0] != "passed"]
+    patterns = [_matcher(p) for p in allow]
+    allowed = [t for t in failing if any(m.match(t) for m in patterns)]
+    unexpected = [t for t in failing if t not in allowed]
+    ratio = 1.0 - len(unexpected) / max(len(passing), 1)
+    return {"baseline": len(passing), "failing": failing, "allowed": allowed,
+            "unexpected": unexpected, "ratio": ratio,
+            "messages": {t: swapped.get(t, ("missing", "not run"))[1] for t in failing}}
+
+
+def run(*, array_api: bool = False, workers: int = 2) -> dict:
+    """Baseline and swapped runs of the four modules; the comparison."""
+    with tempfile.TemporaryDirectory(prefix="metrix-sklearn-suite-") as tmp:
+        folder = Path(tmp)
+        copy_modules(folder)
+        base = run_once(folder, swap=False, array_api=array_api, workers=workers)
+        swapped = run_once(folder, swap=True, array_api=array_api, workers=workers)
+    return compare(base, swapped, load_allowlist())
+
+
+def summary(result: dict) -> str:
+    lines = [f"baseline-passing tests: {result['baseline']}; failing with metrix: "
+             f"{len(result['failing'])} ({len(result['allowed'])} allowlisted); "
+             f"score {100 * result['ratio']:.2f}% (needs {100 * THRESHOLD:.0f}%)"]
+    for t in result["unexpected"]:
+        lines.append(f"  {t}: {result['messages'][t]}")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--array-api", action="store_true",
+                        help="run with SCIPY_ARRAY_API=1 (scikit-learn's array-API tests)")
+    parser.add_argument("-n", "--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    result = run(array_api=args.array_api, workers=args.workers)
+    print(summary(result))
+    return 0 if result["ratio"] >= THRESHOLD else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+"""conftest.py of the copied scikit-learn test modules (see run_suite.py).
+
+With ``METRIX_SWAP=1`` every public ``sklearn.metrics`` function that metrix
+also has is replaced by metrix's before the test modules are collected (they
+import the names from ``sklearn.metrics``), and scikit-learn's
+``UndefinedMetricWarning`` by metrix's own class: the tests then check
+metrix's values, errors and warning texts.  Without it, scikit-learn runs
+its own tests: the baseline.
+"""
+
+import os
+
+if os.environ.get("METRIX_SWAP") == "1":
+    import importlib
+
+    import sklearn.exceptions
+    import sklearn.metrics
+
+    import metrix
+    import metrix.exceptions
+
+    # some tests import the public functions from the private modules that define them
+    _modules = [sklearn.metrics]
+    for _private in ("_classification", "_ranking", "_regression"):
+        _modules.append(importlib.import_module(f"sklearn.metrics.{_private}"))
+    for _name in sklearn.metrics.__all__:
+        _fn = getattr(metrix, _name, None)
+        if callable(_fn) and not isinstance(_fn, type):
+            for _module in _modules:
+                if hasattr(_module, _name):
+                    setattr(_module, _name, _fn)
+    sklearn.exceptions.UndefinedMetricWarning = metrix.exceptions.UndefinedMetricWarning
