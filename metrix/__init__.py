@@ -10,21 +10,26 @@ on first use.
 import importlib
 
 from . import classification as _classification
+from . import clustering as _clustering
 from . import evaluation as _evaluation
 from . import ranking as _ranking
 from . import regression as _regression
 from . import retrieval as _retrieval
+from . import segmentation as _segmentation
 from .classification import *  # noqa: F401,F403
+from .clustering import *  # noqa: F401,F403
 from .evaluation import *  # noqa: F401,F403
 from .exceptions import UndefinedMetricWarning
 from .ranking import *  # noqa: F401,F403
 from .regression import *  # noqa: F401,F403
 from .retrieval import *  # noqa: F401,F403
+from .segmentation import *  # noqa: F401,F403
 
 __version__ = "0.1.0"
 
-__all__ = ["UndefinedMetricWarning", *_classification.__all__, *_evaluation.__all__,
-           *_ranking.__all__, *_regression.__all__, *_retrieval.__all__]
+__all__ = ["UndefinedMetricWarning", *_classification.__all__, *_clustering.__all__,
+           *_evaluation.__all__, *_ranking.__all__, *_regression.__all__,
+           *_retrieval.__all__, *_segmentation.__all__]
 
 _LAZY = ("stream", "cli")
 

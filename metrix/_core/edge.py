@@ -11,9 +11,9 @@ same at its edge, so that ``from metrix import f1_score`` is a drop-in:
   then the NumPy path runs.  Found by duck typing (``__array__``,
   ``toarray``), never by importing pandas, polars or SciPy.
 * **Mixed libraries.** As scikit-learn 1.9: ``y_true``, ``sample_weight``
-  and ``labels`` follow the namespace and device of the prediction
-  (``y_pred``, ``y_score``, ``y_proba`` or ``pred_decision``), moved there
-  through the host.
+  and ``labels`` of another library follow the namespace and device of the
+  prediction (``y_pred``, ``y_score``, ``y_proba`` or ``pred_decision``),
+  moved there through the host.  Two devices of one library stay an error.
 * **Out.** A NumPy 0-d result becomes a Python ``float`` (``int``,
   ``bool``), also inside a returned tuple; NumPy vectors stay arrays.
   Results of other array libraries (torch, JAX, CuPy, array-api-strict) stay
@@ -37,9 +37,10 @@ __all__ = ["metric_edge", "as_host_array", "python_scalars"]
 ARRAY_ARGUMENTS = frozenset({
     "y_true", "y_pred", "y_score", "y_proba", "y_prob", "pred_decision", "sample_weight",
     "labels", "y1", "y2", "x", "y", "query_ids", "thresholds", "ranked_labels",
+    "labels_true", "labels_pred", "X",
 })
 #: the prediction arguments whose library the others follow (first present wins)
-_LEADERS = ("y_pred", "y_score", "y_proba", "y_prob", "pred_decision")
+_LEADERS = ("y_pred", "y_score", "y_proba", "y_prob", "pred_decision", "labels_pred", "X")
 
 _NATIVE, _HOST, _ARRAY_LIKE, _SPARSE = 0, 1, 2, 3
 _HOST_TYPES = (np.ndarray, np.generic, list, tuple, range, int, float, bool, str, bytes)
@@ -77,12 +78,12 @@ def as_host_array(x):
     float64 with NaN for ``pd.NA`` when they hold one (scikit-learn's
     conversion, so the metric's NaN check raises its usual message), else
     their NumPy dtype; categoricals their categories' values.  Sparse
-    matrices become dense (a label-indicator matrix: the metrics read every
-    cell of it).
+    matrices become dense, one byte a cell for a 0 / 1 label indicator (the
+    metrics read every cell of it).
     """
     k = _kind(x)
     if k == _SPARSE:
-        return np.asarray(x.toarray())
+        return _dense_indicator(x)
     if k != _ARRAY_LIKE:
         return x
     if type(x).__module__.startswith("pandas"):
@@ -91,6 +92,15 @@ def as_host_array(x):
     if to_numpy is not None and type(x).__module__.startswith("polars"):
         return np.asarray(to_numpy())
     return np.asarray(x)
+
+
+def _dense_indicator(x):
+    """A sparse matrix as a dense NumPy array: int8 when its stored values are
+    0 / 1 (a label indicator: one byte a cell, not eight), else its own dtype."""
+    data = np.asarray(x.data)
+    if data.dtype.kind in "biuf" and (data.size == 0 or bool(((data == 0) | (data == 1)).all())):
+        return np.asarray(x.astype(np.int8).toarray())
+    return np.asarray(x.toarray())
 
 
 def _from_pandas(x):
@@ -179,7 +189,7 @@ def _prepare(args, kwargs, slots, leaders):
                 same = _namespace_of(x) is xp
             except TypeError:
                 continue  # not an array: the metric's own checks name it
-            if not same or str(device_of(x)) != str(device):
+            if not same:  # another library; two devices of one library stay an error
                 values[name] = (i, asarray(to_host(x), xp=xp, device=device))
     for name, (i, x) in values.items():
         if i is None:

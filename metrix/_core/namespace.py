@@ -10,7 +10,8 @@ Rules (see DESIGN.md):
 * Otherwise every non-host input must share one namespace and one device; host
   inputs are moved there, as scikit-learn's ``move_to`` does.
 * Results are 0-d arrays in that namespace, on that device (for NumPy, a NumPy
-  scalar, as scikit-learn returns).
+  scalar here; the public edge, :mod:`.edge`, turns it into a Python float,
+  as scikit-learn returns).
 * Counts are int64 (int32 where the device has no 64-bit integers, e.g. JAX
   without ``jax_enable_x64``); float sums use the widest float of the device.
 """

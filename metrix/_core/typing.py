@@ -15,7 +15,7 @@ from typing import Any
 #: an array of any supported library, or an array-like (list, pandas, polars)
 ArrayLike = Any
 #: a result: an array of the inputs' namespace and device (for NumPy and
-#: array-like inputs a 0-d result is a NumPy scalar, as scikit-learn returns)
+#: array-like inputs a 0-d result is a Python float, as scikit-learn returns)
 Array = Any
 
 __all__ = ["Array", "ArrayLike"]

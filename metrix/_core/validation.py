@@ -226,9 +226,16 @@ def _is_multilabel_shape(y) -> bool:
     return y.ndim == 2 and y.shape[1] > 1
 
 
-def _reject_sequences(y):
-    """scikit-learn's error for the legacy sequence-of-sequences multilabel format."""
+def _reject_legacy_labels(y):
+    """scikit-learn's errors for bytes labels and the legacy sequence-of-sequences
+    multilabel format (a look at the first label, on the host)."""
     first = y[0] if y.ndim and y.shape[0] else None
+    if y.ndim == 2 and first is not None and first.shape[0]:
+        first = first[0]
+    if isinstance(first, bytes):
+        raise TypeError(
+            "Support for labels represented as bytes is not supported. Convert the labels "
+            "to a string or integer format.")
     if isinstance(first, (list, tuple)):
         raise ValueError(
             "You appear to be using a legacy multi-label data representation. Sequence of "
@@ -255,7 +262,7 @@ def target_info(y, *, xp, input_name, validate=True, exact_binary=True) -> _Info
         return _Info("multilabel-indicator" if multi else "multiclass", None)
     suffix = "-multioutput" if multi else ""
     if kind == "O":
-        _reject_sequences(y)
+        _reject_legacy_labels(y)
         uniq = _ns.host_unique(y)
         if multi:
             return _Info("multiclass-multioutput", None)

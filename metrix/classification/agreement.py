@@ -143,7 +143,7 @@ def jaccard_score(
     -------
     score : 0-d array, or array of shape (n_classes,)
         The score of ``pos_label``, the average, or one score per class
-        (``average=None``), on the inputs' device (NumPy scalar for NumPy inputs).
+        (``average=None``), on the inputs' device (a Python float for NumPy inputs).
 
     References
     ----------
@@ -221,7 +221,7 @@ def balanced_accuracy_score(
     Returns
     -------
     score : 0-d array
-        The balanced accuracy, on the inputs' device (NumPy scalar for NumPy
+        The balanced accuracy, on the inputs' device (a Python float for NumPy
         inputs).
 
     References

@@ -80,7 +80,7 @@ def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bo
     Returns
     -------
     score : 0-d array
-        In the namespace and on the device of ``y_score`` (a NumPy scalar for
+        In the namespace and on the device of ``y_score`` (a Python float for
         NumPy).
 
     References
@@ -245,7 +245,7 @@ def dcg_score(y_true: Any, y_score: Any, *, k: int | None = None, log_base: floa
     Returns
     -------
     dcg : 0-d array
-        In the namespace and on the device of ``y_score`` (a NumPy scalar for
+        In the namespace and on the device of ``y_score`` (a Python float for
         NumPy).
 
     References
@@ -379,7 +379,7 @@ def label_ranking_average_precision_score(y_true: Any, y_score: Any, *,
     Returns
     -------
     score : 0-d array
-        In the namespace and on the device of ``y_score`` (a NumPy scalar for
+        In the namespace and on the device of ``y_score`` (a Python float for
         NumPy).
 
     References
@@ -423,7 +423,7 @@ def coverage_error(y_true: Any, y_score: Any, *, sample_weight: Any = None,
     Returns
     -------
     coverage : 0-d array
-        In the namespace and on the device of ``y_score`` (a NumPy scalar for
+        In the namespace and on the device of ``y_score`` (a Python float for
         NumPy).
 
     References
@@ -464,7 +464,7 @@ def label_ranking_loss(y_true: Any, y_score: Any, *, sample_weight: Any = None,
     Returns
     -------
     loss : 0-d array
-        In the namespace and on the device of ``y_score`` (a NumPy scalar for
+        In the namespace and on the device of ``y_score`` (a Python float for
         NumPy).
 
     References

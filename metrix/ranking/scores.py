@@ -86,7 +86,7 @@ def auc(x: Any, y: Any, *, validate: bool = True) -> Any:
     Returns
     -------
     area : 0-d array
-        In the namespace and on the device of the inputs (a NumPy scalar
+        In the namespace and on the device of the inputs (a Python float
         for NumPy).
 
     References

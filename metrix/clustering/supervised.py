@@ -1,0 +1,3 @@
+"""Supervised clustering metrics (being written)."""
+
+__all__: list[str] = []

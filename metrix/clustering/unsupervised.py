@@ -1,0 +1,3 @@
+"""Unsupervised clustering metrics (being written)."""
+
+__all__: list[str] = []

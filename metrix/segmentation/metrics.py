@@ -1,0 +1,3 @@
+"""Segmentation metrics (being written)."""
+
+__all__: list[str] = []
