@@ -38,6 +38,7 @@ FAMILIES = {
     "regression": (["--n", "2e5", "--repeat", "2"], []),
     "retrieval": (["--queries", "5000", "--items", "100", "--repeat", "1"], []),
     "stream": (["--batches", "50", "--size", "10000", "--repeat", "1"], []),
+    "clustering": (["--n", "4000"], ["--n", "20000"]),
 }
 
 

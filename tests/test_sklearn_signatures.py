@@ -13,7 +13,8 @@ skm = pytest.importorskip("sklearn.metrics")
 
 #: the scikit-learn modules whose public functions metrix provides
 FAMILIES = ("sklearn.metrics._classification", "sklearn.metrics._ranking",
-            "sklearn.metrics._regression")
+            "sklearn.metrics._regression", "sklearn.metrics.cluster._supervised",
+            "sklearn.metrics.cluster._unsupervised")
 
 
 def _covered():

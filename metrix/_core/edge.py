@@ -97,6 +97,7 @@ def as_host_array(x):
 def _dense_indicator(x):
     """A sparse matrix as a dense NumPy array: int8 when its stored values are
     0 / 1 (a label indicator: one byte a cell, not eight), else its own dtype."""
+    x = x.tocsr()  # DOK / LIL formats keep no flat ``data``
     data = np.asarray(x.data)
     if data.dtype.kind in "biuf" and (data.size == 0 or bool(((data == 0) | (data == 1)).all())):
         return np.asarray(x.astype(np.int8).toarray())

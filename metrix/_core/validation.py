@@ -16,6 +16,7 @@ import numbers
 import warnings
 from typing import NamedTuple
 
+from .._core.stacklevel import find_stack_level
 from ..backends import ops
 from ..exceptions import DataConversionWarning
 from . import namespace as _ns
@@ -63,7 +64,7 @@ def column_or_1d(y, *, xp, input_name="y", warn=False):
                 "A column-vector y was passed when a 1d array was expected. Please "
                 "change the shape of y to (n_samples, ), for example using ravel().",
                 DataConversionWarning,
-                stacklevel=3,
+                stacklevel=find_stack_level(),
             )
         return xp.reshape(y, (-1,))
     if y.ndim == 0:

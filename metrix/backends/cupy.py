@@ -33,6 +33,11 @@ class Ops(GenericOps):
     def unique_counts(self, x, /):
         return cupy.unique(x, return_counts=True)
 
+    def gammaln(self, x, /):
+        from cupyx.scipy.special import gammaln
+
+        return gammaln(x)
+
     def unique_inverse(self, x, /):
         values, inverse = cupy.unique(x, return_inverse=True)
         return values, inverse.reshape(-1)

@@ -50,6 +50,11 @@ class Ops(GenericOps):
     def unique_counts(self, x, /):
         return jnp.unique(x, return_counts=True)
 
+    def gammaln(self, x, /):
+        from jax.scipy.special import gammaln
+
+        return gammaln(x)
+
     def unique_inverse(self, x, /):
         values, inverse = jnp.unique(x, return_inverse=True)
         return values, inverse.reshape(-1)

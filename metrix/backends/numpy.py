@@ -212,6 +212,11 @@ class Ops(GenericOps):
     def unique_counts(self, x, /):
         return np.unique(np.asarray(x), return_counts=True)
 
+    def gammaln(self, x, /):
+        from scipy.special import gammaln  # native log-gamma (SciPy ships with metrix)
+
+        return gammaln(np.asarray(x))
+
     def unique_inverse(self, x, /):
         x = np.asarray(x)
         dense = unique_inverse_dense(x)

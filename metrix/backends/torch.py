@@ -286,6 +286,9 @@ class Ops(GenericOps):
     def unique_counts(self, x, /):
         return torch.unique(x, sorted=True, return_counts=True)
 
+    def gammaln(self, x, /):
+        return torch.lgamma(x)
+
     def unique_inverse(self, x, /):
         if (not _compiling() and x.device.type == "cpu" and x.dtype in _NUMPY_VIEWS
                 and not x.dtype.is_floating_point):

@@ -295,3 +295,14 @@ def matrix_counts(prob: LabelProblem):
     counts = prob.counts if prob.cm is None or prob.counts_of_cm else \
         _stats.counts_from_confusion(prob.cm, xp=xp)
     return tuple(cast(c, prob.acc_dtype, xp) for c in counts)
+
+
+def any_label_in_y_true(prob: LabelProblem, labels) -> bool:
+    """Whether a declared label occurs in ``y_true``, whatever its weight (scikit-learn's
+    ``intersect1d`` check).  Reads values: ``validate=True`` only."""
+    xp = prob.xp
+    if prob.weights is None:  # the counts are occurrences
+        return bool(xp.sum(prob.counts.true) > 0)  # host read: validate only
+    import numpy as np
+
+    return bool(np.isin(_ns.to_host(prob.y_true), np.asarray(_ns.host_list(labels))).any())

@@ -12,6 +12,7 @@ import warnings
 
 from .._core import namespace as _ns
 from .._core.arith import nanaverage, safe_divide
+from .._core.stacklevel import find_stack_level
 from .._core.validation import check_average, check_zero_division
 from ..exceptions import UndefinedMetricWarning
 
@@ -29,7 +30,7 @@ def warn_prf(average, modifier, msg_start, result_size):
         msg = msg.format("due to")
     else:
         msg = msg.format(f"in {axis1}s with")
-    warnings.warn(msg, UndefinedMetricWarning, stacklevel=4)
+    warnings.warn(msg, UndefinedMetricWarning, stacklevel=find_stack_level())
 
 
 def prf_divide(num, den, *, metric, modifier, average, warn_for, zero_division, xp,
@@ -79,7 +80,7 @@ def setwise_labels(targets, *, average, labels, pos_label):
         warnings.warn(
             f"Note that pos_label (set to {pos_label!r}) is ignored when average != "
             f"'binary' (got {average!r}). You may use labels=[pos_label] to specify a "
-            "single positive class.", UserWarning, stacklevel=4)
+            "single positive class.", UserWarning, stacklevel=find_stack_level())
     return labels
 
 

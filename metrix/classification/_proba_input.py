@@ -32,6 +32,7 @@ import warnings
 from typing import NamedTuple
 
 from .._core import namespace as _ns
+from .._core.stacklevel import find_stack_level
 from .._core.validation import (
     assert_all_finite,
     check_consistent_length,
@@ -132,7 +133,8 @@ def _declared_codes(y, labels, original, xp, device, validate):
             f"Labels passed were {original}. But this function assumes labels are "
             "ordered lexicographically. "
             f"Pass the ordered labels={_ns.host_values(classes).tolist()} and ensure that "
-            "the columns of y_prob correspond to this ordering.", UserWarning, stacklevel=4)
+            "the columns of y_prob correspond to this ordering.", UserWarning,
+            stacklevel=find_stack_level())
     codes = _labels.encode(y, y, labels=classes, xp=xp, device=device).y_true
     if validate:
         outside = codes == len(classes)
@@ -287,7 +289,7 @@ def _warn_row_sums(p, acc, eps, xp):
     tol = 1e-8 + math.sqrt(eps)
     if not bool(xp.all(xp.abs(rowsum - 1) <= tol)):  # host read: validate=True only
         warnings.warn("The y_prob values do not sum to one. Make sure to pass "
-                      "probabilities.", UserWarning, stacklevel=4)
+                      "probabilities.", UserWarning, stacklevel=find_stack_level())
 
 
 def _multilabel_problem(yt, p, w, labels, xp, device, fdt, acc, eps, n, check_sum,

@@ -22,9 +22,16 @@ from .._core import namespace as _ns
 from .._core.arith import nanaverage, safe_divide
 from .._core.edge import metric_edge
 from .._core.lane import cast
+from .._core.stacklevel import find_stack_level
 from .._core.typing import Array, ArrayLike
 from ..exceptions import UndefinedMetricWarning
-from ._input import label_problem, matrix_counts, prepare_inputs, setwise_problem
+from ._input import (
+    any_label_in_y_true,
+    label_problem,
+    matrix_counts,
+    prepare_inputs,
+    setwise_problem,
+)
 from ._lane import lane_inputs, lane_position, lane_problem, setwise_lane_problem
 from ._likelihood_ratios import check_replace_lr, likelihood_ratios_from_problem
 from ._prf import prf_divide
@@ -57,7 +64,7 @@ def warn_single_label(prob):
         warnings.warn(
             "A single label was found in 'y_true' and 'y_pred'. For the confusion matrix "
             "to have the correct shape, use the 'labels' parameter to pass all known "
-            "labels.", UserWarning, stacklevel=3)
+            "labels.", UserWarning, stacklevel=find_stack_level())
 
 
 def _check_labels_nonempty(labels):
@@ -174,7 +181,8 @@ def balanced_accuracy_from_problem(prob, *, adjusted, validate):
     per_class = safe_divide(tp, true, zero_value=0.0, xp=xp)
     n_classes = xp.sum(xp.astype(has_true, prob.acc_dtype))
     if validate and not bool(xp.all(has_true)):  # host read, validate=True only
-        warnings.warn("y_pred contains classes not in y_true", UserWarning, stacklevel=3)
+        warnings.warn("y_pred contains classes not in y_true", UserWarning,
+                      stacklevel=find_stack_level())
     score = safe_divide(xp.sum(per_class), n_classes, zero_value=float("nan"), xp=xp)
     if adjusted:
         chance = 1 / n_classes
@@ -399,13 +407,13 @@ def kappa_from_problem(prob, *, weights, replace_undefined_by, validate):
                 "`y2` contains no labels that are present in both `y1` and `labels`."
                 "`cohen_kappa_score` is undefined and set to the value defined by "
                 "the `replace_undefined_by` param, which is set to "
-                f"{replace_undefined_by}.", UndefinedMetricWarning, stacklevel=3)
+                f"{replace_undefined_by}.", UndefinedMetricWarning, stacklevel=find_stack_level())
         elif bool(expected == 0):
             warnings.warn(
                 "`y1`, `y2` and `labels` have only one label in common. "
                 "`cohen_kappa_score` is undefined and set to the value defined by the "
                 "the `replace_undefined_by` param, which is set to "
-                f"{replace_undefined_by}.", UndefinedMetricWarning, stacklevel=3)
+                f"{replace_undefined_by}.", UndefinedMetricWarning, stacklevel=find_stack_level())
     kappa = kappa_value(n, observed, expected, replace_undefined_by=replace_undefined_by,
                         xp=xp)
     return cast(kappa, prob.float_dtype, xp)
@@ -472,7 +480,7 @@ def cohen_kappa_score(
     prob = label_problem(prepared, labels=labels, validate=validate,
                          want_cm=weights is not None or labels is not None)
     warn_single_label(prob)
-    if labels is not None and validate and not bool(prob.xp.sum(prob.counts.true) > 0):
+    if labels is not None and validate and not any_label_in_y_true(prob, labels):
         raise ValueError(
             "At least one label in `labels` must be present in `y1` (even though "
             "`cohen_kappa_score` is otherwise agnostic to the order of `y1` and `y2`).")

@@ -19,10 +19,11 @@ import numpy as np
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from .._core.edge import metric_edge
+from .._core.stacklevel import find_stack_level
 from .._core.typing import Array, ArrayLike
 from .._core.validation import check_zero_division
 from ._encoding import comparable
-from ._input import label_problem, prepare_inputs, setwise_problem
+from ._input import any_label_in_y_true, label_problem, prepare_inputs, setwise_problem
 from ._lane import (
     all_present,
     declared_matrix,
@@ -116,7 +117,7 @@ def confusion_matrix(
     cm = prob.cm
     if labels is not None and validate:
         # host read: scikit-learn requires one declared label among y_true
-        if not bool(xp.sum(prob.counts.true) > 0):
+        if not any_label_in_y_true(prob, labels):
             raise ValueError("At least one label specified must be in y_true")
     if prepared.weights is not None and _is_int_weights(sample_weight):
         cm = xp.astype(cm, _ns.count_dtype(xp, device))
@@ -130,7 +131,7 @@ def confusion_matrix(
         warnings.warn(
             "A single label was found in 'y_true' and 'y_pred'. For the confusion matrix "
             "to have the correct shape, use the 'labels' parameter to pass all known "
-            "labels.", UserWarning, stacklevel=2)
+            "labels.", UserWarning, stacklevel=find_stack_level())
     return cm
 
 

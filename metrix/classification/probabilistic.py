@@ -16,6 +16,7 @@ from typing import Literal
 
 from .._core import namespace as _ns
 from .._core.edge import metric_edge
+from .._core.stacklevel import find_stack_level
 from .._core.typing import Array, ArrayLike
 from .._core.validation import check_consistent_length, num_samples
 from ..exceptions import UndefinedMetricWarning
@@ -38,7 +39,7 @@ def _renamed_y_pred(y_proba, y_pred):
         raise ValueError("Cannot use both `y_pred` and `y_proba`. `y_pred` is deprecated, "
                          "use `y_proba` instead.")
     warnings.warn("`y_pred` was renamed to `y_proba` in version 1.9 and will be removed in "
-                  "1.11. Use `y_proba` instead.", FutureWarning, stacklevel=3)
+                  "1.11. Use `y_proba` instead.", FutureWarning, stacklevel=find_stack_level())
     return y_pred
 
 
@@ -192,7 +193,7 @@ def _d2_undefined(y_true, y_proba, sample_weight):
     check_consistent_length(y_proba, y_true, sample_weight)
     if num_samples(y_proba) < 2:
         warnings.warn("D^2 score is not well-defined with less than two samples.",
-                      UndefinedMetricWarning, stacklevel=3)
+                      UndefinedMetricWarning, stacklevel=find_stack_level())
         xp, device = _ns.get_namespace_and_device(y_proba, y_true, sample_weight)
         p, _ = _proba.float_proba(y_proba, xp, device)
         return _ns.to_output(xp.asarray(float("nan"), dtype=p.dtype, device=device), xp)

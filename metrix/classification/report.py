@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from .._core import namespace as _ns
 from .._core.edge import metric_edge
+from .._core.stacklevel import find_stack_level
 from .._core.typing import ArrayLike
 from .._core.validation import check_zero_division
 from ..backends import ops as _ops
@@ -185,7 +186,7 @@ def classification_report(
         if labels_given:
             warnings.warn(
                 f"labels size, {len(shown)}, does not match size of target_names, "
-                f"{len(target_names)}", UserWarning, stacklevel=2)
+                f"{len(target_names)}", UserWarning, stacklevel=find_stack_level())
         else:
             raise ValueError(
                 f"Number of classes, {len(shown)}, does not match size of target_names, "

@@ -16,6 +16,7 @@ import warnings
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
+from .._core.stacklevel import find_stack_level
 from ..exceptions import UndefinedMetricWarning
 from ._rank_values import (
     binary_ap_split,
@@ -103,7 +104,7 @@ def row_scores(metric, score, *, pos=None, codes=None, weight=None, acc, xp, ops
 def _warn_rows(metric, tot_p, tot_n, score, *, pos, codes, weight, xp):
     if metric != "roc_auc":
         if bool(xp.any(tot_p == 0)):
-            warnings.warn(NO_POS_PR, UserWarning, stacklevel=4)
+            warnings.warn(NO_POS_PR, UserWarning, stacklevel=find_stack_level())
         return
     if weight is None:
         n_pos, n_neg = tot_p, tot_n
@@ -119,11 +120,11 @@ def _warn_rows(metric, tot_p, tot_n, score, *, pos, codes, weight, xp):
         n_neg = n - n_pos
     one_class = (n_pos == 0) | (n_neg == 0)
     if bool(xp.any(one_class)):
-        warnings.warn(ONE_CLASS, UndefinedMetricWarning, stacklevel=4)
+        warnings.warn(ONE_CLASS, UndefinedMetricWarning, stacklevel=find_stack_level())
     if bool(xp.any(~one_class & (tot_n <= 0))):
-        warnings.warn(NO_NEG_ROC, UndefinedMetricWarning, stacklevel=4)
+        warnings.warn(NO_NEG_ROC, UndefinedMetricWarning, stacklevel=find_stack_level())
     if bool(xp.any(~one_class & (tot_p <= 0))):
-        warnings.warn(NO_POS_ROC, UndefinedMetricWarning, stacklevel=4)
+        warnings.warn(NO_POS_ROC, UndefinedMetricWarning, stacklevel=find_stack_level())
 
 
 def average_row_scores(scores, weights, *, xp, zero_if_empty=False):

@@ -14,6 +14,7 @@ from typing import Any
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from .._core.edge import metric_edge
+from .._core.stacklevel import find_stack_level
 from .._core.validation import check_binned_scores
 from ..exceptions import UndefinedMetricWarning
 from ._averaging import NO_NEG_ROC, NO_POS_PR, NO_POS_ROC
@@ -128,9 +129,9 @@ def roc_curve(y_true: Any, y_score: Any, *, pos_label: int | float | bool | str 
     fps, tps = _prepend(fps, 0.0, xp), _prepend(tps, 0.0, xp)
     thr = _prepend(xp.astype(thr, inp.fdt), float("inf"), xp)
     if warn and bool(tot_n <= 0):
-        warnings.warn(NO_NEG_ROC, UndefinedMetricWarning, stacklevel=2)
+        warnings.warn(NO_NEG_ROC, UndefinedMetricWarning, stacklevel=find_stack_level())
     if warn and bool(tot_p <= 0):
-        warnings.warn(NO_POS_ROC, UndefinedMetricWarning, stacklevel=2)
+        warnings.warn(NO_POS_ROC, UndefinedMetricWarning, stacklevel=find_stack_level())
     nan = float("nan")
     fpr = xp.where(tot_n <= 0, xp.full_like(fps, nan), safe_divide(fps, tot_n, zero_value=nan,
                                                                     xp=xp))
@@ -198,7 +199,7 @@ def precision_recall_curve(y_true: Any, y_score: Any, *,
         warn = validate
     precision = safe_divide(tps, tps + fps, zero_value=0.0, xp=xp)
     if warn and bool(tot_p == 0):
-        warnings.warn(NO_POS_PR, UserWarning, stacklevel=2)
+        warnings.warn(NO_POS_PR, UserWarning, stacklevel=find_stack_level())
     recall = xp.where(tot_p == 0, xp.ones_like(tps), safe_divide(tps, tot_p, zero_value=1.0,
                                                                  xp=xp))
     f = inp.fdt

@@ -17,6 +17,7 @@ from typing import Any
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from .._core.edge import metric_edge
+from .._core.stacklevel import find_stack_level
 from .._core.validation import column_or_1d
 from ..exceptions import UndefinedMetricWarning
 from ._input import Inputs, check_k, check_labels, discover_classes, encode_classes, target_type
@@ -133,7 +134,7 @@ def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bo
     if k >= n_classes:
         warnings.warn(f"'k' ({k}) greater than or equal to 'n_classes' ({n_classes}) will "
                       "result in a perfect score and is therefore meaningless.",
-                      UndefinedMetricWarning, stacklevel=2)
+                      UndefinedMetricWarning, stacklevel=find_stack_level())
     acc = inp.acc
     if y_type == "binary":
         if k == 1:

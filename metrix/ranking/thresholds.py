@@ -17,6 +17,7 @@ from typing import Any
 
 from .._core import namespace as _ns
 from .._core.edge import metric_edge
+from .._core.stacklevel import find_stack_level
 from .._core.validation import assert_all_finite, column_or_1d
 from ._input import Inputs
 from ._statistic import group_ends, sort_desc
@@ -42,7 +43,7 @@ def _keyword_only_warning(version):
                               for name, arg in zip(keyword_only[:extra], args[-extra:]))
             warnings.warn(f"Pass {given} as keyword args. From version {version} passing "
                           "these as positional arguments will result in an error",
-                          FutureWarning, stacklevel=2)
+                          FutureWarning, stacklevel=find_stack_level())
             kwargs.update(zip(positional + keyword_only, args))
             return func(**kwargs)
 

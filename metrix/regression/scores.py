@@ -14,7 +14,7 @@ squares, so float32 data with a large mean keeps its score.
 Every metric takes keyword-only ``validate=True``: with ``validate=False``
 no value is read on the host (no NaN/inf, domain or zero-weight checks) and
 the metric traces under ``jax.jit`` and ``torch.compile(fullgraph=True)``.
-Results are 0-d arrays (NumPy scalars for NumPy) or ``(n_outputs,)`` arrays
+Results are 0-d arrays (Python floats for NumPy) or ``(n_outputs,)`` arrays
 for ``multioutput="raw_values"``, in the namespace and on the device of the
 inputs.
 """
@@ -29,6 +29,7 @@ from typing import Any, Literal
 from .._core import namespace as _ns
 from .._core.edge import metric_edge
 from .._core.lane import cast, lane_namespace_1d
+from .._core.stacklevel import find_stack_level
 from ..backends import ops
 from ..exceptions import UndefinedMetricWarning
 from ._input import (
@@ -83,7 +84,7 @@ _RET = """\
     Returns
     -------
     {name} : 0-d array, or array of shape (n_outputs,) for "raw_values"
-        In the namespace and on the device of the inputs (a NumPy scalar for
+        In the namespace and on the device of the inputs (a Python float for
         NumPy); float32 for float32 inputs, else float64 where available."""
 _REF = """\
     References
@@ -171,7 +172,7 @@ def _const(value, t):
 
 
 def _nan_result(t, msg):
-    warnings.warn(msg, UndefinedMetricWarning, stacklevel=3)
+    warnings.warn(msg, UndefinedMetricWarning, stacklevel=find_stack_level())
     return _out(_const(float("nan"), t), t)
 
 
@@ -583,8 +584,13 @@ def d2_pinball_score(
         multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
         validate: bool = True) -> Any:
     alpha = check_alpha(alpha, "d2_pinball_score")
+    return _d2_pinball(y_true, y_pred, sample_weight, alpha, multioutput, validate,
+                       "d2_pinball_score")
+
+
+def _d2_pinball(y_true, y_pred, sample_weight, alpha, multioutput, validate, func):
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
-                          func="d2_pinball_score", output_weights=False)
+                          func=func, output_weights=False)
     if t.n_samples < 2:
         return _nan_result(t, "D^2 score is not well-defined with less than two samples.")
     if validate:
@@ -600,8 +606,8 @@ def d2_absolute_error_score(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None,
         multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
         validate: bool = True) -> Any:
-    return d2_pinball_score(y_true, y_pred, sample_weight=sample_weight, alpha=0.5,
-                            multioutput=multioutput, validate=validate)
+    return _d2_pinball(y_true, y_pred, sample_weight, 0.5, multioutput, validate,
+                       "d2_absolute_error_score")
 
 
 _FF = """\

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from .._core import namespace as _ns
 from .._core.edge import metric_edge
+from .._core.stacklevel import find_stack_level
 from .._core.validation import (
     assert_all_finite,
     check_average,
@@ -345,7 +346,7 @@ def classification_report_at_k(
     if target_names is not None and len(target_names) != len(label_ids):
         if labels is not None:
             warnings.warn(f"labels size, {len(label_ids)}, does not match size of "
-                          f"target_names, {len(target_names)}", stacklevel=2)
+                          f"target_names, {len(target_names)}", stacklevel=find_stack_level())
         else:
             raise ValueError(
                 f"Number of classes, {len(label_ids)}, does not match size of "

@@ -1,3 +1,469 @@
-"""Segmentation metrics (being written)."""
+r"""Segmentation metrics: IoU, Dice, generalized Dice and pixel accuracy.
 
-__all__: list[str] = []
+Each metric is a formula on one statistic (:mod:`._statistic`): the
+per-(image, class) counts ``tp``, ``pred`` and ``true`` of one ``bincount``
+over all pixels.  Two ways to pool the images (``per_image``):
+
+* ``per_image=False`` (dataset level): the pixels of all images form one pool,
+  and the value is scikit-learn's on the flattened pixels: ``mean_iou`` is
+  ``jaccard_score``, ``dice_score`` is ``f1_score`` and ``pixel_accuracy`` is
+  ``recall_score`` (``accuracy_score`` for ``average="micro"`` over every class),
+  with the same ``labels``, ``average`` and ``zero_division``;
+* ``per_image=True``: the value of each image, then the mean over the images
+  where it is defined (an image without the class in its target or prediction
+  does not count for that class): TorchMetrics' ``MeanIoU(per_class=True)`` and
+  ``DiceScore(aggregation_level="samplewise")``.
+
+``average="pairs"`` is TorchMetrics' ``MeanIoU(per_class=False)``: the mean
+over every (image, class) pair where the class occurs.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Literal
+
+from .._core import namespace as _ns
+from .._core.arith import nanaverage, safe_divide
+from .._core.edge import metric_edge
+from .._core.lane import cast
+from .._core.stacklevel import find_stack_level
+from .._core.typing import Array, ArrayLike
+from .._core.validation import check_zero_division
+from ..classification._prf import prf_divide, prf_from_counts
+from ..exceptions import UndefinedMetricWarning
+from ._input import check_parameters, prepare
+from ._statistic import SegmentCounts, segment_counts
+
+__all__ = ["mean_iou", "dice_score", "generalized_dice_score", "pixel_accuracy"]
+
+AVERAGES = (None, "micro", "macro", "weighted", "pairs")
+
+Average = Literal["micro", "macro", "weighted", "pairs"] | None
+InputFormat = Literal["index", "one-hot", "mixed"]
+
+
+def _counts(y_true, y_pred, *, labels, ignore_index, include_background, average, per_image,
+            input_format, validate, zero_division=None, averages=AVERAGES, weight_type=None):
+    check_parameters(average=average, averages=averages, ignore_index=ignore_index,
+                     include_background=include_background, per_image=per_image,
+                     input_format=input_format, weight_type=weight_type)
+    if zero_division is not None:
+        check_zero_division(zero_division)
+    prep = prepare(y_true, y_pred, labels=labels, ignore_index=ignore_index,
+                   include_background=include_background, input_format=input_format,
+                   validate=validate)
+    counts = segment_counts(prep, per_image=per_image)
+    xp, acc = prep.xp, prep.acc_dtype
+    return prep, SegmentCounts(*(cast(c, acc, xp) for c in counts))
+
+
+def _pooled(counts, *, metric, average, zero_division, validate, prep):
+    """Dataset-level value: scikit-learn's formula and warnings on the class counts."""
+    xp = prep.xp
+    tp, pred, true = (c[0, :] for c in counts)
+    if metric == "iou":
+        if average == "micro":
+            tp, pred, true = (xp.reshape(xp.sum(c), (1,)) for c in (tp, pred, true))
+        jac = prf_divide(tp, pred + true - tp, metric="jaccard", modifier="true or predicted",
+                         average=average, warn_for=("jaccard",), zero_division=zero_division,
+                         xp=xp, validate=validate)
+        if average is None:
+            return jac
+        return nanaverage(jac, weights=true if average == "weighted" else None, xp=xp)
+    want, warn = (("f-score",), ("f-score",)) if metric == "dice" else (("recall",),
+                                                                         ("recall",))
+    res = prf_from_counts(SegmentCounts(tp, pred, true), beta=1.0, average=average,
+                          warn_for=warn, zero_division=zero_division, weights=None, xp=xp,
+                          dtype=prep.acc_dtype, acc_dtype=prep.acc_dtype, validate=validate,
+                          want=want)
+    return res[2] if metric == "dice" else res[1]
+
+
+_RATIOS = {
+    # metric: (name in warnings, what is missing, numerator, denominator)
+    "iou": ("IoU", "true or predicted",
+            lambda c: c.tp, lambda c: c.true + c.pred - c.tp),
+    "dice": ("Dice", "true nor predicted",
+             lambda c: c.tp + c.tp, lambda c: c.true + c.pred),
+    "accuracy": ("Pixel accuracy", "true", lambda c: c.tp, lambda c: c.true),
+}
+
+
+def _per_image(counts, *, metric, average, zero_division, validate, prep):
+    r"""Per-image values averaged over the images where they are defined.
+
+    With ``s[i, k] = num / den`` defined where ``den > 0``: ``None`` gives, per
+    class, the mean of ``s[:, k]`` over its defined images; ``"macro"`` /
+    ``"micro"`` / ``"weighted"`` average each image's classes first (undefined
+    classes left out) and then take the mean over the images with a defined
+    value; ``"pairs"`` is the mean over every defined ``(i, k)``.
+    """
+    xp = prep.xp
+    name, modifier, num_of, den_of = _RATIOS[metric]
+    num, den = num_of(counts), den_of(counts)
+    defined = xp.astype(den > 0, num.dtype)
+    s = safe_divide(num, den, zero_value=0.0, xp=xp)
+    if average is None:
+        value_sum, count = xp.sum(s * defined, axis=0), xp.sum(defined, axis=0)
+    elif average == "pairs":
+        value_sum, count = xp.sum(s * defined), xp.sum(defined)
+    else:
+        if average == "macro":
+            per_img = safe_divide(xp.sum(s * defined, axis=1), xp.sum(defined, axis=1),
+                                  zero_value=0.0, xp=xp)
+            img_ok = xp.sum(defined, axis=1) > 0
+        elif average == "micro":
+            per_img = safe_divide(xp.sum(num, axis=1), xp.sum(den, axis=1), zero_value=0.0,
+                                  xp=xp)
+            img_ok = xp.sum(den, axis=1) > 0
+        else:  # weighted by each image's true pixels per class
+            per_img = safe_divide(xp.sum(s * counts.true, axis=1), xp.sum(counts.true, axis=1),
+                                  zero_value=0.0, xp=xp)
+            img_ok = xp.sum(defined, axis=1) > 0
+        img_ok = xp.astype(img_ok, num.dtype)
+        value_sum, count = xp.sum(per_img * img_ok), xp.sum(img_ok)
+    value = safe_divide(value_sum, count, zero_value=check_zero_division(zero_division), xp=xp)
+    if validate and zero_division == "warn" and bool(xp.any(count == 0)):  # host read
+        where = "due to" if value.ndim == 0 else "in labels with"
+        warnings.warn(
+            f"{name} is ill-defined and being set to 0.0 {where} no {modifier} samples in any "
+            "image. Use `zero_division` parameter to control this behavior.",
+            UndefinedMetricWarning, stacklevel=find_stack_level())
+    return value
+
+
+def _score(metric, y_true, y_pred, *, labels, ignore_index, include_background, average,
+           per_image, input_format, zero_division, validate):
+    prep, counts = _counts(y_true, y_pred, labels=labels, ignore_index=ignore_index,
+                           include_background=include_background, average=average,
+                           per_image=per_image, input_format=input_format, validate=validate,
+                           zero_division=zero_division)
+    reduce = _per_image if (per_image or average == "pairs") else _pooled
+    value = reduce(counts, metric=metric, average=average, zero_division=zero_division,
+                   validate=validate, prep=prep)
+    return _ns.to_output(cast(value, prep.float_dtype, prep.xp), prep.xp)
+
+
+_COMMON_PARAMETERS = """\
+    y_true : array of shape (N, ...) or (N, C, ...)
+        Target: a label map of class indices for ``input_format="index"`` (and
+        for the index side of ``"mixed"``), else a one-hot ``(N, C, ...)``
+        array (any supported array library).
+    y_pred : array of shape (N, ...) or (N, C, ...)
+        Prediction, in the same layout (``"mixed"``: the other one). Float
+        ``(N, C, ...)`` scores (probabilities, logits) are argmaxed over axis 1.
+    labels : array-like of int, default=None
+        The classes scored, in result order: class indices (channel indices for
+        one-hot inputs). Default: the channels of a one-hot input, else the
+        distinct values of both label maps (read on the host; required with
+        ``validate=False``). Other values count as "no scored class".
+    ignore_index : int, default=None
+        Target value whose pixels count for nothing (neither side).
+    include_background : bool, default=True
+        ``False`` leaves class 0 out of the scored classes.
+"""
+
+_FORMAT = """\
+    input_format : {"index", "one-hot", "mixed"}, default="index"
+        Layout of the inputs, as TorchMetrics names it.
+"""
+
+_VALIDATE = """\
+    validate : bool, default=True
+        Check values on the host; ``False`` reads nothing (declare ``labels``
+        for label maps) and emits no warning.
+"""
+
+_ZERO_DIVISION = """\
+    zero_division : {"warn", 0.0, 1.0, np.nan}, default="warn"
+        Value of an undefined ratio (a class absent from target and
+        prediction; per image: absent from every image). "warn" gives 0.0 and
+        an ``UndefinedMetricWarning``; ``np.nan`` leaves such classes out of
+        the averages.
+"""
+
+
+def _doc(func):
+    func.__doc__ = (func.__doc__.replace("    %(common)s\n", _COMMON_PARAMETERS)
+                    .replace("    %(input_format)s\n", _FORMAT)
+                    .replace("    %(validate)s\n", _VALIDATE)
+                    .replace("    %(zero_division)s\n", _ZERO_DIVISION))
+    return func
+
+
+@metric_edge
+@_doc
+def mean_iou(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    ignore_index: int | None = None,
+    include_background: bool = True,
+    average: Average = "macro",
+    per_image: bool = False,
+    input_format: InputFormat = "index",
+    zero_division: Literal["warn"] | float = "warn",
+    validate: bool = True,
+) -> Array:
+    r"""Intersection over union (Jaccard index) per class, or averaged (mIoU).
+
+    .. math:: \mathrm{IoU}_k = \frac{tp_k}{tp_k + fp_k + fn_k}
+       = \frac{|T_k \cap P_k|}{|T_k \cup P_k|}
+
+    Parameters
+    ----------
+    %(common)s
+    average : {"macro", "micro", "weighted", "pairs"} or None, default="macro"
+        ``None``: one IoU per class; ``"macro"``: their mean; ``"micro"``:
+        from the summed counts; ``"weighted"``: weighted by true pixels;
+        ``"pairs"``: the mean over the defined (image, class) pairs
+        (TorchMetrics' ``MeanIoU``).
+    per_image : bool, default=False
+        ``False``: one pool of pixels, as ``sklearn.metrics.jaccard_score`` on
+        the flattened maps. ``True``: per image, then the mean over the images
+        where the value is defined (TorchMetrics' ``MeanIoU(per_class=True)``
+        for ``average=None``).
+    %(input_format)s
+    %(zero_division)s
+    %(validate)s
+
+    Returns
+    -------
+    score : 0-d array, or array of shape (n_classes,)
+        The IoU, averaged or per class (``average=None``), on the inputs'
+        device (a Python float for NumPy inputs).
+
+    References
+    ----------
+    .. [1] M. Everingham et al., "The PASCAL Visual Object Classes (VOC)
+       Challenge", IJCV 88, 2010.
+    .. [2] scikit-learn, ``sklearn.metrics.jaccard_score``; TorchMetrics,
+       ``torchmetrics.segmentation.MeanIoU``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metrix import mean_iou
+    >>> y_true = np.array([[[0, 0], [1, 1]]])
+    >>> y_pred = np.array([[[0, 1], [1, 1]]])
+    >>> mean_iou(y_true, y_pred)
+    0.5833333333333333
+    """
+    return _score("iou", y_true, y_pred, labels=labels, ignore_index=ignore_index,
+                  include_background=include_background, average=average,
+                  per_image=per_image, input_format=input_format,
+                  zero_division=zero_division, validate=validate)
+
+
+@metric_edge
+@_doc
+def dice_score(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    ignore_index: int | None = None,
+    include_background: bool = True,
+    average: Average = "macro",
+    per_image: bool = False,
+    input_format: InputFormat = "index",
+    zero_division: Literal["warn"] | float = "warn",
+    validate: bool = True,
+) -> Array:
+    r"""Dice score (F1 of the pixels) per class, or averaged.
+
+    .. math:: \mathrm{Dice}_k = \frac{2\, tp_k}{2\, tp_k + fp_k + fn_k}
+       = \frac{2 |T_k \cap P_k|}{|T_k| + |P_k|}
+
+    Parameters
+    ----------
+    %(common)s
+    average : {"macro", "micro", "weighted", "pairs"} or None, default="macro"
+        ``None``: one score per class; ``"macro"``: their mean; ``"micro"``:
+        from the summed counts; ``"weighted"``: weighted by true pixels;
+        ``"pairs"``: the mean over the defined (image, class) pairs.
+    per_image : bool, default=False
+        ``False``: one pool of pixels, as ``sklearn.metrics.f1_score`` on the
+        flattened maps. ``True``: per image, then the mean over the images
+        where the value is defined (TorchMetrics' ``DiceScore``, whose
+        ``average`` it takes).
+    %(input_format)s
+    %(zero_division)s
+    %(validate)s
+
+    Returns
+    -------
+    score : 0-d array, or array of shape (n_classes,)
+        The Dice score, averaged or per class (``average=None``), on the
+        inputs' device (a Python float for NumPy inputs).
+
+    References
+    ----------
+    .. [1] L. R. Dice, "Measures of the Amount of Ecologic Association Between
+       Species", Ecology 26, 1945.
+    .. [2] scikit-learn, ``sklearn.metrics.f1_score``; TorchMetrics,
+       ``torchmetrics.segmentation.DiceScore``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metrix import dice_score
+    >>> y_true = np.array([[[0, 0], [1, 1]]])
+    >>> y_pred = np.array([[[0, 1], [1, 1]]])
+    >>> dice_score(y_true, y_pred)
+    0.7333333333333334
+    """
+    return _score("dice", y_true, y_pred, labels=labels, ignore_index=ignore_index,
+                  include_background=include_background, average=average,
+                  per_image=per_image, input_format=input_format,
+                  zero_division=zero_division, validate=validate)
+
+
+@metric_edge
+@_doc
+def pixel_accuracy(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    ignore_index: int | None = None,
+    include_background: bool = True,
+    average: Average = "micro",
+    per_image: bool = False,
+    input_format: InputFormat = "index",
+    zero_division: Literal["warn"] | float = "warn",
+    validate: bool = True,
+) -> Array:
+    r"""Pixel accuracy: the share of target pixels predicted right, overall or per class.
+
+    .. math:: \mathrm{Acc} = \frac{\sum_k tp_k}{\sum_k |T_k|}, \qquad
+       \mathrm{Acc}_k = \frac{tp_k}{|T_k|}
+
+    Parameters
+    ----------
+    %(common)s
+    average : {"micro", "macro", "weighted", "pairs"} or None, default="micro"
+        ``"micro"``: the overall pixel accuracy; ``None``: the accuracy of each
+        class (its recall); ``"macro"``: their mean (the mean class accuracy);
+        ``"weighted"``: weighted by true pixels; ``"pairs"``: the mean over
+        the defined (image, class) pairs.
+    per_image : bool, default=False
+        ``False``: one pool of pixels, as ``sklearn.metrics.recall_score`` on
+        the flattened maps (``accuracy_score`` for ``"micro"`` over all
+        classes). ``True``: per image, then the mean over the images where
+        the value is defined.
+    %(input_format)s
+    %(zero_division)s
+    %(validate)s
+
+    Returns
+    -------
+    score : 0-d array, or array of shape (n_classes,)
+        The accuracy, overall or per class (``average=None``), on the inputs'
+        device (a Python float for NumPy inputs).
+
+    References
+    ----------
+    .. [1] J. Long, E. Shelhamer and T. Darrell, "Fully Convolutional Networks
+       for Semantic Segmentation", CVPR 2015.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metrix import pixel_accuracy
+    >>> y_true = np.array([[[0, 0], [1, 1]]])
+    >>> y_pred = np.array([[[0, 1], [1, 1]]])
+    >>> pixel_accuracy(y_true, y_pred)
+    0.75
+    """
+    return _score("accuracy", y_true, y_pred, labels=labels, ignore_index=ignore_index,
+                  include_background=include_background, average=average,
+                  per_image=per_image, input_format=input_format,
+                  zero_division=zero_division, validate=validate)
+
+
+def _class_weights(true, weight_type, xp):
+    """Generalized-Dice class weights of each row; a class without true pixels
+    takes the largest weight of its row (0 if none has any)."""
+    if weight_type == "linear":
+        return xp.ones_like(true)
+    has = true > 0
+    safe = xp.where(has, true, xp.ones_like(true))
+    w = 1.0 / (safe * safe if weight_type == "square" else safe)
+    w = xp.where(has, w, xp.zeros_like(w))
+    return xp.where(has, w, xp.max(w, axis=1, keepdims=True))
+
+
+@metric_edge
+@_doc
+def generalized_dice_score(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    ignore_index: int | None = None,
+    include_background: bool = True,
+    average: Literal["weighted"] | None = "weighted",
+    weight_type: Literal["square", "simple", "linear"] = "square",
+    per_image: bool = False,
+    input_format: InputFormat = "index",
+    validate: bool = True,
+) -> Array:
+    r"""Generalized Dice score: class-weighted Dice, each weight from the class's size.
+
+    .. math:: \mathrm{GDS} = \frac{2 \sum_k w_k\, tp_k}{\sum_k w_k (|T_k| + |P_k|)},
+       \qquad w_k = |T_k|^{-2}, \; |T_k|^{-1} \text{ or } 1
+
+    (``weight_type`` "square", "simple", "linear"). A class without target
+    pixels gets the largest weight of the others, as in MONAI.
+
+    Parameters
+    ----------
+    %(common)s
+    average : {"weighted"} or None, default="weighted"
+        ``"weighted"``: the generalized Dice score; ``None``: per class (the
+        weights cancel: each class's Dice, 0 where undefined).
+    weight_type : {"square", "simple", "linear"}, default="square"
+        Class weight: inverse squared size, inverse size, or 1.
+    per_image : bool, default=False
+        ``False``: one pool of pixels. ``True``: per image, then the mean over
+        every image (0 where undefined), as TorchMetrics'
+        ``GeneralizedDiceScore``.
+    %(input_format)s
+    %(validate)s
+
+    Returns
+    -------
+    score : 0-d array, or array of shape (n_classes,)
+        The score, or one per class (``average=None``), on the inputs' device
+        (a Python float for NumPy inputs).
+
+    References
+    ----------
+    .. [1] C. H. Sudre et al., "Generalised Dice Overlap as a Deep Learning
+       Loss Function for Highly Unbalanced Segmentations", DLMIA 2017.
+    .. [2] TorchMetrics, ``torchmetrics.segmentation.GeneralizedDiceScore``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metrix import generalized_dice_score
+    >>> y_true = np.array([[[0, 0], [1, 1]]])
+    >>> y_pred = np.array([[[0, 1], [1, 1]]])
+    >>> generalized_dice_score(y_true, y_pred)
+    0.75
+    """
+    prep, counts = _counts(y_true, y_pred, labels=labels, ignore_index=ignore_index,
+                           include_background=include_background, average=average,
+                           per_image=per_image, input_format=input_format, validate=validate,
+                           averages=(None, "weighted"), weight_type=weight_type)
+    xp = prep.xp
+    w = _class_weights(counts.true, weight_type, xp)
+    num = (counts.tp + counts.tp) * w
+    den = (counts.true + counts.pred) * w
+    if average is not None:
+        num, den = xp.sum(num, axis=1), xp.sum(den, axis=1)
+    value = xp.mean(safe_divide(num, den, zero_value=0.0, xp=xp), axis=0)
+    return _ns.to_output(cast(value, prep.float_dtype, xp), xp)

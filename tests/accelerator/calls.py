@@ -30,6 +30,13 @@ EXEMPT = {
     "classification_report_at_k": "a text report is read on the host",
     "bootstrap": "resampling draws on the host generator and reads the estimates",
     "evaluate": "covered by its metrics; it returns host-keyed results",
+    "contingency_matrix": "its shape is the number of distinct labels, read on the host",
+    "adjusted_mutual_info_score": "the number of expected-mutual-information terms depends "
+                                  "on the data and is read on the host",
+    **{name: "the number of clusters is read on the host (it sizes the per-cluster sums; "
+             "scikit-learn checks 2 <= K <= N - 1)"
+       for name in ("silhouette_samples", "silhouette_score", "calinski_harabasz_score",
+                    "davies_bouldin_score")},
 }
 
 
@@ -144,6 +151,34 @@ def _regression_calls():
     return out
 
 
+def _clustering_calls():
+    m = metrix
+    names = ("pair_confusion_matrix", "rand_score", "adjusted_rand_score", "mutual_info_score",
+             "normalized_mutual_info_score", "homogeneity_score", "completeness_score",
+             "v_measure_score", "homogeneity_completeness_v_measure", "fowlkes_mallows_score")
+    return {name: (lambda fn: lambda mk: fn(mk("labels"), mk("labels"), **NV))(getattr(m, name))
+            for name in names}
+
+
+def _segmentation_calls():
+    m = metrix
+    s = (4, 16, 16)  # four 16 x 16 label maps
+    return {
+        "mean_iou": lambda mk: m.mean_iou(mk("labels", s), mk("labels", s), labels=L, **NV),
+        "mean_iou[per_image]": lambda mk: m.mean_iou(
+            mk("labels", s), mk("labels", s), labels=L, per_image=True, average=None,
+            ignore_index=255, **NV),
+        "dice_score": lambda mk: m.dice_score(mk("labels", s), mk("labels", s), labels=L, **NV),
+        "dice_score[mixed]": lambda mk: m.dice_score(
+            mk("labels", s), mk("score", (4, C, 16, 16)), input_format="mixed", per_image=True,
+            **NV),
+        "generalized_dice_score": lambda mk: m.generalized_dice_score(
+            mk("labels", s), mk("labels", s), labels=L, **NV),
+        "pixel_accuracy": lambda mk: m.pixel_accuracy(mk("labels", s), mk("labels", s),
+                                                      labels=L, **NV),
+    }
+
+
 def _stream_calls():
     def stream(make_metric, *kinds):
         def call(mk):  # two workers' updates, merged, computed
@@ -188,4 +223,4 @@ def _stream_calls():
 
 
 CALLS = {**_label_calls(), **_ranking_calls(), **_retrieval_calls(), **_regression_calls(),
-         **_stream_calls()}
+         **_clustering_calls(), **_segmentation_calls(), **_stream_calls()}

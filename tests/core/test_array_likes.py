@@ -263,3 +263,17 @@ def test_as_host_array_passes_arrays_through():
 
     out = echo(Column([1, 2, 3]))
     assert isinstance(out, np.ndarray) and out.tolist() == [1, 2, 3]
+
+
+def test_warnings_point_at_the_caller():
+    import warnings
+    calls = [lambda: metrix.f1_score([0, 0], [0, 0]),
+             lambda: metrix.confusion_matrix([0, 0], [0, 0]),
+             lambda: metrix.log_loss([0, 1], [[0.6, 0.6], [0.4, 0.6]]),
+             lambda: metrix.r2_score([1.0], [2.0])]
+    for call in calls:
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            call()
+        assert rec and all(w.filename == __file__ for w in rec), [
+            (w.filename, str(w.message)) for w in rec]
