@@ -313,6 +313,17 @@ class GenericOps:
         xp = self.xp
         return xp.isfinite(xp.sum(x))
 
+    # -- distances --------------------------------------------------------
+    def expansion_distances(self, xb, yt, sq_x, sq_y, /, *, squared=False):
+        """Euclidean distances by the expansion ``||x||^2 + ||y||^2 - 2 x.y``:
+        ``(xb @ yt + sq_x[:, None]) + sq_y[None, :]`` clipped at 0, then the square
+        root unless ``squared`` (``yt`` holds ``-2 y`` transposed).  Generic: the
+        expression as written; torch eager adds and roots in place (one block
+        temporary instead of four)."""
+        xp = self.xp
+        d2 = xp.clip((xb @ yt + sq_x[:, None]) + sq_y[None, :], 0.0, None)
+        return d2 if squared else xp.sqrt(d2)
+
     # -- special functions ------------------------------------------------
     def gammaln(self, x, /):
         """``log(Gamma(x))`` elementwise for real ``x > 0`` (floating ``x``).

@@ -289,6 +289,15 @@ class Ops(GenericOps):
     def gammaln(self, x, /):
         return torch.lgamma(x)
 
+    def expansion_distances(self, xb, yt, sq_x, sq_y, /, *, squared=False):
+        if _compiling() or xb.requires_grad or yt.requires_grad:
+            return super().expansion_distances(xb, yt, sq_x, sq_y, squared=squared)
+        # eager: one B x N temporary, added, clipped and rooted in place (the
+        # out-of-place chain allocates four and is about 3x slower on CPU)
+        d2 = torch.addmm(sq_x[:, None], xb, yt)
+        d2.add_(sq_y[None, :]).clamp_min_(0.0)
+        return d2 if squared else d2.sqrt_()
+
     def unique_inverse(self, x, /):
         if (not _compiling() and x.device.type == "cpu" and x.dtype in _NUMPY_VIEWS
                 and not x.dtype.is_floating_point):

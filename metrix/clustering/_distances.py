@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 
 from .._core.namespace import device_of
+from ..backends import ops
 
 __all__ = ["EXPANSION_METRICS", "BROADCAST_METRICS", "SUPPORTED_METRICS", "Distances"]
 
@@ -103,9 +104,8 @@ class Distances:
         if metric == "cosine":
             return xp.clip(1.0 - Xb @ self.XT, 0.0, 2.0)
         if metric in EXPANSION_METRICS:
-            d2 = (Xb @ self.XT + self.sq[start:stop, None]) + self.sq[None, :]
-            d2 = xp.clip(d2, 0.0, None)
-            return d2 if metric == "sqeuclidean" else xp.sqrt(d2)
+            return ops(xp).expansion_distances(Xb, self.XT, self.sq[start:stop], self.sq,
+                                               squared=metric == "sqeuclidean")
         diff = xp.abs(Xb[:, None, :] - X[None, :, :])
         if metric == "chebyshev":
             return xp.max(diff, axis=2)
