@@ -29,7 +29,12 @@ from __future__ import annotations
 import functools
 import inspect
 
+# The user edge names NumPy on purpose: array-likes (pandas, polars, sparse)
+# become NumPy on the host, and NumPy results become Python numbers.  Every
+# value read here is of a host object; device arrays pass through untouched.
 import numpy as np
+
+from .namespace import _namespace_of, asarray, device_of, to_host
 
 __all__ = ["metric_edge", "as_host_array", "python_scalars"]
 
@@ -98,7 +103,7 @@ def _dense_indicator(x):
     """A sparse matrix as a dense NumPy array: int8 when its stored values are
     0 / 1 (a label indicator: one byte a cell, not eight), else its own dtype."""
     x = x.tocsr()  # DOK / LIL formats keep no flat ``data``
-    data = np.asarray(x.data)
+    data = np.asarray(x.data)  # host data of a SciPy matrix: no device read
     if data.dtype.kind in "biuf" and (data.size == 0 or bool(((data == 0) | (data == 1)).all())):
         return np.asarray(x.astype(np.int8).toarray())
     return np.asarray(x.toarray())
@@ -111,7 +116,7 @@ def _from_pandas(x):
     nullable = [getattr(d, "numpy_dtype", None) for d in dtypes
                 if getattr(d, "na_value", None) is not np.nan and hasattr(d, "numpy_dtype")]
     if nullable and len(nullable) == len(dtypes):
-        has_na = bool(np.asarray(x.isna()).any())
+        has_na = bool(np.asarray(x.isna()).any())  # a pandas object: host memory
         if has_na:
             return x.to_numpy(dtype=np.float64, na_value=np.nan)
         if len(set(nullable)) == 1:
@@ -122,7 +127,7 @@ def _from_pandas(x):
 
 def python_scalars(result):
     """NumPy 0-d results as Python numbers (also inside a tuple); the rest as is."""
-    if isinstance(result, np.generic):
+    if isinstance(result, np.generic):  # NumPy results only: host values
         return result.item()
     if isinstance(result, np.ndarray):
         return result.item() if result.ndim == 0 else result
@@ -165,8 +170,6 @@ def metric_edge(func):
 
 def _prepare(args, kwargs, slots, leaders):
     """Convert array-likes to NumPy; move other libraries' arrays to the leader's."""
-    from .namespace import _namespace_of, asarray, device_of, to_host
-
     args = list(args)
     values = {}
     for i, name in slots:

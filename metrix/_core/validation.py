@@ -87,7 +87,7 @@ def reject_complex(x, *, xp):
         complex_ = dt.kind == "c"
     else:
         try:
-            complex_ = bool(xp.isdtype(dt, "complex floating"))
+            complex_ = bool(xp.isdtype(dt, "complex floating"))  # a dtype query, no value
         except Exception:
             complex_ = False
     if complex_:

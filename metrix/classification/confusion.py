@@ -14,8 +14,6 @@ import math
 import warnings
 from typing import Literal
 
-import numpy as np
-
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from .._core.edge import metric_edge
@@ -101,8 +99,9 @@ def confusion_matrix(
     if lane is not None and lane.n_classes > 1:
         cm = lane.ops.lane(_confusion_lane, (lane.n_classes, normalize), y_true, y_pred,
                            sample_weight)
-        if _ns.is_numpy_namespace(lane.xp) and cm.dtype == np.float32:
-            cm = cm.astype(np.float64)  # float results on NumPy: float64, as scikit-learn
+        if _ns.is_numpy_namespace(lane.xp) and cm.dtype == lane.xp.float32:
+            # float results on NumPy: float64, as scikit-learn
+            cm = lane.xp.astype(cm, lane.xp.float64)
         if not validate or normalize is not None or all_present(cm, lane.xp):
             return cm
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
