@@ -358,6 +358,23 @@ def host_encode(values, labels):
     return np.where(hit, order[pos_c], n).astype(np.int64)
 
 
+def host_string_labels(y, *, with_bytes=False) -> bool:
+    """Whether ``y`` is a host array or (nested) list of strings / objects (also of
+    bytes with ``with_bytes``): labels encoded on the host, never moved to a device."""
+    if not is_host_array(y):
+        return False
+    kind = getattr(getattr(y, "dtype", None), "kind", None)
+    if kind is None:  # a list: its first (innermost) element says
+        try:
+            first = y[0] if len(y) else None
+            while isinstance(first, (list, tuple)) and first:
+                first = first[0]
+        except TypeError:
+            return False
+        return isinstance(first, (str, bytes) if with_bytes else str)
+    return kind in "OUS"
+
+
 def host_values(x):
     """Host array of label values with the dtype the user gave (list -> array)."""
     return np.asarray(to_host(x))

@@ -146,28 +146,11 @@ def _declared_codes(y, labels, original, xp, device, validate):
     return classes, codes
 
 
-def _host_string_labels(y) -> bool:
-    """Host (NumPy / list) labels of strings or objects: scikit-learn encodes them on
-    the host and moves only the codes to the probabilities' namespace and device."""
-    if not _ns.is_host_array(y):
-        return False
-    kind = getattr(getattr(y, "dtype", None), "kind", None)
-    if kind is None:  # a list: its first (innermost) element says
-        try:
-            first = y[0] if len(y) else None
-            while isinstance(first, (list, tuple)) and first:
-                first = first[0]
-        except TypeError:
-            return False
-        return isinstance(first, str)
-    return kind in "OUS"
-
-
 def _labels_array(y_true, xp, device):
     """``(y, lxp, ldev)``: the labels as an array of the namespace they are encoded
     in: ``xp`` on ``device``, or the host (NumPy) for string / object labels with
     another library's probabilities (their codes move afterwards: :func:`_on`)."""
-    if not _ns.is_numpy_namespace(xp) and _host_string_labels(y_true):
+    if not _ns.is_numpy_namespace(xp) and _ns.host_string_labels(y_true):
         hxp, _ = _ns.get_namespace_and_device(y_true)  # every input host: NumPy
         return _ns.asarray(y_true, xp=hxp), hxp, None
     return _ns.asarray(y_true, xp=xp, device=device), xp, device

@@ -32,7 +32,7 @@ class Inputs:
 
     def __init__(self, y_true, y_score, sample_weight, *, validate, ensure_1d_weight=True,
                  nonzero_weights=True, ensure_2d=False):
-        strings = _is_host_string_labels(y_true)
+        strings = _ns.host_string_labels(y_true, with_bytes=True)
         xp, device = _ns.get_namespace_and_device(y_score, sample_weight,
                                                   None if strings else y_true)
         self.xp, self.device, self.ops = xp, device, ops(xp)
@@ -98,23 +98,6 @@ class Inputs:
     def out(self, x):
         """Cast a result to the result dtype; NumPy 0-d become scalars."""
         return _ns.to_output(self.xp.astype(x, self.fdt), self.xp)
-
-
-def _is_host_string_labels(y) -> bool:
-    """Whether ``y`` is a host array or (nested) list of strings / objects: labels
-    that are compared on the host and never moved to the scores' device."""
-    if not _ns.is_host_array(y):
-        return False
-    kind = getattr(getattr(y, "dtype", None), "kind", None)
-    if kind is None:
-        try:
-            first = y[0] if len(y) else None
-            while isinstance(first, (list, tuple)) and first:
-                first = first[0]
-        except TypeError:
-            return False
-        return isinstance(first, (str, bytes))
-    return kind in "OUS"
 
 
 def check_2d(a):
