@@ -160,7 +160,7 @@ def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
         return sparse_contingency(ct, cp, rows, cols, dtype)
     m = dense_counts(ct, cp, rows, cols, xp=xp)
-    dt = _library_dtype(dtype, xp)
+    dt = _library_dtype(dtype, xp, device)
     if dt is not None and dt != m.dtype:
         m = xp.astype(m, dt)
     if eps is None:
@@ -170,8 +170,10 @@ def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     return m + eps
 
 
-def _library_dtype(dtype, xp):
-    """``dtype`` (a NumPy dtype, a Python type or the library's) in ``xp``."""
+def _library_dtype(dtype, xp, device):
+    """``dtype`` (a NumPy dtype, a Python type or the library's) in ``xp``; the
+    default int64 / float64 narrowed where the device lacks them (JAX without
+    x64, no-float64 devices)."""
     if dtype is None:
         return None
     if _ns.is_numpy_namespace(xp):
@@ -180,6 +182,10 @@ def _library_dtype(dtype, xp):
         name = np.dtype(dtype).name
     except TypeError:
         return dtype  # the library's own dtype
+    if name == "int64":
+        return _ns.count_dtype(xp, device)
+    if name == "float64":
+        return _ns.max_float_dtype(xp, device)
     return getattr(xp, name)
 
 

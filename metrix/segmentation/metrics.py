@@ -58,9 +58,9 @@ def _counts(y_true, y_pred, *, labels, ignore_index, include_background, average
     return prep, SegmentCounts(*(cast(c, acc, xp) for c in counts))
 
 
-def _pooled(counts, *, metric, average, zero_division, validate, prep):
-    """Dataset-level value: scikit-learn's formula and warnings on the class counts."""
-    xp = prep.xp
+def pooled_value(counts, *, metric, average, zero_division, validate, xp, acc_dtype):
+    """Dataset-level value: scikit-learn's formula and warnings on the ``(1, K)``
+    class counts (``acc_dtype``: the float dtype they are in)."""
     tp, pred, true = (c[0, :] for c in counts)
     if metric == "iou":
         if average == "micro":
@@ -75,7 +75,7 @@ def _pooled(counts, *, metric, average, zero_division, validate, prep):
                                                                          ("recall",))
     res = prf_from_counts(SegmentCounts(tp, pred, true), beta=1.0, average=average,
                           warn_for=warn, zero_division=zero_division, weights=None, xp=xp,
-                          dtype=prep.acc_dtype, acc_dtype=prep.acc_dtype, validate=validate,
+                          dtype=acc_dtype, acc_dtype=acc_dtype, validate=validate,
                           want=want)
     return res[2] if metric == "dice" else res[1]
 
@@ -90,47 +90,63 @@ _RATIOS = {
 }
 
 
-def _per_image(counts, *, metric, average, zero_division, validate, prep):
-    r"""Per-image values averaged over the images where they are defined.
+def per_image_sums(counts, *, metric, average, xp):
+    r"""Per-image values and where they are defined, summed over the images.
 
-    With ``s[i, k] = num / den`` defined where ``den > 0``: ``None`` gives, per
-    class, the mean of ``s[:, k]`` over its defined images; ``"macro"`` /
-    ``"micro"`` / ``"weighted"`` average each image's classes first (undefined
-    classes left out) and then take the mean over the images with a defined
-    value; ``"pairs"`` is the mean over every defined ``(i, k)``.
+    With ``s[i, k] = num / den`` defined where ``den > 0``, ``(value_sum,
+    count)``: for ``None``, per class, the sum of ``s[:, k]`` over its defined
+    images and their number; ``"macro"`` / ``"micro"`` / ``"weighted"``
+    average each image's classes first (undefined classes left out) and sum
+    over the images with a defined value; ``"pairs"`` sums every defined
+    ``(i, k)``.  Sums over disjoint sets of images add (a stream's state).
     """
-    xp = prep.xp
-    name, modifier, num_of, den_of = _RATIOS[metric]
+    _, _, num_of, den_of = _RATIOS[metric]
     num, den = num_of(counts), den_of(counts)
     defined = xp.astype(den > 0, num.dtype)
     s = safe_divide(num, den, zero_value=0.0, xp=xp)
     if average is None:
-        value_sum, count = xp.sum(s * defined, axis=0), xp.sum(defined, axis=0)
-    elif average == "pairs":
-        value_sum, count = xp.sum(s * defined), xp.sum(defined)
-    else:
-        if average == "macro":
-            per_img = safe_divide(xp.sum(s * defined, axis=1), xp.sum(defined, axis=1),
-                                  zero_value=0.0, xp=xp)
-            img_ok = xp.sum(defined, axis=1) > 0
-        elif average == "micro":
-            per_img = safe_divide(xp.sum(num, axis=1), xp.sum(den, axis=1), zero_value=0.0,
-                                  xp=xp)
-            img_ok = xp.sum(den, axis=1) > 0
-        else:  # weighted by each image's true pixels per class
-            per_img = safe_divide(xp.sum(s * counts.true, axis=1), xp.sum(counts.true, axis=1),
-                                  zero_value=0.0, xp=xp)
-            img_ok = xp.sum(defined, axis=1) > 0
-        img_ok = xp.astype(img_ok, num.dtype)
-        value_sum, count = xp.sum(per_img * img_ok), xp.sum(img_ok)
+        return xp.sum(s * defined, axis=0), xp.sum(defined, axis=0)
+    if average == "pairs":
+        return xp.sum(s * defined), xp.sum(defined)
+    if average == "macro":
+        per_img = safe_divide(xp.sum(s * defined, axis=1), xp.sum(defined, axis=1),
+                              zero_value=0.0, xp=xp)
+        img_ok = xp.sum(defined, axis=1) > 0
+    elif average == "micro":
+        per_img = safe_divide(xp.sum(num, axis=1), xp.sum(den, axis=1), zero_value=0.0,
+                              xp=xp)
+        img_ok = xp.sum(den, axis=1) > 0
+    else:  # weighted by each image's true pixels per class
+        per_img = safe_divide(xp.sum(s * counts.true, axis=1), xp.sum(counts.true, axis=1),
+                              zero_value=0.0, xp=xp)
+        img_ok = xp.sum(defined, axis=1) > 0
+    img_ok = xp.astype(img_ok, num.dtype)
+    return xp.sum(per_img * img_ok), xp.sum(img_ok)
+
+
+def per_image_value(value_sum, count, *, metric, zero_division, validate, xp):
+    """The mean of :func:`per_image_sums` (``zero_division`` where nothing is defined)."""
     value = safe_divide(value_sum, count, zero_value=check_zero_division(zero_division), xp=xp)
     if validate and zero_division == "warn" and bool(xp.any(count == 0)):  # host read
+        name, modifier = _RATIOS[metric][:2]
         where = "due to" if value.ndim == 0 else "in labels with"
         warnings.warn(
             f"{name} is ill-defined and being set to 0.0 {where} no {modifier} samples in any "
             "image. Use `zero_division` parameter to control this behavior.",
             UndefinedMetricWarning, stacklevel=find_stack_level())
     return value
+
+
+def _per_image(counts, *, metric, average, zero_division, validate, prep):
+    """Per-image values averaged over the images where they are defined."""
+    value_sum, count = per_image_sums(counts, metric=metric, average=average, xp=prep.xp)
+    return per_image_value(value_sum, count, metric=metric, zero_division=zero_division,
+                           validate=validate, xp=prep.xp)
+
+
+def _pooled(counts, *, metric, average, zero_division, validate, prep):
+    return pooled_value(counts, metric=metric, average=average, zero_division=zero_division,
+                        validate=validate, xp=prep.xp, acc_dtype=prep.acc_dtype)
 
 
 def _score(metric, y_true, y_pred, *, labels, ignore_index, include_background, average,
@@ -460,10 +476,17 @@ def generalized_dice_score(
                            per_image=per_image, input_format=input_format, validate=validate,
                            averages=(None, "weighted"), weight_type=weight_type)
     xp = prep.xp
+    value = xp.mean(generalized_dice_rows(counts, weight_type=weight_type, average=average,
+                                          xp=xp), axis=0)
+    return _ns.to_output(cast(value, prep.float_dtype, xp), xp)
+
+
+def generalized_dice_rows(counts, *, weight_type, average, xp):
+    """The generalized Dice of each row of the counts: ``(M,)``, or ``(M, K)`` per
+    class for ``average=None`` (0 where undefined)."""
     w = _class_weights(counts.true, weight_type, xp)
     num = (counts.tp + counts.tp) * w
     den = (counts.true + counts.pred) * w
     if average is not None:
         num, den = xp.sum(num, axis=1), xp.sum(den, axis=1)
-    value = xp.mean(safe_divide(num, den, zero_value=0.0, xp=xp), axis=0)
-    return _ns.to_output(cast(value, prep.float_dtype, xp), xp)
+    return safe_divide(num, den, zero_value=0.0, xp=xp)

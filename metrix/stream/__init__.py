@@ -3,7 +3,8 @@
 Two layers:
 
 * **functional** metric objects (``LabelStream``, ``RegressionStream``,
-  ``RankingStream``, ``LogLossStream``, ``CollectionStream``) with
+  ``RankingStream``, ``LogLossStream``, ``SegmentationStream``,
+  ``CollectionStream``) with
   ``init / update / merge / compute``; states are dicts of arrays (pytrees)
   and ``update`` is pure: it runs under ``jax.jit``, ``jax.lax.scan`` and
   ``torch.compile(fullgraph=True)``;
@@ -23,6 +24,7 @@ from ._label import LabelStream
 from ._probabilistic import LogLossStream
 from ._ranking import DEFAULT_THRESHOLDS, RankingStream
 from ._regression import RegressionStream
+from ._segmentation import SegmentationStream
 from ._sync import SyncTimeoutError, psum, sync
 from ._wrappers import (  # noqa: F401
                         AUROC,
@@ -31,20 +33,24 @@ from ._wrappers import (  # noqa: F401
                         BalancedAccuracy,
                         CohenKappa,
                         ConfusionMatrix,
+                        DiceScore,
                         ExplainedVariance,
                         F1Score,
                         FBetaScore,
+                        GeneralizedDiceScore,
                         HammingDistance,
                         JaccardIndex,
                         LogLoss,
                         MatthewsCorrCoef,
                         MeanAbsoluteError,
                         MeanAbsolutePercentageError,
+                        MeanIoU,
                         MeanSquaredError,
                         MeanSquaredLogError,
                         MedianAbsoluteError,
                         Metric,
                         MetricCollection,
+                        PixelAccuracy,
                         Precision,
                         R2Score,
                         Recall,
@@ -56,11 +62,12 @@ from ._wrappers import (  # noqa: F401
 __all__ = [
     "AUROC", "Accuracy", "AveragePrecision", "BalancedAccuracy", "BufferFullError",
     "CohenKappa", "CollectionStream", "ConfusionMatrix", "DEFAULT_THRESHOLDS",
-    "ExplainedVariance", "F1Score", "FBetaScore", "HammingDistance", "JaccardIndex",
-    "LabelStream", "LogLoss", "LogLossStream", "MatthewsCorrCoef", "MeanAbsoluteError",
-    "MeanAbsolutePercentageError", "MeanSquaredError", "MeanSquaredLogError",
-    "MedianAbsoluteError", "Metric", "MetricCollection", "Precision", "R2Score",
-    "RankingStream", "Recall", "RegressionStream", "RootMeanSquaredError",
-    "RootMeanSquaredLogError", "StreamMetric", "SyncTimeoutError", "ZeroOneLoss",
+    "DiceScore", "ExplainedVariance", "F1Score", "FBetaScore", "GeneralizedDiceScore",
+    "HammingDistance", "JaccardIndex", "LabelStream", "LogLoss", "LogLossStream",
+    "MatthewsCorrCoef", "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanIoU",
+    "MeanSquaredError", "MeanSquaredLogError", "MedianAbsoluteError", "Metric",
+    "MetricCollection", "PixelAccuracy", "Precision", "R2Score", "RankingStream", "Recall",
+    "RegressionStream", "RootMeanSquaredError", "RootMeanSquaredLogError",
+    "SegmentationStream", "StreamMetric", "SyncTimeoutError", "ZeroOneLoss",
     "merge_states", "psum", "sync",
 ]

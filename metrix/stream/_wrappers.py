@@ -27,6 +27,7 @@ from ._label import LabelStream
 from ._probabilistic import LogLossStream
 from ._ranking import DEFAULT_THRESHOLDS, RankingStream
 from ._regression import RegressionStream
+from ._segmentation import SegmentationStream
 from ._sync import sync as _sync
 
 
@@ -509,6 +510,55 @@ class LogLoss(Metric):
 
     def __init__(self, num_classes=None, *, normalize=True, validate=False):
         super().__init__(LogLossStream(num_classes, normalize=normalize, validate=validate))
+
+
+# -- segmentation --------------------------------------------------------------------
+
+def _segmentation_class(name, metric, average, fn, what):
+    def __init__(self, num_classes, average=average, *, include_background=True,
+                 ignore_index=None, per_image=False, input_format="index",
+                 zero_division="warn", validate=False):
+        Metric.__init__(self, SegmentationStream(
+            num_classes, metric, average=average, include_background=include_background,
+            ignore_index=ignore_index, per_image=per_image, input_format=input_format,
+            zero_division=zero_division, validate=validate))
+
+    doc = f"""Streaming {what} of label maps ``(N, ...)`` or one-hot / scores ``(N, C, ...)``.
+
+    ``{name}(num_classes, average={average!r}, *, include_background=True,
+    ignore_index=None, per_image=False, input_format="index",
+    zero_division="warn", validate=False)``; equals ``metrix.{fn}(...,
+    labels=range(num_classes))`` on all the images.  See
+    :class:`metrix.stream.SegmentationStream`.
+    """
+    return type(name, (Metric,), {"__init__": __init__, "__doc__": doc,
+                                  "__module__": __name__})
+
+
+MeanIoU = _segmentation_class("MeanIoU", "iou", "macro", "mean_iou",
+                              "intersection over union (mIoU)")
+DiceScore = _segmentation_class("DiceScore", "dice", "macro", "dice_score", "Dice score")
+PixelAccuracy = _segmentation_class("PixelAccuracy", "accuracy", "micro", "pixel_accuracy",
+                                    "pixel accuracy")
+
+
+class GeneralizedDiceScore(Metric):
+    """Streaming generalized Dice score of label maps or one-hot / scores ``(N, C, ...)``.
+
+    ``GeneralizedDiceScore(num_classes, average="weighted", *, weight_type="square",
+    include_background=True, ignore_index=None, per_image=False,
+    input_format="index", validate=False)``; equals
+    ``metrix.generalized_dice_score(..., labels=range(num_classes))`` on all
+    the images.  See :class:`metrix.stream.SegmentationStream`.
+    """
+
+    def __init__(self, num_classes, average="weighted", *, weight_type="square",
+                 include_background=True, ignore_index=None, per_image=False,
+                 input_format="index", validate=False):
+        super().__init__(SegmentationStream(
+            num_classes, "generalized_dice", average=average, weight_type=weight_type,
+            include_background=include_background, ignore_index=ignore_index,
+            per_image=per_image, input_format=input_format, validate=validate))
 
 
 class MetricCollection(Metric):

@@ -208,6 +208,15 @@ def _stream_calls():
         out["stream." + name] = stream(cls, "score", "score")
     out["stream.MedianAbsoluteError"] = stream(lambda: ms.MedianAbsoluteError(4 * N),
                                                "score", "score")
+    seg = ("labels", (4, 16, 16))  # four 16 x 16 label maps
+    for name in ("MeanIoU", "DiceScore", "PixelAccuracy", "GeneralizedDiceScore"):
+        cls = getattr(ms, name)
+        out["stream." + name] = stream((lambda cls: lambda: cls(C))(cls), seg, seg)
+    out["stream.MeanIoU[per_image]"] = stream(
+        lambda: ms.MeanIoU(C, None, per_image=True, ignore_index=255), seg, seg)
+    out["stream.DiceScore[mixed]"] = stream(
+        lambda: ms.DiceScore(C, per_image=True, input_format="mixed"), seg,
+        ("score", (4, C, 16, 16)))
 
     def called(make_metric, *kinds):
         def call(mk):  # the callable form: accumulate and return the batch's value

@@ -8,6 +8,7 @@ the checks named on the command line (all of them when none is).
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import sys
@@ -261,7 +262,8 @@ def check_input_forms():
 def _minimal_args(name):
     if name == "MedianAbsoluteError":
         return {"capacity": 64}
-    if name in mk._LABEL_NAMES:
+    if name in mk._LABEL_NAMES or "num_classes" in inspect.signature(
+            getattr(ms, name)).parameters:
         return {"num_classes": 3}
     return {}
 
