@@ -15,6 +15,15 @@ flat (a cumulative sum of the range lengths and a ``searchsorted`` give each
 term its pair) and summed in blocks of ``BLOCK`` terms: no Python loop over
 cells or terms.  Factorials are ``exp`` of log-gamma (the adapter's
 ``gammaln``).  The number of terms is read on the host (data-dependent size).
+
+Only the ``n`` near the mean count: the number of samples shared by a class of
+size ``a`` and a cluster of size ``b`` is hypergeometric, dominated in convex
+order by a binomial (Hoeffding, 1963, Theorem 4), so Bernstein's inequality
+``P(|n - ab/N| >= t) <= 2 exp(-t^2 / (2 (v + t / 3)))`` (``v`` the binomial
+variance) bounds its tails.  The sum keeps ``|n - ab/N| < t`` with the bound at
+``1e-40``; each term left out is below ``1e-40 log N``, far under the rounding
+of the sum.  At ``N = 1e6`` in 100 clusters that is about 30x fewer terms than
+the full ranges scikit-learn sums.
 """
 
 from __future__ import annotations
@@ -26,6 +35,8 @@ from ..backends import ops
 
 #: terms per block (bounds the temporaries: a few float64 arrays of this size)
 BLOCK = 1 << 20
+#: ``log(1 / eps)`` of the tail left out: terms of probability below ``eps = 1e-40``
+TAIL_LOG = 40 * math.log(10)
 
 
 def expected_mutual_information(a, a_on, b, b_on, n_samples, *, xp, fdt):
@@ -41,6 +52,14 @@ def expected_mutual_information(a, a_on, b, b_on, n_samples, *, xp, fdt):
     fb = xp.reshape(xp.astype(ub, fdt), (1, -1))
     lo = xp.maximum(fa + fb - big_n, xp.ones_like(fa + fb))
     hi = xp.minimum(fa, fb)
+    # only the n within the hypergeometric's (Bernstein) tail bound of TAIL: the
+    # others add less than TAIL * log(N) each, below float64's resolution of E[MI]
+    mean = fa * fb / big_n
+    var = xp.minimum(fa * (fb / big_n) * (1.0 - fb / big_n),
+                     fb * (fa / big_n) * (1.0 - fa / big_n))
+    reach = TAIL_LOG / 3.0 + xp.sqrt((TAIL_LOG / 3.0) ** 2 + 2.0 * TAIL_LOG * var)
+    lo = xp.maximum(lo, xp.floor(mean - reach))
+    hi = xp.minimum(hi, xp.ceil(mean + reach))
     length = xp.reshape(xp.astype(xp.clip(hi - lo + 1.0, 0.0, None), cdt), (-1,))
     weight = xp.reshape(xp.astype(xp.reshape(ma, (-1, 1)) * xp.reshape(mb, (1, -1)), fdt),
                         (-1,))

@@ -69,6 +69,9 @@ def _label_map_counts(prep, per_image):
     k = len(prep.classes)
     s = k + 1
     m = n_img if per_image else 1
+    pooled = _pooled_declared(yt, yp, prep, k, xp, o) if not per_image else None
+    if pooled is not None:
+        return pooled
     tc = xp.reshape(_encode(xp.reshape(yt, (-1,)), prep.classes, xp), (n_img, n_pix))
     pc = xp.reshape(_encode(xp.reshape(yp, (-1,)), prep.classes, xp), (n_img, n_pix))
     cells = m * s * s
@@ -91,6 +94,26 @@ def _label_map_counts(prep, per_image):
     hit = xp.where(tc == pc, tc + off, xp.full_like(tc, length))
     tp = o.bincount(xp.reshape(_sink(hit, prep.valid, length, xp), (-1,)), length=length + 1)
     return SegmentCounts(*(xp.reshape(c[:length], (m, s))[:, :k] for c in (tp, pred, true)))
+
+
+def _pooled_declared(yt, yp, prep, k, xp, o):
+    """Dataset-level counts of contiguous classes without ignored pixels from the
+    backend's fused declared-label count (codes made chunk by chunk, never a
+    pixel-sized temporary), or None where the backend has none."""
+    first = prep.classes[0]
+    if (prep.valid is not None or prep.classes != list(range(first, first + k))
+            or getattr(prep.device, "type", "cpu") != "cpu"):  # the fused counts are CPU's
+        return None
+    a, b = xp.reshape(yt, (-1,)), xp.reshape(yp, (-1,))
+    if first:
+        a, b = a - first, b - first
+    flat = o.pair_bincount_declared(a, b, n=k)
+    if flat is None:
+        return None
+    s = k + 1
+    cm = xp.reshape(flat, (1, s, s))
+    tp = xp.reshape(flat, (1, s * s))[:, 0:k * (s + 1):s + 1]
+    return SegmentCounts(tp, xp.sum(cm[:, :, :k], axis=1), xp.sum(cm[:, :k, :], axis=2))
 
 
 def _image_offsets(n_img, stride, like, xp):

@@ -385,3 +385,18 @@ def test_gammaln_generic_fallback():
     x = np.concatenate([np.linspace(0.01, 40, 2000), np.arange(1.0, 5000.0)])
     got = GenericOps(cnp).gammaln(x)
     np.testing.assert_allclose(got, scipy.special.gammaln(x), rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ami_tail_bound_keeps_scikit_learns_value(seed):
+    # skewed sizes (one huge class, many tiny clusters) and balanced ones: the sum
+    # over the hypergeometric's bulk equals scikit-learn's sum over every n
+    rng = np.random.default_rng(seed)
+    n = 30000
+    a = np.minimum(rng.zipf(1.6, n), 300)
+    b = np.where(rng.random(n) < 0.3, a, rng.integers(0, 40, n))
+    c = rng.integers(0, 3, n)
+    for x, y in ((a, b), (b, c), (c, rng.integers(0, 3, n))):
+        np.testing.assert_allclose(metrix.adjusted_mutual_info_score(x, y),
+                                   skc.adjusted_mutual_info_score(x, y), rtol=1e-10,
+                                   atol=1e-13)
