@@ -364,6 +364,20 @@ def test_jax_jit_validate_false():
                                    rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.compile
+def test_torch_compile_fullgraph_validate_false():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    a, b = rng.integers(0, 4, 64), rng.integers(0, 7, 64)
+    for name in SCORES:
+        if name == "adjusted_mutual_info_score":
+            continue  # reads its number of terms on the host
+        f = torch.compile(lambda x, y, n=name: getattr(metrix, n)(x, y, validate=False),
+                          fullgraph=True)
+        got = f(torch.asarray(a), torch.asarray(b))
+        np.testing.assert_allclose(float(got), _sk(name, a, b), rtol=1e-10, atol=1e-12)
+
+
 def test_strings_need_numpy():
     torch = pytest.importorskip("torch")
     with pytest.raises(TypeError, match="String or object labels"):
