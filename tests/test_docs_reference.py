@@ -9,11 +9,12 @@ import re
 from pathlib import Path
 
 import metrix
+import metrix.dask
 import metrix.stream
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 REFERENCE = DOCS / "reference"
-PUBLIC_MODULES = ("metrix", "metrix.stream")
+PUBLIC_MODULES = ("metrix", "metrix.stream", "metrix.dask")
 
 _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+([\w:-]+)::\s*(.*?)\s*$")
 # directives that document one object named in their argument
@@ -62,7 +63,8 @@ def _all_documented() -> dict[str, list[str]]:
 
 def _public() -> set[str]:
     return ({f"metrix.{n}" for n in metrix.__all__}
-            | {f"metrix.stream.{n}" for n in metrix.stream.__all__})
+            | {f"metrix.stream.{n}" for n in metrix.stream.__all__}
+            | {f"metrix.dask.{n}" for n in metrix.dask.__all__})
 
 
 def test_parser_reads_the_reference():

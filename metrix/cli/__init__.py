@@ -4,6 +4,10 @@
         [--sample-weight COL] [--task auto|binary|multiclass|multilabel|regression|ranking]
         [--backend numpy|torch|jax|cupy] [--device cpu|cuda|mps]
         [--bootstrap B] [--json OUT] [--plots DIR]
+        [--batch-rows N] [--bins B] [--memory MB] [--dask ADDRESS|local]
+
+PREDICTIONS is one file, or a directory or glob of Parquet / CSV files, read
+batch by batch (:mod:`metrix.cli._batched`).
 
 Several columns (multilabel targets, per-class scores) are given comma
 separated or repeated; in a ``.npz`` file one 2-D array is a block of columns.
@@ -25,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from . import _checks
+from . import _batched, _checks
 from ._io import BadData, CliError, NotInstalled, UsageError, open_table
 from ._progress import Progress
 from ._report import (
@@ -36,11 +40,22 @@ from ._report import (
     warning_lines,
     write_json,
 )
-from ._tasks import TASKS, Data, check_inputs, default_metrics, detect_task, host_classes, is_text
+from ._tasks import (
+    TASKS,
+    Data,
+    as_label,
+    check_inputs,
+    default_metrics,
+    detect_task,
+    host_classes,
+    is_text,
+)
 
 __all__ = ["add_eval_parser", "run_eval", "BACKENDS", "DEVICES"]
 
 BACKENDS = ("numpy", "torch", "jax", "cupy")
+#: rows per batch of a directory or glob source
+BATCH_ROWS = 1 << 20
 DEVICES = ("cpu", "cuda", "mps")
 
 NOTES = f"""binary scores:
@@ -66,6 +81,8 @@ EXIT_CODES = """exit codes (errors: one line on stderr, no traceback):
   6  bad data: no rows, missing values (null, NaN, blank cells), text mixed
      with numbers, wrong shape or kind of values for the task
   7  internal error (a bug in metrix; METRIX_DEBUG=1 shows the traceback)
+  8  out of memory (read a directory or glob batch by batch, a smaller
+     --batch-rows, or --bins for ROC AUC / average precision)
   130 interrupted (Ctrl-C)"""
 
 
@@ -99,6 +116,25 @@ def add_eval_parser(sub):
     p.add_argument("--json", metavar="OUT", help="write every number to this JSON file")
     p.add_argument("--plots", metavar="DIR", help="write PNG plots to this directory")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    big = p.add_argument_group(
+        "data larger than memory",
+        "A directory or glob of .parquet / .csv files is read batch by batch (so is one "
+        "file with --batch-rows or --bins): memory holds one batch and the metrics' "
+        "states. Metrics that need every row at once (median, top-k, --bootstrap, "
+        "--plots) are skipped there.")
+    big.add_argument("--batch-rows", type=_checks.positive_int, default=None, metavar="N",
+                     help=f"rows per batch (default {BATCH_ROWS:,} for a directory or glob)")
+    big.add_argument("--bins", type=_checks.positive_int, default=None, metavar="B",
+                     help="binned ROC AUC / average precision over B bins of [0, 1], with "
+                          "the error bound (default: exact, from the distinct scores)")
+    big.add_argument("--memory", type=_checks.positive_int, default=None, metavar="MB",
+                     help="memory for the exact table of distinct scores (default: half "
+                          "the machine's)")
+    big.add_argument("--dask", metavar="ADDRESS",
+                     help="compute on a Dask cluster: a scheduler address, or 'local' for "
+                          "a local cluster of processes (needs metrix[dask])")
+    big.add_argument("--dask-workers", type=_checks.positive_int, default=2, metavar="K",
+                     help="workers of --dask local (default 2)")
     return p
 
 
@@ -177,6 +213,9 @@ def run_eval(args) -> int:
 
         require_matplotlib()
     yt_cols, yp_cols, ys_cols = _cols(args.y_true), _cols(args.y_pred), _cols(args.y_score)
+    if getattr(args, "dask", None) or _batched.is_batched_source(args.predictions) or (
+            getattr(args, "batch_rows", None) or getattr(args, "bins", None)):
+        return _run_out_of_core(args, yt_cols, yp_cols, ys_cols, t_start)
     wanted = yt_cols + yp_cols + ys_cols + ([args.sample_weight] if args.sample_weight else [])
     table = open_table(args.predictions)
     table.check_columns(wanted)
@@ -199,6 +238,52 @@ def run_eval(args) -> int:
     sw = cols[args.sample_weight].astype(np.float64) if args.sample_weight else None
     return evaluate_arrays(args, y_true, y_pred, y_score, sw, source=args.predictions,
                            fmt=table.fmt, t_start=t_start, t_read=t_read, conv=conv)
+
+
+def _run_out_of_core(args, yt_cols, yp_cols, ys_cols, t_start):
+    """A directory / glob, ``--batch-rows``, ``--bins`` or ``--dask``: the report from
+    mergeable per-batch states (see :mod:`metrix.cli._batched`)."""
+    if args.batch_rows is None:
+        args.batch_rows = BATCH_ROWS
+    if args.memory is None:
+        args.memory = _batched.default_memory_mb()
+    if args.dask:
+        task, results, info = _batched.run_dask(args, yt_cols=yt_cols, yp_cols=yp_cols,
+                                                ys_cols=ys_cols)
+    else:
+        task, results, info = _batched.run_batched(args, yt_cols=yt_cols, yp_cols=yp_cols,
+                                                   ys_cols=ys_cols, t_start=t_start)
+    n = info.pop("n_samples")
+    mode = f"dask {args.dask}" if args.dask else f"batches of {args.batch_rows:,} rows"
+    lines = [f"metrix eval: {args.predictions} ({n:,} rows in {info['files']} file"
+             f"{'s' if info['files'] > 1 else ''}, task: {task}, {mode})"]
+    if task == "binary" and info.get("pos_label") is not None:
+        lines.append(f"positive class: {info['pos_label']!r}"
+                     + ("; --y-score read as its probability by every metric"
+                        if ys_cols else ""))
+    if info.get("method") == "binned" and ys_cols:
+        lines.append(f"ROC AUC and average precision binned over {info['bins']} bins of "
+                     "[0, 1]: |binned - exact| <= the error bound in the JSON")
+    lines.append("")
+    lines.append(metric_table(results, confidence=None))
+    print("\n".join(lines))
+    failed = [r for r in results if r["status"].startswith("error")]
+    doc = {"file": args.predictions, "n_samples": n, "task": task, "backend": "numpy",
+           "device": "cpu", "mode": "dask" if args.dask else "batched",
+           "columns": {"y_true": yt_cols, "y_pred": yp_cols, "y_score": ys_cols,
+                       "sample_weight": args.sample_weight},
+           "metrics": {r["metric"]: {k: v for k, v in r.items() if k != "metric"}
+                       for r in results},
+           "skipped": [r["metric"] for r in results if r["status"].startswith("skipped")],
+           "warnings": [], "failed": [r["metric"] for r in failed], **info}
+    doc["timings_s"] = {**doc.get("timings_s", {}), "total": time.perf_counter() - t_start}
+    doc["peak_rss_mb"] = _batched.peak_rss_mb()
+    if doc.get("labels") is not None:
+        doc["labels"] = [host(v) for v in doc["labels"]]
+    if args.json:
+        write_json(doc, args.json)
+        print(f"json: {args.json}")
+    return 1 if failed else 0
 
 
 def _check_shapes(cols, groups, weight):
@@ -287,6 +372,7 @@ def evaluate_arrays(args, y_true, y_pred, y_score, sw, *, source, fmt, t_start, 
     doc["failed"] = [r["metric"] for r in failed]
     doc["timings_s"] = {"read": t_read, "metrics": t_metrics, "bootstrap": t_boot,
                         "total": time.perf_counter() - t_start}
+    doc["peak_rss_mb"] = _batched.peak_rss_mb()
     if args.json:
         write_json(doc, args.json)
         print(f"json: {args.json}")
@@ -329,7 +415,7 @@ def _prepare(task, y_true, y_pred, y_score, sw, args, conv):
                               f"{shown}")
             pos = classes[-1] if classes else 1
             if args.pos_label is not None:
-                pos = _as_label(args.pos_label, classes)
+                pos = as_label(args.pos_label, classes)
             pos_shown = pos
             if y_score is not None and y_score.ndim == 2:
                 if y_score.shape[1] != 2:
@@ -360,23 +446,6 @@ def _prepare(task, y_true, y_pred, y_score, sw, args, conv):
 
     data = Data(move(y_true), move(y_pred), move(y_score), move(sw), classes, pos, move(y_pos))
     return data, y_score, display, pos_shown
-
-
-def _as_label(text, classes):
-    for c in classes:
-        if str(c) == text:
-            return c
-    for c in classes:  # "1" for the float label 1.0
-        if not isinstance(c, str) and _as_number(text) == c:
-            return c
-    raise UsageError(f"--pos-label {text!r} is not one of the labels {classes}")
-
-
-def _as_number(text):
-    try:
-        return float(text)
-    except ValueError:
-        return None
 
 
 def _target(inputs, data):
@@ -593,6 +662,11 @@ def main_eval(args) -> int:
     except KeyboardInterrupt:
         _say("interrupted")
         return 130
+    except MemoryError as exc:
+        _say(f"out of memory ({exc}): read the data batch by batch (a directory or glob, or "
+             "--batch-rows N), with a smaller --batch-rows, or --bins B for ROC AUC / "
+             "average precision")
+        return 8
     except Exception as exc:  # a bug: one line, the traceback only on request
         if os.environ.get("METRIX_DEBUG"):
             raise

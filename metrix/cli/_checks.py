@@ -93,3 +93,11 @@ def check_outputs(json_path, plots_dir):
             raise UsageError(f"--plots {plots_dir!r}: {existing!r} is not a directory")
         if not os.access(existing, os.W_OK | os.X_OK):
             raise UsageError(f"--plots {plots_dir!r}: {existing!r} is not writable")
+
+
+def positive_int(text):
+    """An integer >= 1 (``--batch-rows``, ``--bins``, ``--memory``)."""
+    v = _int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    return v

@@ -208,3 +208,21 @@ def _example_text(a):
         except (TypeError, ValueError):
             return v
     return np.asarray(a).ravel()[0]
+
+
+def as_label(text, classes):
+    """``--pos-label`` text as one of ``classes`` (``"1"`` is the float label 1.0)."""
+    for c in classes:
+        if str(c) == text:
+            return c
+    for c in classes:  # "1" for the float label 1.0
+        if not isinstance(c, str) and _as_number(text) == c:
+            return c
+    raise UsageError(f"--pos-label {text!r} is not one of the labels {classes}")
+
+
+def _as_number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None

@@ -327,12 +327,26 @@ def test_progress_bar_quiet_off_terminal(tmp_path, capsys):
         def isatty(self):
             return True
 
-    s = Tty()
-    bar = Progress(10, "work", stream=s, min_interval=0)
-    bar.update(5)
-    bar.update(10)
-    bar.close()
-    assert "50.0%" in s.getvalue() and "100.0%" in s.getvalue()
+    import importlib.util
+
+    has_tqdm = importlib.util.find_spec("tqdm") is not None
+    for plain in (True, False) if has_tqdm else (True,):
+        s = Tty()
+        if plain:  # without tqdm: a plain percentage line
+            real = importlib.util.find_spec
+            importlib.util.find_spec = lambda name, *a: None if name == "tqdm" else real(name, *a)
+        try:
+            bar = Progress(10, "work", stream=s, min_interval=0)
+        finally:
+            if plain:
+                importlib.util.find_spec = real
+        bar.update(5)
+        bar.update(10)
+        bar.close()
+        if plain:
+            assert "50.0%" in s.getvalue() and "100.0%" in s.getvalue()
+        else:  # tqdm's bar
+            assert " 50%" in s.getvalue() and "100%" in s.getvalue()
 
 
 def test_python_m_metrix_and_demo_subprocess(tmp_path):

@@ -1,0 +1,406 @@
+"""``metrix eval`` out of core: a directory or glob of files, read batch by batch.
+
+Each batch of the requested columns becomes a small mergeable state
+(:class:`metrix.evaluation.partial.PartialEvaluation`: a confusion matrix,
+sums of losses and moments, the table of distinct scores or a histogram), so
+memory holds one batch and the states, never the whole data.  Labels are
+global: a first pass over the label columns finds them (or the task is
+regression).  ``--dask`` runs the same states on a Dask cluster
+(:func:`metrix.dask.evaluate`).
+
+Exact ROC AUC / average precision keep one row per distinct score (24
+bytes); when that table would outgrow ``--memory`` the run stops with a
+message that suggests ``--bins`` (a histogram with its error bound) or
+``--dask``.
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import os
+import resource
+import time
+
+import numpy as np
+
+from ._io import FORMATS, BadData, CliError, MissingColumn, NotInstalled, Unreadable, UsageError
+from ._io import count_missing as _count_missing
+from ._progress import Progress
+from ._tasks import Data, as_label, default_metrics, detect_task, is_text
+
+#: bytes per row of the exact table of distinct scores (score, positive and negative weight)
+TABLE_ROW_BYTES = 24
+
+
+def is_batched_source(path: str) -> bool:
+    """A directory or a glob pattern (read batch by batch), not one file."""
+    return os.path.isdir(path) or any(ch in path for ch in "*?[")
+
+
+def source_files(path: str) -> tuple[list[str], str]:
+    """The data files of a directory or glob, sorted, and their one format."""
+    if os.path.isdir(path):
+        found = [os.path.join(root, f) for root, _, files in os.walk(path) for f in files
+                 if os.path.splitext(f)[1].lower() in FORMATS and not f.startswith((".", "_"))]
+    else:
+        found = [f for f in glob.glob(path, recursive=True) if os.path.isfile(f)]
+    found = sorted(found)
+    if not found:
+        raise Unreadable(f"cannot read {path!r}: no data files there")
+    formats = {FORMATS.get(os.path.splitext(f)[1].lower()) for f in found}
+    if None in formats:
+        bad = next(f for f in found if FORMATS.get(os.path.splitext(f)[1].lower()) is None)
+        raise Unreadable(f"cannot read {bad!r}: unknown format; expected .csv, .tsv or .parquet")
+    if formats - {"csv", "parquet"}:
+        raise Unreadable(f"{path!r}: a directory or glob takes .csv or .parquet files, not .npz")
+    if len(formats) > 1:
+        raise Unreadable(f"{path!r} mixes CSV and Parquet files; give one format")
+    return found, formats.pop()
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MiB (``getrusage``)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 1024.0 if os.uname().sysname != "Darwin" else peak / 2**20
+
+
+def default_memory_mb() -> int:
+    """Half the machine's physical memory: the default ``--memory``."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20 / 2)
+    except (ValueError, OSError, AttributeError):
+        return 4096
+
+
+class Dataset:
+    """The files of a source, read file by file as batches of chosen columns.
+
+    One thread reads (``use_threads=False``): the memory is one batch's, with
+    no per-thread buffers.
+    """
+
+    def __init__(self, files, fmt):
+        if importlib.util.find_spec("pyarrow") is None:
+            raise NotInstalled("reading a directory or glob needs pyarrow: "
+                               "pip install 'metrix[parquet]'")
+        self.files, self.fmt = files, fmt
+        self.num_rows = 0 if fmt == "parquet" else None
+        columns = None
+        for f in files:
+            names, rows = self._schema(f)
+            if columns is None:
+                columns = names
+            elif names != columns and set(names) != set(columns):
+                shown = ", ".join(sorted(set(names) ^ set(columns))[:10])
+                raise Unreadable(f"{f!r} has other columns than {files[0]!r} ({shown})")
+            if rows is not None:
+                self.num_rows += rows
+        self.columns = columns
+
+    def _schema(self, path):
+        try:
+            if self.fmt == "parquet":
+                import pyarrow.parquet as pq
+
+                meta = pq.ParquetFile(path)
+                return list(meta.schema_arrow.names), meta.metadata.num_rows
+            import csv
+
+            with open(path, newline="", encoding="utf-8") as f:
+                header = next(csv.reader(f, delimiter=self._delimiter(path)), None)
+            if not header:
+                raise Unreadable(f"cannot read {path!r}: empty file (a header row is needed)")
+            return [h.strip() for h in header], None
+        except CliError:
+            raise
+        except Exception as exc:  # pyarrow raises several types for bad files
+            raise Unreadable(f"cannot read {path!r}: {exc}") from exc
+
+    @staticmethod
+    def _delimiter(path):
+        return "\t" if path.lower().endswith(".tsv") else ","
+
+    def check_columns(self, names, source):
+        missing = [c for c in names if c not in self.columns]
+        if missing:
+            shown = ", ".join(self.columns[:20]) + (" ..." if len(self.columns) > 20 else "")
+            raise MissingColumn(f"column(s) {', '.join(map(repr, missing))} not found in "
+                                f"{source!r}; available: {shown}")
+
+    def _file_batches(self, path, names, batch_rows):
+        if self.fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            yield from pq.ParquetFile(path).iter_batches(batch_size=batch_rows, columns=names,
+                                                         use_threads=False)
+            return
+        import pyarrow.csv as pacsv
+
+        reader = pacsv.open_csv(
+            path, read_options=pacsv.ReadOptions(use_threads=False, block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(delimiter=self._delimiter(path)),
+            convert_options=pacsv.ConvertOptions(include_columns=names))
+        yield from reader
+
+    def batches(self, names, batch_rows):
+        """``{name: numpy array}`` per batch, checked for missing values."""
+        names = list(dict.fromkeys(names))
+        for path in self.files:
+            try:
+                for batch in self._file_batches(path, names, batch_rows):
+                    if not batch.num_rows:
+                        continue
+                    cols = {n: batch.column(n).to_numpy(zero_copy_only=False) for n in names}
+                    for n, a in cols.items():
+                        k = _count_missing(a)
+                        if k:
+                            raise BadData(f"column {n!r} of {path!r} has {k:,} missing value"
+                                          f"{'s' if k > 1 else ''} (null, NaN or blank cells)")
+                    yield cols
+            except CliError:
+                raise
+            except Exception as exc:
+                text = str(exc)
+                if "conversion error" in text:
+                    raise BadData(f"{path!r} mixes numbers and text in one column: "
+                                  f"{text}") from exc
+                raise Unreadable(f"cannot read {path!r}: {text}") from exc
+
+
+def _partial_name(spec, names):
+    """The :class:`PartialEvaluation` name of a report row, or None (not streamable)."""
+    for candidate in (spec.shared, spec.name, spec.key):
+        if candidate in names:
+            return candidate
+    return None
+
+
+def _labels(dataset, cols, batch_rows, progress_enabled):
+    """Sorted distinct values of the label columns over every batch (the first pass)."""
+    found = set()
+    text = None
+    with Progress(dataset.num_rows, "finding labels", enabled=progress_enabled) as bar:
+        done = 0
+        for batch in dataset.batches(cols, batch_rows):
+            for a in batch.values():
+                kind = is_text(a)
+                if text is not None and kind != text:
+                    raise BadData("label columns mix numbers and text")
+                text = kind
+                found.update(np.unique(a).tolist())
+            done += len(next(iter(batch.values())))
+            bar.update(done)
+    return sorted(found)
+
+
+def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
+    """The report of a directory / glob source; returns the exit code."""
+    from ..evaluation.partial import PARTIAL_METRICS, PartialEvaluation
+
+    if len(yt_cols) != 1 or len(yp_cols) > 1:
+        raise UsageError("a directory or glob source takes one --y-true and at most one "
+                         "--y-pred column (multilabel and ranking need one file)")
+    if args.bootstrap:
+        raise UsageError("--bootstrap needs the data in memory: give one file, or drop "
+                         "--bootstrap for a directory or glob")
+    if args.plots:
+        raise UsageError("--plots needs the data in memory: give one file")
+    if args.backend != "numpy":
+        raise UsageError("a directory or glob source is read on the host: --backend numpy")
+    files, fmt = source_files(args.predictions)
+    dataset = Dataset(files, fmt)
+    wanted = yt_cols + yp_cols + ys_cols + ([args.sample_weight] if args.sample_weight else [])
+    dataset.check_columns(wanted, args.predictions)
+    enabled = False if args.quiet else None
+    batch_rows = args.batch_rows
+    first = next(dataset.batches(wanted, min(batch_rows, 100_000)), None)
+    if first is None:
+        raise BadData(f"{args.predictions!r} has no rows")
+    y_true0 = first[yt_cols[0]]
+    y_pred0 = first[yp_cols[0]] if yp_cols else None
+    y_score0 = _scores(first, ys_cols)
+    task = args.task
+    if task == "auto":
+        task = detect_task(y_true0, y_pred0, y_score0)
+    if task in ("multilabel", "ranking"):
+        raise UsageError(f"task {task} needs one file (its targets are several columns)")
+    labels, pos = None, None
+    if task in ("binary", "multiclass"):
+        labels = _labels(dataset, yt_cols + yp_cols, batch_rows, enabled)
+        if task == "binary" and len(labels) > 2:
+            task = "multiclass" if args.task == "auto" else task
+            if args.task == "binary":
+                raise BadData(f"--task binary needs at most 2 classes, got {len(labels)}")
+        if task == "binary":
+            pos = labels[-1]
+            if args.pos_label is not None:
+                pos = as_label(args.pos_label, labels)
+    data = Data(y_true0, y_pred0, y_score0, None, labels or [], pos)
+    specs = default_metrics(task, data, has_pred=bool(yp_cols), has_score=bool(ys_cols))
+    chosen = {spec.key: _partial_name(spec, PARTIAL_METRICS) for spec in specs}
+    names = list(dict.fromkeys(n for n in chosen.values() if n is not None))
+    method = "binned" if args.bins else "exact"
+    try:
+        pe = PartialEvaluation(names, labels=labels, pos_label=pos, method=method,
+                               bins=args.bins or None)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    limit = args.memory * 2**20
+    t_read = 0.0
+    state, n = pe.empty(), 0
+    with Progress(dataset.num_rows, "scoring", enabled=enabled) as bar:
+        t0 = time.perf_counter()
+        for batch in dataset.batches(wanted, batch_rows):
+            y_true = batch[yt_cols[0]]
+            y_pred = batch[yp_cols[0]] if yp_cols else None
+            y_score = _scores(batch, ys_cols)
+            sw = batch[args.sample_weight].astype(np.float64) if args.sample_weight else None
+            if task == "regression" and (is_text(y_true) or (y_pred is not None
+                                                             and is_text(y_pred))):
+                raise BadData("regression targets must be numbers, got text")
+            try:
+                state = pe.merge(state, pe.chunk(y_true, y_pred, y_score, sw))
+            except ValueError as exc:
+                raise BadData(str(exc)) from exc
+            n += len(y_true)
+            if pe.table_rows(state) * TABLE_ROW_BYTES > limit:
+                raise CliError(
+                    f"the exact table of distinct scores outgrew --memory {args.memory} MiB "
+                    f"after {n:,} rows: pass --bins B for binned ROC AUC / average precision "
+                    "with an error bound, --dask to spread it over a cluster, or a larger "
+                    "--memory")
+            bar.update(n)
+        t_metrics = time.perf_counter() - t0
+    values = pe.finalize(state)
+    results = []
+    for spec in specs:
+        name = chosen[spec.key]
+        row = {"metric": spec.key, "function": spec.name}
+        if name is None:
+            row["status"] = "skipped (needs the data in memory: give one file)"
+        else:
+            row["status"], row["value"] = "ok", values[name]
+            bound = values.get(f"{name}_error_bound")
+            if bound is not None:
+                row["error_bound"] = bound
+        results.append(row)
+    return task, results, {"n_samples": n, "labels": labels, "pos_label": pos,
+                           "files": len(files), "format": fmt, "method": method,
+                           "bins": args.bins or None, "batch_rows": batch_rows,
+                           "table_rows": pe.table_rows(state),
+                           "timings_s": {"read_and_metrics": t_metrics, "read": t_read}}
+
+
+def run_dask(args, *, yt_cols, yp_cols, ys_cols):
+    """The report computed by :func:`metrix.dask.evaluate` on a Dask cluster."""
+    if importlib.util.find_spec("dask") is None or importlib.util.find_spec(
+            "distributed") is None:
+        raise NotInstalled("--dask needs dask and distributed: pip install 'metrix[dask]'")
+    if len(yt_cols) != 1 or len(yp_cols) > 1 or len(ys_cols) > 1:
+        raise UsageError("--dask takes one --y-true, --y-pred and --y-score column each")
+    if args.bootstrap or args.plots:
+        raise UsageError("--dask gives no --bootstrap or --plots")
+    import dask.dataframe as dd
+    from distributed import Client, LocalCluster
+
+    import metrix.dask as mdask
+
+    from ..evaluation.partial import PARTIAL_METRICS
+
+    path = args.predictions
+    if is_batched_source(path):
+        files, fmt = source_files(path)
+    else:
+        files, fmt = [path], FORMATS.get(os.path.splitext(path)[1].lower())
+        if fmt not in ("csv", "parquet"):
+            raise Unreadable(f"--dask reads .csv or .parquet files, not {path!r}")
+    wanted = yt_cols + yp_cols + ys_cols + ([args.sample_weight] if args.sample_weight else [])
+    wanted = list(dict.fromkeys(wanted))
+    cluster = None
+    if args.dask == "local":
+        cluster = LocalCluster(n_workers=args.dask_workers, threads_per_worker=1,
+                               processes=True, dashboard_address=None)
+        client = Client(cluster)
+    else:
+        client = Client(args.dask)
+    try:
+        if client.dashboard_link and not args.quiet:
+            import sys
+
+            print(f"metrix eval: Dask dashboard (progress): {client.dashboard_link}",
+                  file=sys.stderr)
+        reader = dd.read_parquet if fmt == "parquet" else dd.read_csv
+        try:
+            frame = reader(files, columns=wanted) if fmt == "parquet" else reader(
+                files, usecols=wanted)
+        except Exception as exc:
+            raise Unreadable(f"cannot read {path!r} with Dask: {exc}") from exc
+        head = frame.head(100_000, npartitions=-1)
+        if not len(head):
+            raise BadData(f"{path!r} has no rows")
+        y_true0 = head[yt_cols[0]].to_numpy()
+        y_pred0 = head[yp_cols[0]].to_numpy() if yp_cols else None
+        y_score0 = head[ys_cols[0]].to_numpy() if ys_cols else None
+        task = args.task if args.task != "auto" else detect_task(y_true0, y_pred0, y_score0)
+        if task in ("multilabel", "ranking"):
+            raise UsageError(f"--dask does not take task {task}")
+        data = Data(y_true0, y_pred0, y_score0, None, [], None)
+        specs = default_metrics(task, data, has_pred=bool(yp_cols), has_score=bool(ys_cols))
+        chosen = {spec.key: _partial_name(spec, PARTIAL_METRICS) for spec in specs}
+        names = list(dict.fromkeys(n for n in chosen.values() if n is not None))
+        pos = None
+        if task == "binary" and args.pos_label is not None:
+            pos = args.pos_label
+        t0 = time.perf_counter()
+        try:
+            values = mdask.evaluate(frame, y_true=yt_cols[0],
+                                    y_pred=yp_cols[0] if yp_cols else None,
+                                    y_score=ys_cols[0] if ys_cols else None,
+                                    sample_weight=args.sample_weight, metrics=names,
+                                    pos_label=_typed_label(pos, y_true0),
+                                    method="binned" if args.bins else "exact",
+                                    bins=args.bins or None)
+        except ValueError as exc:
+            raise BadData(str(exc)) from exc
+        t_metrics = time.perf_counter() - t0
+        n = int(frame.shape[0].compute())
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    results = []
+    for spec in specs:
+        name = chosen[spec.key]
+        row = {"metric": spec.key, "function": spec.name}
+        if name is None:
+            row["status"] = "skipped (needs the data in memory: give one file)"
+        else:
+            row["status"], row["value"] = "ok", values[name]
+            bound = values.get(f"{name}_error_bound")
+            if bound is not None:
+                row["error_bound"] = bound
+        results.append(row)
+    return task, results, {"n_samples": n, "files": len(files), "format": fmt,
+                           "dask": args.dask, "method": "binned" if args.bins else "exact",
+                           "bins": args.bins or None,
+                           "timings_s": {"read_and_metrics": t_metrics}}
+
+
+def _typed_label(text, sample):
+    """``--pos-label`` text as a value of the labels' type."""
+    if text is None:
+        return None
+    if sample.dtype.kind in "iub":
+        return int(float(text))
+    if sample.dtype.kind == "f":
+        return float(text)
+    return text
+
+
+def _scores(batch, names):
+    if not names:
+        return None
+    if len(names) == 1:
+        return batch[names[0]].astype(np.float64)
+    return np.stack([batch[c].astype(np.float64) for c in names], axis=1)

@@ -1,0 +1,43 @@
+"""Metrics of Dask collections: one pass, mergeable states, a tree reduction.
+
+``metrix.dask.evaluate`` computes many metrics of a Dask DataFrame (columns
+named by strings) or of Dask arrays: each partition becomes the small state
+of :class:`metrix.evaluation.partial.PartialEvaluation`, the states merge in
+a tree on the workers, and the client finalizes once.  The single-metric
+functions (``f1_score``, ``roc_auc_score``, ``r2_score``, ...) take
+scikit-learn's keywords and are thin calls of ``evaluate``.  Needs the extra
+``metrix[dask]``; ``import metrix`` never imports Dask.
+"""
+
+from ._evaluate import evaluate
+from ._metrics import (
+    accuracy_score,
+    average_precision_score,
+    balanced_accuracy_score,
+    brier_score_loss,
+    cohen_kappa_score,
+    explained_variance_score,
+    f1_score,
+    hamming_loss,
+    jaccard_score,
+    log_loss,
+    matthews_corrcoef,
+    max_error,
+    mean_absolute_error,
+    mean_absolute_percentage_error,
+    mean_squared_error,
+    precision_score,
+    r2_score,
+    recall_score,
+    roc_auc_score,
+    root_mean_squared_error,
+    zero_one_loss,
+)
+
+__all__ = [
+    "accuracy_score", "average_precision_score", "balanced_accuracy_score", "brier_score_loss",
+    "cohen_kappa_score", "evaluate", "explained_variance_score", "f1_score", "hamming_loss",
+    "jaccard_score", "log_loss", "matthews_corrcoef", "max_error", "mean_absolute_error",
+    "mean_absolute_percentage_error", "mean_squared_error", "precision_score", "r2_score",
+    "recall_score", "roc_auc_score", "root_mean_squared_error", "zero_one_loss",
+]

@@ -1,0 +1,181 @@
+"""``metrix.dask.evaluate``: many metrics of a Dask collection in one pass (host code)."""
+
+from __future__ import annotations
+
+import dask
+import numpy as np
+
+from ..evaluation.one_pass import DEFAULT_LABEL_METRICS, DEFAULT_PROBA_METRICS
+from ..evaluation.partial import (
+    LABEL_METRICS,
+    PROBA_METRICS,
+    RANKING_METRICS,
+    PartialEvaluation,
+)
+from . import _graph, _groupby
+
+
+def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=None, *,
+             metrics=None, labels=None, pos_label=None, method="exact", bins=None,
+             split_every=None, zero_division="warn", table="tree", split_out=None):
+    r"""Compute many metrics of a Dask DataFrame or Dask arrays in one pass.
+
+    Each partition becomes a small mergeable state
+    (:class:`metrix.evaluation.partial.PartialEvaluation`: a confusion matrix,
+    sums of losses and moments, a table of distinct scores); the states merge
+    in a tree of fan-in ``split_every`` on the workers and the client computes
+    the metrics once from the root.  The result is the metric of all the
+    rows, as scikit-learn on the concatenated data, never a mean over
+    partitions.
+
+    Parameters
+    ----------
+    data : dask.dataframe.DataFrame, default=None
+        The frame whose columns ``y_true``, ``y_pred``, ``y_score`` and
+        ``sample_weight`` name.  ``None``: those are Dask arrays (or Dask
+        Series of one frame).
+    y_true : str or dask array or Series
+        True labels or targets (a column name with ``data``).
+    y_pred : str or dask array or Series, default=None
+        Predicted labels (label metrics) or values (regression metrics).
+    y_score : str, list of str, or dask array or Series, default=None
+        Probability of ``pos_label`` (one column, 1-D), or of each sorted
+        class (a list of columns, or an array of shape (n, C)).
+    sample_weight : str or dask array or Series, default=None
+        Sample weights.
+    metrics : sequence of str, default=None
+        Names from :data:`metrix.evaluation.partial.PARTIAL_METRICS`
+        (:func:`metrix.evaluate`'s names and the regression metrics).
+        Default, as :func:`metrix.evaluate`: accuracy, balanced accuracy,
+        macro precision / recall / F1, MCC and kappa when ``y_pred`` is
+        given, log loss and Brier score when ``y_score`` is.
+    labels : array-like, default=None
+        The classes.  ``None``: found by one cheap first pass (the distinct
+        values of ``y_true`` and ``y_pred`` per partition, merged).
+    pos_label : scalar, default=None
+        The positive class of the binary metrics and the class whose
+        probability a 1-D ``y_score`` gives.  Default: the greatest label.
+    method : {"exact", "binned"}, default="exact"
+        ROC AUC / average precision from the exact table of distinct scores
+        (one row per distinct score), or from a histogram over ``bins``.
+    bins : int or array-like, default=None
+        ``method="binned"``: equal bins of [0, 1], or increasing edges.
+    split_every : int, default=None
+        Fan-in of the merge tree (default 8).
+    zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
+        The value of an undefined precision / recall / F1 / jaccard
+        (``"warn"``: 0).
+    table : {"tree", "groupby"}, default="tree"
+        Where the exact table of distinct scores lives.  ``"tree"``: the
+        per-partition tables merge up the tree (the root and the client hold
+        the whole table).  ``"groupby"`` (a DataFrame or Series only): a Dask
+        ``groupby(score).sum(split_out=...)``, a distributed sort and
+        cumulative sums; no task holds more than a partition of the table.
+    split_out : int, default=None
+        ``table="groupby"``: partitions of the table (default: the input's).
+
+    Returns
+    -------
+    results : dict of str to float
+        The value of each metric, in the requested order; with
+        ``method="binned"`` also ``roc_auc_error_bound`` /
+        ``average_precision_error_bound``, bounds on ``|binned - exact|``.
+
+    Notes
+    -----
+    With ``method="exact"`` and ``table="tree"`` the root of the tree holds
+    the whole table of distinct scores: 24 bytes a distinct score (three
+    float64 columns), on the worker that merges last and on the client.  ``method="binned"`` holds
+    ``2 * bins`` floats, and its ROC AUC error is at most
+    :math:`\frac{1}{2} \sum_b P_b N_b / (P N)` (positive / negative weight
+    per bin).
+
+    References
+    ----------
+    .. [1] scikit-learn, ``sklearn.metrics`` (the definitions of every metric).
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, pandas as pd
+    >>> df = dd.from_pandas(pd.DataFrame({"y": [0, 1, 1, 0], "p": [0, 1, 0, 0]}),
+    ...                     npartitions=2)
+    >>> evaluate(df, y_true="y", y_pred="p", metrics=["accuracy", "f1"])
+    {'accuracy': 0.75, 'f1': 0.6666666666666666}
+    """
+    if metrics is None:
+        metrics = (DEFAULT_LABEL_METRICS if y_pred is not None else ()) + (
+            DEFAULT_PROBA_METRICS if y_score is not None else ())
+        if not metrics:
+            raise ValueError("Give y_pred or y_score (or metrics=).")
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    if table not in ("tree", "groupby"):
+        raise ValueError(f'table must be "tree" or "groupby", got {table!r}')
+    grouped = [m for m in metrics if m in RANKING_METRICS] if (
+        table == "groupby" and method == "exact") else []
+    rest = [m for m in metrics if m not in grouped]
+    if grouped and data is None:
+        if not _graph._is_series(y_true):
+            raise TypeError('table="groupby" needs a Dask DataFrame or Series')
+        data, y_true, y_pred, y_score, sample_weight = _graph.series_frame(
+            y_true, y_pred, y_score, sample_weight)
+    if grouped and pos_label is None and labels is None:  # one pass finds the classes
+        labels = _graph.distinct_values(_graph.frame_pieces(data, y_true, None, None, None),
+                                        (0,), split_every)
+    values = {}
+    if rest:
+        pe, root = evaluate_graph(data, y_true, y_pred, y_score, sample_weight, metrics=rest,
+                                  labels=labels, pos_label=pos_label, method=method, bins=bins,
+                                  split_every=split_every, zero_division=zero_division)
+    if grouped:
+        if pos_label is None:
+            pos_label = np.asarray(labels)[-1].item()
+        terms = _groupby.area_terms(data, y_true, y_score, sample_weight,
+                                    pos_label=pos_label,
+                                    split_out=split_out or data.npartitions)
+        if rest:  # one compute for both graphs
+            state, *terms = dask.compute(root, *terms)
+            values.update(pe.finalize(state))
+        else:
+            terms = dask.compute(*terms)
+        values.update(_groupby.areas(grouped, *terms))
+    else:
+        values.update(pe.finalize(dask.compute(root)[0]))
+    return {**{m: values[m] for m in metrics}, **{k: v for k, v in values.items()
+                                                  if k not in metrics}}
+
+
+def evaluate_state(data, y_true, y_pred, y_score, sample_weight, *, metrics, labels=None,
+                   pos_label=None, method="exact", bins=None, split_every=None,
+                   zero_division="warn"):
+    """``(PartialEvaluation, merged state)`` of the data (the tree path, computed)."""
+    pe, root = evaluate_graph(data, y_true, y_pred, y_score, sample_weight, metrics=metrics,
+                              labels=labels, pos_label=pos_label, method=method, bins=bins,
+                              split_every=split_every, zero_division=zero_division)
+    return pe, dask.compute(root)[0]
+
+
+def evaluate_graph(data, y_true, y_pred, y_score, sample_weight, *, metrics, labels,
+                   pos_label, method, bins, split_every, zero_division):
+    """``(PartialEvaluation, delayed merged state)``: the graph of :func:`evaluate`
+    (the label set, when needed and not given, is computed first)."""
+    if y_true is None:
+        raise ValueError("y_true is required")
+    if data is not None:
+        if not _graph._is_frame(data):
+            raise TypeError(f"data must be a Dask DataFrame, got {type(data).__name__}")
+        pieces = _graph.frame_pieces(data, y_true, y_pred, y_score, sample_weight)
+    else:
+        pieces = _graph.array_pieces(y_true, y_pred, y_score, sample_weight)
+    needs = [m for m in metrics if m in LABEL_METRICS + PROBA_METRICS + RANKING_METRICS]
+    if needs and labels is None and not (
+            pos_label is not None and all(m in RANKING_METRICS for m in needs)):
+        which = (0, 1) if y_pred is not None and any(m in LABEL_METRICS for m in needs) else (0,)
+        labels = _graph.distinct_values(pieces, which, split_every)
+        if np.asarray(labels).shape[0] == 0:
+            raise ValueError("Found array with 0 sample(s) (every partition is empty).")
+    pe = PartialEvaluation(metrics, labels=labels, pos_label=pos_label, method=method,
+                           bins=bins, zero_division=zero_division)
+    leaves = [dask.delayed(pe.chunk, pure=True)(*p) for p in pieces]
+    if not leaves:
+        return pe, dask.delayed(pe.empty)()
+    return pe, _graph.tree_reduce(leaves, pe.merge, split_every)

@@ -1,0 +1,490 @@
+"""Mergeable host states of many metrics, for data that arrives in chunks (host code, NumPy).
+
+:class:`PartialEvaluation` turns each chunk (a Parquet batch, a Dask
+partition) into a small dict of NumPy arrays, merges any number of them in
+any order and tree shape, and computes the metrics of all the data once at
+the end.  Every statistic is a sum (or a union), so the result is the
+metric of the concatenated data, never a mean of per-chunk metrics:
+
+* **label metrics** (accuracy, balanced accuracy, MCC, kappa, precision /
+  recall / F1 / jaccard, Hamming and zero-one loss): one ``(C+2) x (C+2)``
+  weighted confusion matrix over the codes of the global ``labels`` (the
+  state of a ``weighted=True`` :class:`metrix.stream.LabelStream`; values
+  that are none of ``labels`` go to its "other" bins), plus the weight of
+  the correct samples (accuracy compares values, as scikit-learn's);
+* **log loss / Brier score**: weighted sums of the per-sample losses
+  (:class:`metrix.stream.LogLossStream`'s loss);
+* **ROC AUC / average precision** (binary 1-D ``y_score``): the exact table of
+  distinct scores, or a histogram over fixed bins (:mod:`.score_table`);
+* **regression**: the weight, and per chunk the weighted mean and centred
+  sum of squares of ``y_true`` and of ``e = y_true - y_pred`` merged by
+  Chan's pairwise update (no ``sum y^2 - (sum y)^2 / n`` cancellation), the
+  sums of ``w e^2``, ``w |e|``, ``w |e| / max(|y|, eps)`` and the max of
+  ``|e|``.
+
+References
+----------
+.. [1] Chan, Golub, LeVeque, "Algorithms for computing the sample variance:
+   analysis and recommendations", The American Statistician 37 (1983).
+.. [2] scikit-learn, ``sklearn.metrics`` (the definitions of every metric).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..stream._label import LabelStream
+from ..stream._probabilistic import LogLossStream
+from . import score_table as _table
+from .one_pass import _PLAIN, _split
+
+__all__ = ["PARTIAL_METRICS", "PartialEvaluation"]
+
+_SETWISE = tuple(f"{m}{s}" for m in ("precision", "recall", "f1", "jaccard")
+                 for s in ("", "_micro", "_macro", "_weighted"))
+LABEL_METRICS = _PLAIN + _SETWISE
+PROBA_METRICS = ("log_loss", "brier_score_loss")
+RANKING_METRICS = ("roc_auc", "average_precision")
+REGRESSION_METRICS = ("mean_absolute_error", "mean_squared_error", "root_mean_squared_error",
+                      "r2_score", "explained_variance_score",
+                      "mean_absolute_percentage_error", "max_error")
+#: every name :class:`PartialEvaluation` understands
+PARTIAL_METRICS = LABEL_METRICS + PROBA_METRICS + RANKING_METRICS + REGRESSION_METRICS
+
+# metric name -> (LabelStream metric, extra keywords)
+_STREAM = {"balanced_accuracy": ("balanced_accuracy", {}),
+           "adjusted_balanced_accuracy": ("balanced_accuracy", {"adjusted": True}),
+           "matthews_corrcoef": ("mcc", {}), "cohen_kappa": ("kappa", {}),
+           "cohen_kappa_linear": ("kappa", {"weights": "linear"}),
+           "cohen_kappa_quadratic": ("kappa", {"weights": "quadratic"})}
+_REG_SUMS = ("r_w", "r_mean_y", "r_m2_y", "r_mean_e", "r_m2_e")
+
+
+class PartialEvaluation:
+    """Mergeable states of a set of metrics over chunks of data (NumPy, host).
+
+    Parameters
+    ----------
+    metrics : sequence of str
+        Names from ``PARTIAL_METRICS``: :func:`metrix.evaluate`'s names
+        (without ``_samples`` and the D² scores) and ``mean_absolute_error``,
+        ``mean_squared_error``, ``root_mean_squared_error``, ``r2_score``,
+        ``explained_variance_score``, ``mean_absolute_percentage_error``,
+        ``max_error`` (1-D targets).
+    labels : array-like, default=None
+        The global sorted classes of all the data (required by the label,
+        probabilistic and ranking metrics; the caller finds them, e.g. by a
+        first pass).  Per-class metrics use exactly these classes, as
+        scikit-learn's ``labels=``; MCC and balanced accuracy raise if the
+        data holds another value; log loss requires ``y_true`` in ``labels``.
+    pos_label : scalar, default=None
+        The positive class of the binary metrics (names without an average
+        suffix, ROC AUC, average precision, Brier score) and the class whose
+        probability a 1-D ``y_score`` gives.  Default: the greatest label.
+    method : {"exact", "binned"}, default="exact"
+        ROC AUC / average precision from the exact table of distinct scores,
+        or from a histogram over ``bins``.
+    bins : int or array-like, default=None
+        ``method="binned"``: ``bins`` equal bins of [0, 1], or increasing
+        edges (fixed, so merging is associative).
+    zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
+        The value of an undefined precision / recall / F1 / jaccard
+        (``"warn"``: 0, without the warning).
+
+    Notes
+    -----
+    A state is a dict of NumPy arrays (picklable); the state of an empty
+    chunk is the identity of :meth:`merge`.  With ``method="binned"``,
+    :meth:`finalize` adds ``roc_auc_error_bound`` and
+    ``average_precision_error_bound`` (see
+    :func:`metrix.evaluation.score_table.binned_bounds`).
+    """
+
+    def __init__(self, metrics, *, labels=None, pos_label=None, method="exact", bins=None,
+                 zero_division="warn"):
+        metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+        unknown = [m for m in metrics if m not in PARTIAL_METRICS]
+        if unknown:
+            raise ValueError(f"Unknown metric names {unknown}; choose from {PARTIAL_METRICS}.")
+        if method not in ("exact", "binned"):
+            raise ValueError(f'method must be "exact" or "binned", got {method!r}')
+        self.metrics, self.method = metrics, method
+        self.edges = _table.check_edges(bins) if method == "binned" else None
+        self.zero_division = zero_division
+        self.label_names = [m for m in metrics if m in LABEL_METRICS]
+        self.proba_names = [m for m in metrics if m in PROBA_METRICS]
+        self.ranking_names = [m for m in metrics if m in RANKING_METRICS]
+        self.regression_names = [m for m in metrics if m in REGRESSION_METRICS]
+        self.labels = None if labels is None else _sorted_labels(labels)
+        needs_labels = self.label_names or self.proba_names or (
+            self.ranking_names and pos_label is None)
+        if needs_labels and (self.labels is None or self.labels.shape[0] == 0):
+            raise ValueError(f"{self.label_names + self.proba_names + self.ranking_names} need "
+                             "labels= (the sorted classes of all the data).")
+        if pos_label is None and self.labels is not None and self.labels.shape[0]:
+            pos_label = self.labels[-1].item()
+        self.pos_label = pos_label
+        binary = [m for m in self.label_names if m not in _PLAIN and _split(m)[1] == "binary"]
+        binary += self.ranking_names
+        if binary and self.labels is not None and self.labels.shape[0] > 2:
+            raise ValueError(f"{binary} are binary metrics but there are "
+                             f"{self.labels.shape[0]} classes; choose an average suffix "
+                             "(_micro, _macro, _weighted).")
+        if binary and self.labels is not None and self.labels.shape[0] == 2 and \
+                pos_label not in self.labels.tolist():
+            raise ValueError(f"pos_label={pos_label!r} is not a valid label. It should be one "
+                             f"of {self.labels.tolist()}")
+
+    # -- states ----------------------------------------------------------------
+    def empty(self) -> dict:
+        """The state of no data (the identity of :meth:`merge`)."""
+        state = {"n": np.zeros((), np.int64)}
+        if self.label_names:
+            c = self.labels.shape[0]
+            state.update(cm=np.zeros((c + 2) ** 2), correct=np.zeros(()),
+                         n_other=np.zeros((), np.int64))
+        if self.proba_names:
+            state.update(p_w=np.zeros(()), ll_sum=np.zeros(()), brier_sum=np.zeros(()))
+        if self.ranking_names:
+            state.update(n_pos=np.zeros((), np.int64), n_neg=np.zeros((), np.int64))
+            if self.method == "exact":
+                state.update(_table.empty_table())
+            else:
+                nb = self.edges.shape[0] - 1
+                state.update(hist_pos=np.zeros(nb), hist_neg=np.zeros(nb))
+        if self.regression_names:
+            state.update({k: np.zeros(()) for k in _REG_SUMS + ("r_see", "r_sabs", "r_spct")})
+            state["r_max"] = np.full((), -np.inf)
+        return state
+
+    def chunk(self, y_true, y_pred=None, y_score=None, sample_weight=None) -> dict:
+        """The state of one chunk of data (a dict of NumPy arrays).
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n,)
+            True labels (or regression targets).
+        y_pred : array-like of shape (n,), default=None
+            Predicted labels (label metrics) or values (regression).
+        y_score : array-like of shape (n,) or (n, C), default=None
+            Probability of ``pos_label`` (1-D) or of each of the sorted
+            ``labels`` (2-D).
+        sample_weight : array-like of shape (n,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        state : dict of str to numpy.ndarray
+            The chunk's sums, tables and counts (see the module docstring).
+        """
+        yt = _host(y_true).reshape(-1)
+        n = yt.shape[0]
+        w = np.ones(n) if sample_weight is None else _host(sample_weight).astype(
+            np.float64).reshape(-1)
+        yp = None if y_pred is None else _host(y_pred)
+        ys = None if y_score is None else _host(y_score)
+        for name, a in (("y_pred", yp), ("y_score", ys), ("sample_weight", w)):
+            if a is not None and a.shape[0] != n:
+                raise ValueError("Found input variables with inconsistent numbers of samples: "
+                                 f"[{n}, {a.shape[0]}] (y_true, {name})")
+        state = self.empty()
+        state["n"] = np.asarray(n, np.int64)
+        if n == 0:
+            return state
+        if (self.label_names or self.regression_names) and yp is None:
+            raise ValueError(f"{self.label_names + self.regression_names} need y_pred.")
+        if (self.proba_names or self.ranking_names) and ys is None:
+            raise ValueError(f"{self.proba_names + self.ranking_names} need y_score.")
+        if self.label_names:
+            state.update(self._label_chunk(yt, yp.reshape(-1), w))
+        if self.proba_names:
+            state.update(self._proba_chunk(yt, ys, w))
+        if self.ranking_names:
+            state.update(self._ranking_chunk(yt, ys, w))
+        if self.regression_names:
+            state.update(_regression_chunk(yt, yp.reshape(-1), w))
+        return state
+
+    def merge(self, *states) -> dict:
+        """The state of the data of all ``states`` (associative and commutative).
+
+        Parameters
+        ----------
+        *states : dict
+            States from :meth:`chunk` or :meth:`merge`.
+
+        Returns
+        -------
+        state : dict of str to numpy.ndarray
+            The merged state (the empty state for no argument).
+        """
+        if len(states) == 1 and isinstance(states[0], (list, tuple)):
+            states = tuple(states[0])
+        out = self.empty()
+        if not states:
+            return out
+        for key in out:
+            if key in ("score", "pos", "neg") or key in _REG_SUMS:
+                continue
+            values = [s[key] for s in states]
+            out[key] = np.max(values, axis=0) if key == "r_max" else np.sum(values, axis=0)
+        if self.ranking_names and self.method == "exact":
+            out.update(_table.merge_tables(
+                [{k: s[k] for k in ("score", "pos", "neg")} for s in states]))
+        if self.regression_names:
+            acc = tuple(out[k] for k in _REG_SUMS)
+            for s in states:
+                acc = _chan(acc, tuple(s[k] for k in _REG_SUMS))
+            out.update(zip(_REG_SUMS, acc))
+        return out
+
+    def table_rows(self, state) -> int:
+        """Count the rows of the exact score table in ``state``.
+
+        Parameters
+        ----------
+        state : dict
+            A state from :meth:`chunk` or :meth:`merge`.
+
+        Returns
+        -------
+        rows : int
+            One per distinct score (24 bytes each); 0 without ROC AUC / AP or
+            with ``method="binned"``.
+        """
+        return int(state["score"].shape[0]) if "score" in state else 0
+
+    def finalize(self, state) -> dict:
+        """The metrics of all the data merged into ``state``.
+
+        Parameters
+        ----------
+        state : dict
+            A state from :meth:`chunk` or :meth:`merge`.
+
+        Returns
+        -------
+        values : dict of str to float
+            The metrics in the requested order (with ``method="binned"``,
+            then ``roc_auc_error_bound`` / ``average_precision_error_bound``).
+        """
+        if int(state["n"]) == 0:
+            raise ValueError("Found array with 0 sample(s) (no chunk held any data).")
+        values = {}
+        if self.label_names:
+            values.update(self._label_values(state))
+        if self.proba_names:
+            values.update(self._proba_values(state))
+        if self.ranking_names:
+            values.update(self._ranking_values(state))
+        if self.regression_names:
+            values.update(_regression_values(state, self.regression_names))
+        out = {m: float(values[m]) for m in self.metrics}
+        if self.method == "binned" and self.ranking_names:
+            bounds = _table.binned_bounds(state["hist_pos"], state["hist_neg"])
+            for m in self.ranking_names:
+                out[f"{m}_error_bound"] = bounds[m]
+        return out
+
+    # -- label metrics -------------------------------------------------------
+    def _codes(self, y):
+        """Codes ``0..C-1`` of the values of ``y`` in ``labels``; -1 for any other value."""
+        labels = self.labels
+        if labels.dtype.kind in "OUS" or y.dtype.kind in "OUS":
+            labels, y = labels.astype(object), y.astype(object)
+        idx = np.clip(np.searchsorted(labels, y), 0, labels.shape[0] - 1)
+        found = labels[idx] == y
+        return np.where(found, idx, -1).astype(np.int64)
+
+    def _label_chunk(self, yt, yp, w):
+        c = self.labels.shape[0]
+        ct, cp = self._codes(yt), self._codes(yp)
+        stream = LabelStream(c, "confusion", weighted=True)
+        cm = stream.update(stream.init(xp=np), ct, cp, sample_weight=w)["cm"]
+        other = (ct < 0) | (cp < 0)
+        equal = (yt == yp) if yt.dtype.kind not in "OUS" else (yt.astype(object) == yp.astype(
+            object))
+        return {"cm": np.asarray(cm, np.float64), "correct": np.asarray(np.sum(w[equal])),
+                "n_other": np.asarray(int(np.count_nonzero(other)), np.int64)}
+
+    def _label_values(self, state):
+        c = self.labels.shape[0]
+        cm = state["cm"]
+        total = float(cm.sum())
+        out = {}
+        accuracy = float(state["correct"]) / total if total else float("nan")
+        pos_code = self._pos_code()
+        for name in self.label_names:
+            if name == "accuracy":
+                out[name] = accuracy
+            elif name in ("hamming_loss", "zero_one_loss"):
+                out[name] = 1.0 - accuracy
+            elif name in _STREAM:
+                metric, kw = _STREAM[name]
+                if metric != "kappa" and int(state["n_other"]):
+                    raise ValueError(f"{name}: the data holds values that are not in labels=")
+                out[name] = LabelStream(c, metric, weighted=True, **kw).compute({"cm": cm})
+            else:
+                base, average = _split(name)
+                if average == "binary" and pos_code is None:
+                    zd = self.zero_division
+                    out[name] = 0.0 if zd == "warn" else float(zd)
+                    continue
+                metric = "f1" if base == "f1" else base
+                stream = LabelStream(c, metric, average=average,
+                                     pos_label=pos_code if average == "binary" else 1 % c,
+                                     zero_division=self.zero_division, weighted=True)
+                out[name] = stream.compute({"cm": cm})
+        return out
+
+    def _pos_code(self):
+        labels = self.labels.tolist()
+        return labels.index(self.pos_label) if self.pos_label in labels else None
+
+    # -- probabilistic metrics -----------------------------------------------
+    def _proba_chunk(self, yt, ys, w):
+        c = self.labels.shape[0]
+        codes = self._codes(yt)
+        if np.any(codes < 0):
+            bad = np.unique(yt[codes < 0]).tolist()
+            raise ValueError(f"y_true contains values {bad} not belonging to the passed labels "
+                             f"{self.labels.tolist()}.")
+        if ys.ndim == 2 and ys.shape[1] == 1:
+            ys = ys[:, 0]
+        if ys.ndim == 1:
+            if c != 2:
+                raise ValueError(f"A 1-D y_score needs 2 classes, labels has {c}.")
+            pos_code = self._pos_code()
+            if pos_code is None:
+                raise ValueError(f"pos_label={self.pos_label!r} is not one of the labels.")
+            p_greater = ys if pos_code == 1 else 1.0 - ys
+        elif ys.shape[1] != c:
+            raise ValueError(f"y_score has {ys.shape[1]} columns for {c} labels "
+                             f"{self.labels.tolist()}.")
+        if np.any(ys < 0) or np.any(ys > 1) or np.any(np.isnan(ys)):
+            raise ValueError("y_score holds values outside [0, 1] (probabilities expected).")
+        out = {"p_w": np.asarray(np.sum(w))}
+        if "log_loss" in self.proba_names:
+            stream = LogLossStream(None if ys.ndim == 1 else c)
+            st = stream.update(stream.init(xp=np), codes, p_greater if ys.ndim == 1 else ys, w)
+            out["ll_sum"] = np.asarray(st["s_loss"], np.float64)
+        if "brier_score_loss" in self.proba_names:
+            if ys.ndim == 1:
+                sq = ((codes == self._pos_code()) - ys.astype(np.float64)) ** 2
+            else:
+                onehot = codes[:, None] == np.arange(c)[None, :]
+                sq = np.sum((onehot - ys.astype(np.float64)) ** 2, axis=1)
+                if c == 2:  # scikit-learn's scale_by_half="auto"
+                    sq = 0.5 * sq
+            out["brier_sum"] = np.asarray(np.sum(w * sq))
+        return out
+
+    def _proba_values(self, state):
+        pw = float(state["p_w"])
+        return {"log_loss": float(state["ll_sum"]) / pw if pw else float("nan"),
+                "brier_score_loss": float(state["brier_sum"]) / pw if pw else float("nan")}
+
+    # -- ranking metrics -----------------------------------------------------
+    def _ranking_chunk(self, yt, ys, w):
+        if ys.ndim == 2 and ys.shape[1] == 1:
+            ys = ys[:, 0]
+        if ys.ndim != 1:
+            raise ValueError(f"{self.ranking_names} need a 1-D y_score (binary targets).")
+        if yt.dtype.kind in "OUS":
+            positive = yt.astype(object) == self.pos_label
+        else:
+            positive = yt == self.pos_label
+        positive = np.asarray(positive, bool)
+        out = {"n_pos": np.asarray(int(positive.sum()), np.int64),
+               "n_neg": np.asarray(int((~positive).sum()), np.int64)}
+        if self.method == "exact":
+            out.update(_table.table_of(ys, positive, w))
+        else:
+            out["hist_pos"], out["hist_neg"] = _table.histogram_of(ys, positive, w, self.edges)
+        return out
+
+    def _ranking_values(self, state):
+        kw = dict(n_pos=int(state["n_pos"]), n_neg=int(state["n_neg"]))
+        if self.method == "exact":
+            return _table.table_areas(state["score"], state["pos"], state["neg"],
+                                      self.ranking_names, **kw)
+        ranks = np.arange(state["hist_pos"].shape[0], dtype=np.float64)
+        return _table.table_areas(ranks, state["hist_pos"], state["hist_neg"],
+                                  self.ranking_names, **kw)
+
+
+# -- regression ----------------------------------------------------------------
+
+def _regression_chunk(yt, yp, w):
+    yt = yt.astype(np.float64)
+    yp = yp.astype(np.float64)
+    e = yt - yp
+    sw = float(np.sum(w))
+    out = {"r_w": np.asarray(sw)}
+    if sw != 0:
+        mean_y = np.average(yt, weights=w)
+        mean_e = np.average(e, weights=w)
+        out.update(r_mean_y=np.asarray(mean_y), r_m2_y=np.asarray(np.sum(w * (yt - mean_y) ** 2)),
+                   r_mean_e=np.asarray(mean_e), r_m2_e=np.asarray(np.sum(w * (e - mean_e) ** 2)))
+    eps = np.finfo(np.float64).eps
+    out.update(r_see=np.asarray(np.sum(w * e * e)), r_sabs=np.asarray(np.sum(w * np.abs(e))),
+               r_spct=np.asarray(np.sum(w * np.abs(e) / np.maximum(np.abs(yt), eps))),
+               r_max=np.asarray(np.max(np.abs(e))))
+    return out
+
+
+def _chan(a, b):
+    """Chan's merge of ``(w, mean_y, m2_y, mean_e, m2_e)``: weighted means and
+    centred sums of squares of two disjoint parts."""
+    wa, wb = float(a[0]), float(b[0])
+    if wb == 0:
+        return a
+    if wa == 0:
+        return b
+    w = wa + wb
+    out = [np.asarray(w)]
+    for i in (1, 3):
+        delta = float(b[i]) - float(a[i])
+        out.append(np.asarray(float(a[i]) + delta * (wb / w)))
+        out.append(np.asarray(float(a[i + 1]) + float(b[i + 1]) + delta * delta * (wa * wb / w)))
+    return tuple(out)
+
+
+def _fraction(num, den):
+    """scikit-learn's ``force_finite=True`` explained fraction ``1 - num / den``."""
+    if num == 0:
+        return 1.0
+    if den == 0:
+        return 0.0
+    return 1.0 - num / den
+
+
+def _regression_values(state, names):
+    w = float(state["r_w"])
+    nan = float("nan")
+    mse = float(state["r_see"]) / w if w else nan
+    out = {"mean_squared_error": mse, "root_mean_squared_error": float(np.sqrt(mse)),
+           "mean_absolute_error": float(state["r_sabs"]) / w if w else nan,
+           "mean_absolute_percentage_error": float(state["r_spct"]) / w if w else nan,
+           "max_error": float(state["r_max"]),
+           "r2_score": _fraction(float(state["r_see"]), float(state["r_m2_y"])),
+           "explained_variance_score": _fraction(float(state["r_m2_e"]) / w,
+                                                 float(state["r_m2_y"]) / w) if w else nan}
+    return {m: out[m] for m in names}
+
+
+# -- inputs --------------------------------------------------------------------
+
+def _host(a):
+    """A NumPy array of ``a`` (pandas, Arrow-backed columns, lists)."""
+    if hasattr(a, "to_numpy"):
+        a = a.to_numpy()
+    return np.asarray(a)
+
+
+def _sorted_labels(labels):
+    """The distinct sorted labels as a NumPy array."""
+    arr = _host(labels).reshape(-1)
+    if arr.dtype.kind == "O":
+        return np.asarray(sorted(set(arr.tolist())), dtype=object)
+    return np.unique(arr)

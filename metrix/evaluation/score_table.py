@@ -1,0 +1,159 @@
+"""Mergeable tables of a binary score for ROC AUC and average precision (host code, NumPy).
+
+Two statistics, both sums over the samples and so mergeable in any order:
+
+* the **exact table**: the distinct scores, sorted, with the positive weight
+  ``P_s`` and the negative weight ``N_s`` of each.  Two tables merge by
+  concatenating and re-summing the equal scores (``np.unique``).  The table
+  holds one row per distinct score (three float64 columns: 24 bytes a row).
+  Both areas read it exactly, ties and weights included: it is the data
+  with the tied samples of each class folded into one row.
+* the **binned histogram**: the positive and negative weight of each bin of
+  fixed ``edges`` (a bin is ``[e_b, e_{b+1})``, the last one closed; scores
+  outside the edges fall in the end bins).  It treats the samples of one bin
+  as tied, so its areas are approximate, with the bounds of
+  :func:`binned_bounds`.
+
+The areas come from :func:`metrix.roc_auc_score` and
+:func:`metrix.average_precision_score` on the table read as data: each row
+once as a positive of weight ``P_s`` and once as a negative of weight
+``N_s`` (rows of weight zero dropped), which is exact because tied scores
+form one threshold of the curves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["binned_bounds", "check_edges", "empty_table", "merge_tables", "table_areas",
+           "table_of"]
+
+
+def empty_table() -> dict:
+    """The table of no data."""
+    return {"score": np.zeros(0, np.float64), "pos": np.zeros(0, np.float64),
+            "neg": np.zeros(0, np.float64)}
+
+
+def table_of(score, positive, weight) -> dict:
+    """The exact table of one chunk: distinct ``score`` with their summed weights.
+
+    ``positive`` is a boolean array, ``weight`` the float64 sample weights.
+    """
+    score = np.asarray(score, dtype=np.float64).reshape(-1)
+    if score.shape[0] == 0:
+        return empty_table()
+    distinct, inverse = np.unique(score, return_inverse=True)
+    n = distinct.shape[0]
+    pos = np.bincount(inverse, weights=np.where(positive, weight, 0.0), minlength=n)
+    neg = np.bincount(inverse, weights=np.where(positive, 0.0, weight), minlength=n)
+    return {"score": distinct, "pos": pos, "neg": neg}
+
+
+def merge_tables(tables) -> dict:
+    """One table of the union of the data of ``tables`` (associative, commutative)."""
+    tables = [t for t in tables if t["score"].shape[0]]
+    if not tables:
+        return empty_table()
+    if len(tables) == 1:
+        return {k: v.copy() for k, v in tables[0].items()}
+    score = np.concatenate([t["score"] for t in tables])
+    distinct, inverse = np.unique(score, return_inverse=True)
+    n = distinct.shape[0]
+    pos = np.bincount(inverse, weights=np.concatenate([t["pos"] for t in tables]), minlength=n)
+    neg = np.bincount(inverse, weights=np.concatenate([t["neg"] for t in tables]), minlength=n)
+    return {"score": distinct, "pos": pos, "neg": neg}
+
+
+def check_edges(bins) -> np.ndarray:
+    """The bin edges: ``bins`` equal bins of [0, 1] (an int), or increasing edges."""
+    if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
+        if bins < 1:
+            raise ValueError(f"bins must be a positive int or increasing edges, got {bins}")
+        return np.linspace(0.0, 1.0, int(bins) + 1)
+    if bins is None:
+        raise ValueError('method="binned" needs bins= (an int or increasing edges)')
+    edges = np.asarray(bins, dtype=np.float64).reshape(-1)
+    if edges.shape[0] < 2 or not np.all(np.isfinite(edges)) or np.any(np.diff(edges) <= 0):
+        raise ValueError("bins must be at least two finite, strictly increasing edges")
+    return edges
+
+
+def histogram_of(score, positive, weight, edges) -> tuple[np.ndarray, np.ndarray]:
+    """Positive and negative weight per bin of ``edges``."""
+    score = np.asarray(score, dtype=np.float64).reshape(-1)
+    n_bins = edges.shape[0] - 1
+    b = np.clip(np.searchsorted(edges, score, side="right") - 1, 0, n_bins - 1)
+    pos = np.bincount(b, weights=np.where(positive, weight, 0.0), minlength=n_bins)
+    neg = np.bincount(b, weights=np.where(positive, 0.0, weight), minlength=n_bins)
+    return pos, neg
+
+
+def table_areas(score, pos, neg, names, *, n_pos, n_neg) -> dict:
+    """``roc_auc`` / ``average_precision`` of a table (scores ascending).
+
+    ``n_pos`` / ``n_neg``: the numbers of positive and negative samples
+    (unweighted), for scikit-learn's "Only one class present" error of ROC AUC.
+    """
+    from ..ranking.scores import average_precision_score, roc_auc_score
+
+    out = {}
+    keep_p, keep_n = pos != 0, neg != 0
+    y = np.concatenate([np.ones(int(keep_p.sum()), np.int64),
+                        np.zeros(int(keep_n.sum()), np.int64)])
+    s = np.concatenate([score[keep_p], score[keep_n]])
+    w = np.concatenate([pos[keep_p], neg[keep_n]])
+    if "roc_auc" in names:
+        if n_pos == 0 or n_neg == 0:
+            raise ValueError("Only one class is present in y_true. ROC AUC score is not "
+                             "defined in that case.")
+        out["roc_auc"] = float(roc_auc_score(y, s, sample_weight=w))
+    if "average_precision" in names:
+        if y.shape[0] == 0:  # no weight at all: scikit-learn's value for no positive
+            y, s, w = np.zeros(1, np.int64), np.zeros(1), np.ones(1)
+        out["average_precision"] = float(average_precision_score(y, s, sample_weight=w))
+    return out
+
+
+def binned_bounds(pos, neg) -> dict:
+    r"""Bounds on ``|binned - exact|`` of ROC AUC and average precision.
+
+    ROC AUC: a pair (positive, negative) in different bins is ordered as by
+    the exact scores; the binned area counts each pair inside a bin as a tie
+    (1/2) where the exact area counts 0, 1/2 or 1, so
+
+    .. math:: |\mathrm{AUC}_b - \mathrm{AUC}| \le \frac{1}{2}
+              \frac{\sum_b P_b N_b}{P N}.
+
+    Average precision: the positives of bin ``b`` add ``P_b / P`` times a
+    weighted mean of the precisions at thresholds inside the bin, each in
+    ``[L_b, U_b]`` with ``A``, ``B`` the positive and negative weight of the
+    bins above: ``L_b = A / (A + B + N_b)`` (no positive of the bin yet, all
+    its negatives) and ``U_b = (A + P_b) / (A + B + P_b)`` (all its positives,
+    no negative); the binned value puts the precision ``Q_b = (A + P_b) /
+    (A + B + P_b + N_b)``, also in ``[L_b, U_b]``, so
+
+    .. math:: |\mathrm{AP}_b - \mathrm{AP}| \le \sum_b \frac{P_b}{P}
+              \max(U_b - Q_b, Q_b - L_b).
+
+    ``pos`` / ``neg`` are the bins' weights with scores ascending.
+    """
+    p_total, n_total = float(pos.sum()), float(neg.sum())
+    auc = (0.5 * float(np.dot(pos, neg)) / (p_total * n_total)
+           if p_total > 0 and n_total > 0 else float("nan"))
+    if p_total <= 0:
+        return {"roc_auc": auc, "average_precision": float("nan")}
+    # the bins in decreasing score order; A, B: weights strictly above each bin
+    pd, nd = pos[::-1], neg[::-1]
+    a = np.cumsum(pd) - pd
+    b = np.cumsum(nd) - nd
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low_den = a + b + nd
+        low = np.where(low_den > 0, a / np.where(low_den > 0, low_den, 1.0), 1.0)
+        up_den = a + b + pd
+        up = np.where(up_den > 0, (a + pd) / np.where(up_den > 0, up_den, 1.0), 1.0)
+        q_den = a + b + pd + nd
+        q = np.where(q_den > 0, (a + pd) / np.where(q_den > 0, q_den, 1.0), 1.0)
+    gap = np.maximum(up - q, q - low)
+    ap = float(np.sum(np.where(pd > 0, pd / p_total * gap, 0.0)))
+    return {"roc_auc": auc, "average_precision": ap}

@@ -1,0 +1,254 @@
+"""``metrix eval`` on a directory or glob of files, batch by batch, and with --dask:
+every value equals scikit-learn on the concatenated data."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+sklearn_metrics = pytest.importorskip("sklearn.metrics")
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+from metrix.__main__ import main  # noqa: E402
+
+skm = sklearn_metrics
+SIZES = [300, 0, 120, 800, 57, 410, 5, 233]   # an empty file, a 5-row one
+
+
+def _frames(task, seed=0):
+    rng = np.random.default_rng(seed)
+    out = []
+    for i, n in enumerate(SIZES):
+        if task == "binary":
+            y = rng.integers(0, 2, n)
+            if i == 2:
+                y[:] = 1                          # one class only in this file
+            s = np.round(np.clip(0.35 * y + 0.65 * rng.random(n), 0, 1), 2)  # ties
+            cols = {"y": y, "p": (s > 0.5).astype(np.int64), "s": s}
+        elif task == "multiclass":
+            y = rng.integers(0, 4 if i < 5 else 3, n)  # class 3 absent from later files
+            cols = {"y": y, "p": np.where(rng.random(n) < 0.6, y, rng.integers(0, 4, n))}
+        else:
+            y = rng.normal(100.0, 5.0, n)
+            cols = {"y": y, "p": y + rng.normal(0, 1, n)}
+        cols["w"] = np.where(rng.random(n) < 0.2, 0.0, rng.random(n))
+        out.append(cols)
+    return out
+
+
+def _write(tmp_path, frames, fmt="parquet"):
+    d = tmp_path / f"data_{fmt}"
+    d.mkdir()
+    for i, cols in enumerate(frames):
+        path = d / f"part{i}.{fmt}"
+        if fmt == "parquet":
+            pq.write_table(pa.table(cols), path)
+        else:
+            keys = list(cols)
+            lines = [",".join(keys)] + [",".join(repr(float(cols[k][j])) if cols[k].dtype.kind
+                                                 == "f" else str(cols[k][j]) for k in keys)
+                                        for j in range(len(cols[keys[0]]))]
+            path.write_text("\n".join(lines) + "\n")
+    return d
+
+
+def _cat(frames, key):
+    return np.concatenate([f[key] for f in frames])
+
+
+def _eval(argv, tmp_path, capsys):
+    out = tmp_path / "out.json"
+    code = main(["eval", *argv, "--quiet", "--json", str(out)])
+    captured = capsys.readouterr()
+    doc = json.loads(out.read_text()) if out.exists() else None
+    return code, doc, captured
+
+
+def _value(doc, key):
+    return doc["metrics"][key]["value"]
+
+
+def test_binary_directory_equals_sklearn(tmp_path, capsys):
+    frames = _frames("binary")
+    d = _write(tmp_path, frames)
+    code, doc, _ = _eval([str(d), "--y-true", "y", "--y-pred", "p", "--y-score", "s",
+                          "--sample-weight", "w", "--batch-rows", "100"], tmp_path, capsys)
+    assert code == 0
+    y, p, s, w = (_cat(frames, k) for k in "ypsw")
+    assert doc["n_samples"] == len(y) and doc["files"] == len(SIZES)
+    assert doc["mode"] == "batched" and doc["peak_rss_mb"] > 0
+    want = {"accuracy": skm.accuracy_score(y, p, sample_weight=w),
+            "balanced_accuracy": skm.balanced_accuracy_score(y, p, sample_weight=w),
+            "precision": skm.precision_score(y, p, sample_weight=w),
+            "recall": skm.recall_score(y, p, sample_weight=w),
+            "f1": skm.f1_score(y, p, sample_weight=w),
+            "mcc": skm.matthews_corrcoef(y, p, sample_weight=w),
+            "roc_auc": skm.roc_auc_score(y, s, sample_weight=w),
+            "average_precision": skm.average_precision_score(y, s, sample_weight=w),
+            "log_loss": skm.log_loss(y, s, sample_weight=w),
+            "brier": skm.brier_score_loss(y, s, sample_weight=w)}
+    for key, value in want.items():
+        assert _value(doc, key) == pytest.approx(value, rel=1e-12, abs=1e-14), key
+
+
+def test_single_file_in_batches_equals_in_memory(tmp_path, capsys):
+    frames = _frames("binary", seed=1)
+    merged = {k: _cat(frames, k) for k in frames[0]}
+    path = tmp_path / "all.parquet"
+    pq.write_table(pa.table(merged), path)
+    args = [str(path), "--y-true", "y", "--y-pred", "p", "--y-score", "s"]
+    code, whole, _ = _eval(args, tmp_path, capsys)
+    code2, batched, _ = _eval(args + ["--batch-rows", "64"], tmp_path, capsys)
+    assert code == code2 == 0 and batched["mode"] == "batched"
+    for key in whole["metrics"]:
+        assert _value(batched, key) == pytest.approx(_value(whole, key), rel=1e-12), key
+
+
+def test_multiclass_glob_of_csv_and_skipped_rows(tmp_path, capsys):
+    frames = _frames("multiclass")
+    d = _write(tmp_path, frames, fmt="csv")
+    code, doc, captured = _eval([str(d / "*.csv"), "--y-true", "y", "--y-pred", "p"],
+                                tmp_path, capsys)
+    assert code == 0, captured.err
+    y, p = _cat(frames, "y"), _cat(frames, "p")
+    assert doc["task"] == "multiclass" and doc["labels"] == [0, 1, 2, 3]
+    for key in ("f1_macro", "precision_weighted", "recall_macro"):
+        metric, avg = key.rsplit("_", 1)
+        fn = getattr(skm, f"{metric}_score")
+        assert _value(doc, key) == pytest.approx(fn(y, p, average=avg), rel=1e-12)
+    assert _value(doc, "cohen_kappa") == pytest.approx(skm.cohen_kappa_score(y, p), rel=1e-12)
+
+
+def test_regression_directory(tmp_path, capsys):
+    frames = _frames("regression")
+    d = _write(tmp_path, frames)
+    code, doc, _ = _eval([str(d), "--y-true", "y", "--y-pred", "p", "--sample-weight", "w",
+                          "--batch-rows", "50"], tmp_path, capsys)
+    assert code == 0
+    y, p, w = (_cat(frames, k) for k in "ypw")
+    assert _value(doc, "r2") == pytest.approx(skm.r2_score(y, p, sample_weight=w), rel=1e-11)
+    assert _value(doc, "mae") == pytest.approx(
+        skm.mean_absolute_error(y, p, sample_weight=w), rel=1e-12)
+    assert doc["metrics"]["median_ae"]["status"].startswith("skipped")
+    assert "median_ae" in doc["skipped"]
+
+
+def test_bins_give_the_error_bound(tmp_path, capsys):
+    frames = _frames("binary", seed=2)
+    d = _write(tmp_path, frames)
+    code, doc, _ = _eval([str(d), "--y-true", "y", "--y-score", "s", "--bins", "20"],
+                         tmp_path, capsys)
+    assert code == 0
+    y, s = _cat(frames, "y"), _cat(frames, "s")
+    exact = skm.roc_auc_score(y, s)
+    row = doc["metrics"]["roc_auc"]
+    assert row["error_bound"] > 0
+    assert abs(row["value"] - exact) <= row["error_bound"] + 1e-12
+
+
+def test_the_exact_table_over_memory_says_what_to_do(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    d = tmp_path / "many"
+    d.mkdir()
+    for i in range(3):
+        n = 30000
+        pq.write_table(pa.table({"y": rng.integers(0, 2, n), "s": rng.random(n)}),
+                       d / f"f{i}.parquet")
+    code, doc, captured = _eval([str(d), "--y-true", "y", "--y-score", "s", "--memory", "1"],
+                                tmp_path, capsys)
+    assert code == 1 and "--bins" in captured.err and "--dask" in captured.err
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--bootstrap", "20"], "--bootstrap"),
+    (["--plots", "plots"], "--plots"),
+    (["--backend", "torch"], "--backend numpy"),
+])
+def test_in_memory_options_are_refused_clearly(tmp_path, capsys, extra, message):
+    d = _write(tmp_path, _frames("binary"))
+    if "--plots" in extra:
+        pytest.importorskip("matplotlib")
+        extra = ["--plots", str(tmp_path / "plots")]
+    code, _, captured = _eval([str(d), "--y-true", "y", "--y-pred", "p", *extra],
+                              tmp_path, capsys)
+    assert code == 2 and message in captured.err
+
+
+def test_sources_without_files_or_with_mixed_formats(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, captured = _eval([str(empty), "--y-true", "y"], tmp_path, capsys)
+    assert code == 4 and "no data files" in captured.err
+    mixed = _write(tmp_path, _frames("binary"))
+    (mixed / "extra.csv").write_text("y,p\n1,0\n")
+    code, _, captured = _eval([str(mixed), "--y-true", "y", "--y-pred", "p"], tmp_path, capsys)
+    assert code == 4 and "mixes CSV and Parquet" in captured.err
+
+
+def test_missing_values_in_a_later_file(tmp_path, capsys):
+    frames = _frames("binary")
+    frames[5]["s"] = frames[5]["s"].copy()
+    frames[5]["s"][3] = np.nan
+    d = _write(tmp_path, frames)
+    code, _, captured = _eval([str(d), "--y-true", "y", "--y-score", "s"], tmp_path, capsys)
+    assert code == 6 and "part5" in captured.err and "1 missing value" in captured.err
+
+
+_CAPPED = textwrap.dedent("""
+    import resource, sys
+    import numpy, pyarrow, pyarrow.parquet, metrix, metrix.cli, metrix.evaluation.partial
+
+    def vm():
+        for line in open("/proc/self/status"):
+            if line.startswith("VmSize"):
+                return int(line.split()[1]) * 1024
+
+    cap = vm() + int(sys.argv[1]) * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    from metrix.__main__ import main
+    sys.exit(main(sys.argv[2:]))
+""")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and RLIMIT_AS")
+def test_a_dataset_larger_than_the_memory_cap(tmp_path):
+    # 4 files of 1.5e6 rows: 144 MB of columns, scored under a cap of 100 MB more
+    # address space than the interpreter had after its imports
+    rng = np.random.default_rng(4)
+    d = tmp_path / "big"
+    d.mkdir()
+    for i in range(4):
+        n = 1_500_000
+        s = np.round(rng.random(n), 3)
+        pq.write_table(pa.table({"y": rng.integers(0, 2, n), "p": (s > 0.5).astype(np.int64),
+                                 "s": s}), d / f"f{i}.parquet", row_group_size=100_000)
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    r = subprocess.run([sys.executable, "-c", _CAPPED, "100", "eval", str(d), "--y-true", "y",
+                        "--y-pred", "p", "--y-score", "s", "--quiet", "--batch-rows", "100000"],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "6,000,000 rows" in r.stdout and "roc_auc" in r.stdout
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
+                    reason="dask.distributed is not installed")
+def test_dask_local_equals_batched(tmp_path, capsys):
+    frames = _frames("binary", seed=5)
+    d = _write(tmp_path, frames)
+    args = [str(d), "--y-true", "y", "--y-pred", "p", "--y-score", "s", "--sample-weight", "w"]
+    code, batched, _ = _eval(args, tmp_path, capsys)
+    code2, dask_doc, captured = _eval(args + ["--dask", "local", "--dask-workers", "1"],
+                                      tmp_path, capsys)
+    assert code == code2 == 0, captured.err
+    assert dask_doc["mode"] == "dask" and dask_doc["n_samples"] == batched["n_samples"]
+    for key in batched["metrics"]:
+        assert _value(dask_doc, key) == pytest.approx(_value(batched, key), rel=1e-12), key
