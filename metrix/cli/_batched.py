@@ -27,7 +27,7 @@ import numpy as np
 from ._io import FORMATS, BadData, CliError, MissingColumn, NotInstalled, Unreadable, UsageError
 from ._io import count_missing as _count_missing
 from ._progress import Progress
-from ._tasks import Data, as_label, default_metrics, detect_task, is_text
+from ._tasks import Data, as_label, default_metrics, detect_task, host_classes, is_text
 
 #: bytes per row of the exact table of distinct scores (score, positive and negative weight)
 TABLE_ROW_BYTES = 24
@@ -168,6 +168,29 @@ class Dataset:
                 raise Unreadable(f"cannot read {path!r}: {text}") from exc
 
 
+class _Merger:
+    """Merges batch states as a binary counter does (states of equal rank merge), so
+    the exact score tables merge O(log B) times each instead of once per batch."""
+
+    def __init__(self, pe):
+        self.pe, self.stack = pe, []   # [(rank, state)], ranks decreasing
+
+    def push(self, state):
+        rank = 0
+        while self.stack and self.stack[-1][0] == rank:
+            state = self.pe.merge(self.stack.pop()[1], state)
+            rank += 1
+        self.stack.append((rank, state))
+
+    def table_rows(self):
+        return sum(self.pe.table_rows(s) for _, s in self.stack)
+
+    def result(self):
+        if not self.stack:
+            return self.pe.empty()
+        return self.pe.merge(*(s for _, s in self.stack))
+
+
 def _partial_name(spec, names):
     """The :class:`PartialEvaluation` name of a report row, or None (not streamable)."""
     for candidate in (spec.shared, spec.name, spec.key):
@@ -188,7 +211,7 @@ def _labels(dataset, cols, batch_rows, progress_enabled):
                 if text is not None and kind != text:
                     raise BadData("label columns mix numbers and text")
                 text = kind
-                found.update(np.unique(a).tolist())
+                found.update(host_classes(a))
             done += len(next(iter(batch.values())))
             bar.update(done)
     return sorted(found)
@@ -248,7 +271,7 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
         raise UsageError(str(exc)) from exc
     limit = args.memory * 2**20
     t_read = 0.0
-    state, n = pe.empty(), 0
+    merger, n = _Merger(pe), 0
     with Progress(dataset.num_rows, "scoring", enabled=enabled) as bar:
         t0 = time.perf_counter()
         for batch in dataset.batches(wanted, batch_rows):
@@ -260,17 +283,18 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
                                                              and is_text(y_pred))):
                 raise BadData("regression targets must be numbers, got text")
             try:
-                state = pe.merge(state, pe.chunk(y_true, y_pred, y_score, sw))
+                merger.push(pe.chunk(y_true, y_pred, y_score, sw))
             except ValueError as exc:
                 raise BadData(str(exc)) from exc
             n += len(y_true)
-            if pe.table_rows(state) * TABLE_ROW_BYTES > limit:
+            if merger.table_rows() * TABLE_ROW_BYTES > limit:
                 raise CliError(
                     f"the exact table of distinct scores outgrew --memory {args.memory} MiB "
                     f"after {n:,} rows: pass --bins B for binned ROC AUC / average precision "
                     "with an error bound, --dask to spread it over a cluster, or a larger "
                     "--memory")
             bar.update(n)
+        state = merger.result()
         t_metrics = time.perf_counter() - t0
     values = pe.finalize(state)
     results = []

@@ -164,7 +164,7 @@ class ParquetTable(Table):
             raise
         except Exception as exc:
             raise Unreadable(f"cannot read {self.path!r}: {exc}") from exc
-        return {n: _concat(p, n, self.path) for n, p in parts.items()}
+        return _concat_columns(parts, self.path)
 
 
 class CsvTable(Table):
@@ -208,7 +208,7 @@ class CsvTable(Table):
             raise
         except Exception as exc:
             raise _conversion_error(exc, self.path) from exc
-        return {n: _concat(p, n, self.path) for n, p in parts.items()}
+        return _concat_columns(parts, self.path)
 
     def _read_python(self, names, chunk_rows, progress):
         pos = [self.columns.index(n) for n in names]
@@ -233,7 +233,7 @@ class CsvTable(Table):
                 done += _flush(rows, names, parts)
         except (OSError, UnicodeDecodeError, IndexError, csv.Error) as exc:
             raise Unreadable(f"cannot parse {self.path!r} as CSV: {exc}") from exc
-        return {n: _concat(p, n, self.path) for n, p in parts.items()}
+        return _concat_columns(parts, self.path)
 
 
 def _flush(rows, names, parts):
@@ -259,6 +259,15 @@ def _parse_column(values):
         except ValueError:
             continue
     return np.asarray(values, dtype=object)
+
+
+def _concat_columns(parts, path):
+    """Each column's chunks as one array, freeing the chunks column by column (the
+    peak holds one column twice, not the whole table)."""
+    out = {}
+    for n in list(parts):
+        out[n] = _concat(parts.pop(n), n, path)
+    return out
 
 
 def _concat(parts, name, path):

@@ -14,11 +14,11 @@ Two statistics, both sums over the samples and so mergeable in any order:
   as tied, so its areas are approximate, with the bounds of
   :func:`binned_bounds`.
 
-The areas come from :func:`metrix.roc_auc_score` and
-:func:`metrix.average_precision_score` on the table read as data: each row
-once as a positive of weight ``P_s`` and once as a negative of weight
-``N_s`` (rows of weight zero dropped), which is exact because tied scores
-form one threshold of the curves.
+The areas are sums over the table in decreasing score order (each distinct
+score is one threshold of the curves, so ties are exact).  Where a class has
+no weight, :func:`metrix.roc_auc_score` and
+:func:`metrix.average_precision_score` read the table as data and give
+scikit-learn's errors and values.
 """
 
 from __future__ import annotations
@@ -51,18 +51,24 @@ def table_of(score, positive, weight) -> dict:
 
 
 def merge_tables(tables) -> dict:
-    """One table of the union of the data of ``tables`` (associative, commutative)."""
+    """One table of the union of the data of ``tables`` (associative, commutative).
+
+    The tables are sorted runs: a stable sort of their concatenation (timsort)
+    merges the runs in linear time, and equal scores are summed by ``reduceat``.
+    """
     tables = [t for t in tables if t["score"].shape[0]]
     if not tables:
         return empty_table()
     if len(tables) == 1:
         return {k: v.copy() for k, v in tables[0].items()}
     score = np.concatenate([t["score"] for t in tables])
-    distinct, inverse = np.unique(score, return_inverse=True)
-    n = distinct.shape[0]
-    pos = np.bincount(inverse, weights=np.concatenate([t["pos"] for t in tables]), minlength=n)
-    neg = np.bincount(inverse, weights=np.concatenate([t["neg"] for t in tables]), minlength=n)
-    return {"score": distinct, "pos": pos, "neg": neg}
+    order = np.argsort(score, kind="stable")
+    score = score[order]
+    pos = np.concatenate([t["pos"] for t in tables])[order]
+    neg = np.concatenate([t["neg"] for t in tables])[order]
+    start = np.flatnonzero(np.concatenate([[True], score[1:] != score[:-1]]))
+    return {"score": score[start], "pos": np.add.reduceat(pos, start),
+            "neg": np.add.reduceat(neg, start)}
 
 
 def check_edges(bins) -> np.ndarray:
@@ -95,6 +101,9 @@ def table_areas(score, pos, neg, names, *, n_pos, n_neg) -> dict:
     ``n_pos`` / ``n_neg``: the numbers of positive and negative samples
     (unweighted), for scikit-learn's "Only one class present" error of ROC AUC.
     """
+    p_total, n_total = float(pos.sum()), float(neg.sum())
+    if n_pos and n_neg and p_total > 0 and n_total > 0:
+        return _closed_form(pos, neg, names, p_total, n_total)
     from ..ranking.scores import average_precision_score, roc_auc_score
 
     out = {}
@@ -112,6 +121,27 @@ def table_areas(score, pos, neg, names, *, n_pos, n_neg) -> dict:
         if y.shape[0] == 0:  # no weight at all: scikit-learn's value for no positive
             y, s, w = np.zeros(1, np.int64), np.zeros(1), np.ones(1)
         out["average_precision"] = float(average_precision_score(y, s, sample_weight=w))
+    return out
+
+
+def _closed_form(pos, neg, names, p_total, n_total) -> dict:
+    r"""Both areas from the table in one pass (scores descending, cumulative weights
+    ``TP_k``, ``FP_k`` at each distinct score):
+
+    .. math:: \mathrm{AUC} = \frac{\sum_k N_k (TP_{k-1} + P_k / 2)}{P N}, \qquad
+              \mathrm{AP} = \sum_k \frac{P_k}{P} \frac{TP_k}{TP_k + FP_k}
+
+    (the trapezoids of the ROC curve, and scikit-learn's step sum of the
+    precision-recall curve: ties are one threshold)."""
+    p, n = pos[::-1], neg[::-1]
+    tp = np.cumsum(p)
+    out = {}
+    if "roc_auc" in names:
+        out["roc_auc"] = float(np.dot(n, tp - 0.5 * p) / (p_total * n_total))
+    if "average_precision" in names:
+        called = tp + np.cumsum(n)
+        precision = np.divide(tp, called, out=np.ones_like(tp), where=called > 0)
+        out["average_precision"] = float(np.dot(p, precision) / p_total)
     return out
 
 
