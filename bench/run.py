@@ -39,6 +39,7 @@ FAMILIES = {
     "retrieval": (["--queries", "5000", "--items", "100", "--repeat", "1"], []),
     "stream": (["--batches", "50", "--size", "10000", "--repeat", "1"], []),
     "clustering": (["--n", "4000"], ["--n", "20000"]),
+    "bootstrap": (["--n", "1e5", "--b", "200", "--repeat", "1"], []),
 }
 
 

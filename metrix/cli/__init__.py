@@ -522,33 +522,44 @@ def _evaluate(metrix, spec, data):
 
 
 def _intervals(metrix, specs, results, data, args):
-    from metrix.evaluation.intervals import bootstrap_with_estimate
+    """Every interval from one shared draw of resamples (``bootstrap_many``): the
+    draws are paid once for all metrics, and the intervals are joint."""
+    from metrix.evaluation.intervals import bootstrap_many
 
     todo = [(s, r) for s, r in zip(specs, results)
             if r["status"] == "ok" and s.interval and not isinstance(r["value"], list)]
-    total = args.bootstrap * len(todo)
-    with Progress(total, "bootstrap", enabled=False if args.quiet else None) as bar:
-        for i, (spec, row) in enumerate(todo):
-            fn = getattr(metrix, spec.name)
-            a, kw = _call(fn, spec, data)
-            t0 = time.perf_counter()
+    calls = {}
+    for spec, _ in todo:
+        fn = getattr(metrix, spec.name)
+        a, kw = _call(fn, spec, data)
+        calls[spec.key] = (fn, a, kw)
+    if not calls:
+        return
+    t0 = time.perf_counter()
+    with Progress(args.bootstrap, "bootstrap", enabled=False if args.quiet else None) as bar:
+        with warnings.catch_warnings():  # already reported by the value's row
+            warnings.simplefilter("ignore")
             try:
-                with warnings.catch_warnings():  # already reported by the value's row
-                    warnings.simplefilter("ignore")
-                    res, _ = bootstrap_with_estimate(
-                        fn, *a, n_resamples=args.bootstrap,
-                        confidence_level=args.confidence, method=args.ci_method,
-                        random_state=args.seed,
-                        _progress=lambda d, t, i=i: bar.update(i * args.bootstrap + d), **kw)
-                row["low"], row["high"] = host(res.low), host(res.high)
-                row["standard_error"] = host(res.standard_error)
-                if not _is_nan(row["value"]) and (_is_nan(row["low"]) or _is_nan(row["high"])):
-                    row.setdefault("warnings", []).append(
-                        "no interval (nan): the metric is undefined on some resamples "
-                        "(e.g. one class only); more rows are needed")
-            except Exception as exc:
-                row["interval_error"] = str(exc)
-            row["bootstrap_s"] = time.perf_counter() - t0
+                found = bootstrap_many(calls, n_resamples=args.bootstrap,
+                                       confidence_level=args.confidence,
+                                       method=args.ci_method, random_state=args.seed,
+                                       progress=lambda done, total: bar.update(done))
+            except Exception as exc:  # the shared draw itself failed: every row says so
+                found = {key: exc for key in calls}
+    spent = (time.perf_counter() - t0) / len(calls)
+    for spec, row in todo:
+        got = found[spec.key]
+        if isinstance(got, Exception):
+            row["interval_error"] = str(got)
+        else:
+            res, _ = got
+            row["low"], row["high"] = host(res.low), host(res.high)
+            row["standard_error"] = host(res.standard_error)
+            if not _is_nan(row["value"]) and (_is_nan(row["low"]) or _is_nan(row["high"])):
+                row.setdefault("warnings", []).append(
+                    "no interval (nan): the metric is undefined on some resamples "
+                    "(e.g. one class only); more rows are needed")
+        row["bootstrap_s"] = spent  # the shared run's time, split evenly
 
 
 def _is_nan(v):

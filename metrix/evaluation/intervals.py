@@ -6,20 +6,26 @@ standard error of ``metric`` as arrays of the inputs' namespace and device.
 
 How the resamples are computed (see :mod:`metrix.evaluation._batched_paths`):
 
-* label metrics, binary ROC AUC / average precision and the mean-based
-  regression metrics have a **vectorised path**: a batch of resamples is one
-  draw of an ``(M, N)`` index (or Poisson count) array on the device, and one
-  ``bincount`` (labels), one shared sort plus cumulative sums (ranking) or
-  one matrix product (regression) gives the ``M`` metric values;
+* label metrics, binary ROC AUC / average precision, log loss / Brier score
+  and the mean-based regression metrics have a **vectorised path**: a batch
+  of resamples is one draw of an ``(M, N)`` index (or Poisson count) array on
+  the device, and one ``bincount`` (labels), one shared sort plus cumulative
+  sums (ranking) or one pass of counts times per-sample terms (losses,
+  regression) gives the ``M`` metric values;
 * any other metric falls back to a Python loop of metric calls over the
   resamples (batched draws, one call per resample): correct for every metric,
   but ``n_resamples`` times the cost of one call.
 
 Resamples are processed in batches of ``batch_size`` (by default sized so an
 ``(M, N)`` intermediate holds about 2M elements, 16 MB), so memory does not
-grow with ``n_resamples``.  Random draws come from the backend's own
+grow with ``n_resamples``.  Multinomial draws come from the backend's own
 generator (:mod:`metrix.backends._random`): the same ``random_state`` gives
-the same interval on the same backend and device.
+the same interval on the same backend and device.  Poisson counts come from
+the counter-based generator of :mod:`metrix.evaluation._poisson` (the same on
+every backend and for any partitioning of the rows).
+
+``bootstrap_many`` bootstraps several metrics of the same rows from one
+shared draw per batch (what ``metrix eval --bootstrap`` needs).
 """
 
 from __future__ import annotations
@@ -35,8 +41,9 @@ from typing import Any, Literal, NamedTuple
 from .._core import namespace as _ns
 from .._core.edge import as_host_array, python_scalars
 from .._core.typing import ArrayLike
-from ..backends._random import generator
-from ._batched_paths import find_path
+from ..backends._random import _seed_from, generator
+from ._batched_paths import Batch, find_path
+from ._poisson import poisson_counts
 
 __all__ = ["bootstrap", "BootstrapResult"]
 
@@ -106,8 +113,8 @@ def bootstrap(
     confidence_level : float, default=0.95
         Coverage of the two-sided interval, in (0, 1).
     method : {"percentile", "basic", "bca"}, default="percentile"
-        Interval type.  ``"bca"`` needs the jackknife: closed form for label
-        and regression metrics, O(N^2) for ranking metrics and N metric
+        Interval type.  ``"bca"`` needs the jackknife: closed form for label,
+        loss and regression metrics, O(N^2) for ranking metrics and N metric
         calls for the loop fallback; it reads two scalars per statistic on
         the host.
     random_state : None, int or numpy.random.Generator, default=None
@@ -118,8 +125,10 @@ def bootstrap(
     resampling : {"multinomial", "poisson"}, default="multinomial"
         ``"multinomial"`` draws N indices per resample (the classical
         bootstrap); ``"poisson"`` gives each sample an independent Poisson(1)
-        count (the "Poisson bootstrap", which streams and shards).  The loop
-        fallback supports Poisson only for metrics taking ``sample_weight``.
+        count (the "Poisson bootstrap", which streams and shards), a function
+        of ``(seed, row, resample)`` (``metrix.evaluation._poisson.poisson_counts``).
+        The two agree in distribution, not draw for draw.  The loop fallback
+        supports Poisson only for metrics taking ``sample_weight``.
     **metric_kwargs
         Passed to ``metric``; ``sample_weight`` is resampled with the rows.
 
@@ -150,42 +159,185 @@ def bootstrap_with_estimate(metric, *arrays, n_resamples=1000, confidence_level=
     """:func:`bootstrap` plus the full-data value (and, privately, the distribution)."""
     _check_params(metric, arrays, n_resamples, confidence_level, method, batch_size,
                   resampling)
-    kw = dict(metric_kwargs)
-    sw = kw.get("sample_weight")
-    arrays = tuple(as_host_array(a) for a in arrays)
-    if sw is not None:
-        sw = as_host_array(sw)
-    if getattr(metric, "__metrix_edge__", False):
-        metric = metric.__wrapped__  # arrays in, arrays out: no Python float per resample
-    xp, device = _ns.get_namespace_and_device(*arrays, sw)
-    arrays = tuple(a if _is_host_string_array(a) else _ns.asarray(a, xp=xp, device=device)
-                   for a in arrays)
-    if sw is not None:
-        kw["sample_weight"] = _ns.asarray(sw, xp=xp, device=device)
-    n = _n_samples(arrays)
-    estimate = metric(*arrays, **kw)  # validates the inputs, raises the metric's errors
+    call = _prepare(metric, arrays, metric_kwargs, {})
+    metric, arrays, kw, xp, device, n, estimate = call
     path = find_path(metric, arrays, kw) if _batched else None
     rng = generator(xp, device, random_state)
+    seed = _seed_from(random_state) if resampling == "poisson" else None
     if batch_size is None:
-        m = path.block_rows() if path is not None else max(1, MEMORY_BOUND // (32 * n))
+        m = path.block_rows() if path is not None else _loop_rows(n)
     else:
         m = batch_size
     m = min(m, n_resamples)
+    fdt = _ns.max_float_dtype(xp, device)
     parts, done = [], 0
     while done < n_resamples:
         size = min(m, n_resamples - done)
-        if path is not None:
+        if path is not None and path.cell_level:
             parts.append(path.sample(rng, size, resampling))
         else:
-            if resampling == "multinomial":
-                draw = {"idx": rng.integers(n, (size, n))}
-            else:
-                draw = {"counts": rng.poisson((size, n), _ns.max_float_dtype(xp, device))}
-            parts.append(_loop_values(metric, arrays, kw, xp, device, **draw))
+            batch = _draw(resampling, rng, seed, n, done, size, xp, device)
+            parts.append(path.values_batch(batch) if path is not None else _loop_values(
+                metric, arrays, kw, xp, device, **batch.loop_args(fdt)))
         done += size
         if _progress is not None:
             _progress(done, n_resamples)
     dist = xp.concat(parts, axis=0)
+    res = _result(call, path, dist, method, confidence_level)
+    if _return_distribution:
+        return res, estimate, dist
+    return res, estimate
+
+
+def bootstrap_many(calls, *, n_resamples=1000, confidence_level=0.95, method="percentile",
+                   random_state=None, batch_size=None, resampling="multinomial",
+                   progress=None):
+    """Bootstrap intervals of several metrics on the same rows, from one shared draw.
+
+    ``calls`` maps a name to ``(metric, arrays, kwargs)``; every call's arrays
+    have the same ``N`` rows.  Each batch of resamples is drawn once (indices,
+    or Poisson counts) and fed to every metric: its vectorised path (metrics on
+    the same inputs share their statistic: one set of confusion matrices per
+    ``(y_true, y_pred)``, one ordering of the counts per ranking), or the loop
+    of metric calls on the same resamples.  The intervals are those of
+    :func:`bootstrap` on these draws (unweighted label metrics draw per-sample
+    resamples here, not confusion cells, so that every metric sees the same
+    resamples), and they are joint: metric ``a`` and ``b`` of resample ``r``
+    come from the same rows.
+
+    Parameters
+    ----------
+    calls : dict
+        ``name -> (metric, arrays, kwargs)``.
+    n_resamples : int, default=1000
+        Number of bootstrap resamples, shared by every metric.
+    confidence_level : float, default=0.95
+        Coverage of the two-sided intervals.
+    method : {"percentile", "basic", "bca"}, default="percentile"
+        Interval type, as in :func:`bootstrap`.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed of the shared draws.
+    batch_size : int or None, default=None
+        Resamples per batch; by default the smallest of the metrics' defaults.
+    resampling : {"multinomial", "poisson"}, default="multinomial"
+        As in :func:`bootstrap`.
+    progress : callable or None, default=None
+        Called as ``progress(done, n_resamples)`` after each batch.
+
+    Returns
+    -------
+    dict
+        ``name -> (BootstrapResult, estimate)``, or the exception a metric raised
+        (its other metrics go on).
+    """
+    out, ready = {}, {}
+    conv = {}
+    for name, (metric, arrays, kw) in calls.items():
+        try:
+            _check_params(metric, tuple(arrays), n_resamples, confidence_level, method,
+                          batch_size, resampling)
+            call = _prepare(metric, tuple(arrays), dict(kw), conv)
+            path = find_path(call[0], call[1], call[2])
+            if path is not None:
+                path.cell_level = False  # every metric reads the shared draws
+            ready[name] = (call, path)
+        except Exception as exc:  # this metric's inputs: reported, the others go on
+            out[name] = exc
+    if not ready:
+        return out
+    sizes = {call[5] for call, _ in ready.values()}
+    if len(sizes) > 1:
+        raise ValueError(f"bootstrap_many needs the same number of rows in every call, "
+                         f"got {sorted(sizes)}")
+    (n,) = sizes
+    xp, device = next(iter(ready.values()))[0][3:5]
+    rng = generator(xp, device, random_state)
+    seed = _seed_from(random_state) if resampling == "poisson" else None
+    if batch_size is None:
+        m = min([p.block_rows() if p is not None else _loop_rows(n)
+                 for _, p in ready.values()])
+    else:
+        m = batch_size
+    m = min(m, n_resamples)
+    fdt = _ns.max_float_dtype(xp, device)
+    parts = {name: [] for name in ready}
+    done = 0
+    while done < n_resamples and parts:
+        size = min(m, n_resamples - done)
+        batch = _draw(resampling, rng, seed, n, done, size, xp, device, shared=True)
+        for name in list(parts):
+            (metric, arrays, kw, cxp, cdev, _, _), path = ready[name]
+            try:
+                if path is not None:
+                    parts[name].append(path.values_batch(batch))
+                else:
+                    parts[name].append(_loop_values(metric, arrays, kw, cxp, cdev,
+                                                    **batch.loop_args(fdt)))
+            except Exception as exc:
+                out[name] = exc
+                del parts[name]
+        done += size
+        if progress is not None:
+            progress(done, n_resamples)
+    for name, chunks in parts.items():
+        call, path = ready[name]
+        try:
+            dist = call[3].concat(chunks, axis=0)
+            out[name] = (_result(call, path, dist, method, confidence_level), call[6])
+        except Exception as exc:
+            out[name] = exc
+    return {name: out[name] for name in calls}
+
+
+def _prepare(metric, arrays, metric_kwargs, conv):
+    """``(metric, arrays, kw, xp, device, n, estimate)``: inputs on one namespace and
+    device (``conv`` keeps each input object's conversion, so calls on the same
+    inputs get the same arrays), the metric unwrapped, its full-data value."""
+    kw = dict(metric_kwargs)
+    sw = kw.get("sample_weight")
+    if getattr(metric, "__metrix_edge__", False):
+        metric = metric.__wrapped__  # arrays in, arrays out: no Python float per resample
+
+    def host(a):
+        key = ("host", id(a))
+        if key not in conv:
+            conv[key] = (a, as_host_array(a))
+        return conv[key][1]
+
+    harr = tuple(host(a) for a in arrays)
+    hsw = None if sw is None else host(sw)
+    xp, device = _ns.get_namespace_and_device(*harr, hsw)
+
+    def move(a):
+        if _is_host_string_array(a):
+            return a
+        key = ("dev", id(a))
+        if key not in conv:
+            conv[key] = (a, _ns.asarray(a, xp=xp, device=device))
+        return conv[key][1]
+
+    arrays = tuple(move(a) for a in harr)
+    if hsw is not None:
+        kw["sample_weight"] = move(hsw)
+    n = _n_samples(arrays)
+    estimate = metric(*arrays, **kw)  # validates the inputs, raises the metric's errors
+    return metric, arrays, kw, xp, device, n, estimate
+
+
+def _loop_rows(n):
+    return max(1, MEMORY_BOUND // (32 * n))
+
+
+def _draw(resampling, rng, seed, n, start, size, xp, device, shared=False):
+    """One batch of ``size`` resamples (resamples ``start..start+size`` for Poisson)."""
+    if resampling == "multinomial":
+        return Batch(n, xp=xp, device=device, idx=rng.integers(n, (size, n)), shared=shared)
+    return Batch(n, xp=xp, device=device, raw=poisson_counts(seed, 0, n, start, size),
+                 shared=shared)
+
+
+def _result(call, path, dist, method, confidence_level):
+    metric, arrays, kw, xp, device, _, estimate = call
     est = xp.asarray(_ns.asarray(estimate, xp=xp, device=device), dtype=dist.dtype)
     jack = None
     if method == "bca":
@@ -193,11 +345,8 @@ def bootstrap_with_estimate(metric, *arrays, n_resamples=1000, confidence_level=
             metric, arrays, kw, xp, device)
     low, high, se = _interval(dist, est, method, (1 - confidence_level) / 2, jack, xp)
     out_dtype = _out_dtype(estimate, xp, device)
-    res = BootstrapResult(*(python_scalars(_ns.to_output(xp.astype(v, out_dtype), xp))
-                            for v in (low, high, se)))
-    if _return_distribution:
-        return res, estimate, dist
-    return res, estimate
+    return BootstrapResult(*(python_scalars(_ns.to_output(xp.astype(v, out_dtype), xp))
+                             for v in (low, high, se)))
 
 
 # -- parameters ----------------------------------------------------------------

@@ -1,0 +1,218 @@
+"""Bootstrap at scale: probabilistic-loss paths, the split ranking path, the joint
+bootstrap (``bootstrap_many``) and the counter-based Poisson generator."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import metrix
+import metrix.evaluation._batched_paths as bb
+from metrix.evaluation._poisson import poisson_counts
+from metrix.evaluation.intervals import bootstrap_many, bootstrap_with_estimate
+
+RNG = np.random.default_rng(11)
+N = 240
+YB = RNG.integers(0, 2, N)
+S = np.round(np.clip(0.3 * YB + 0.7 * RNG.random(N), 0, 1), 1)  # many ties
+Y3 = RNG.integers(0, 3, N)
+P3 = RNG.dirichlet([1.0, 1.0, 1.0], N)
+P3[:5] = [0.0, 1.0, 0.0]  # clipped logs
+SW = RNG.random(N) + 0.2
+SW[::7] = 0.0  # zero weights
+YP = np.where(RNG.random(N) < 0.7, YB, 1 - YB)
+
+CASES = [
+    ("log_loss", (YB, S), {"labels": [0, 1]}),
+    ("log_loss", (YB, S), {}),
+    ("log_loss", (Y3, P3), {}),
+    ("log_loss", (Y3, P3), {"labels": [0, 1, 2], "normalize": False}),
+    ("brier_score_loss", (YB, S), {"pos_label": 1}),
+    ("brier_score_loss", (YB, S), {}),
+    ("brier_score_loss", (YB, S), {"pos_label": 0, "scale_by_half": False}),
+    ("brier_score_loss", (Y3, P3), {}),
+    ("roc_auc_score", (YB, S), {}),
+    ("average_precision_score", (YB, S), {"pos_label": 1}),
+    ("average_precision_score", (YB, S), {"pos_label": 0}),
+]
+
+
+def _ids(cases):
+    return [f"{c[0]}-{'-'.join(f'{k}={v}' for k, v in c[2].items())}" for c in cases]
+
+
+def _both(fn, args, kw, **opts):
+    common = dict(n_resamples=30, random_state=2, batch_size=7, _return_distribution=True)
+    common.update(opts)
+    r1, _, d1 = bootstrap_with_estimate(fn, *args, **common, **kw)
+    r2, _, d2 = bootstrap_with_estimate(fn, *args, _batched=False, **common, **kw)
+    return r1, np.asarray(d1), r2, np.asarray(d2)
+
+
+@pytest.mark.parametrize("resampling", ["multinomial", "poisson"])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("name,args,kw", CASES, ids=_ids(CASES))
+def test_path_equals_loop_on_the_same_resamples(name, args, kw, weighted, resampling):
+    fn = getattr(metrix, name)
+    kw = dict(kw, sample_weight=SW) if weighted else dict(kw)
+    assert bb.find_path(fn, args, kw) is not None
+    r1, d1, r2, d2 = _both(fn, args, kw, method="bca", resampling=resampling)
+    np.testing.assert_allclose(d1, d2, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(r1, dtype=float), np.asarray(r2, dtype=float),
+                               rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["roc_auc_score", "average_precision_score"])
+def test_single_class_resamples_give_nan_as_the_loop(name):
+    """Few positives: some resamples draw none; the path's value (AUC: NaN; AP: 0, as
+    scikit-learn) is the loop's."""
+    y = np.array([0, 0, 0, 0, 1, 0, 0, 0])
+    s = np.array([0.1, 0.4, 0.4, 0.2, 0.4, 0.9, 0.1, 0.3])  # ties across the classes
+    w = np.array([1.0, 0.0, 2.0, 1.0, 1.0, 0.5, 1.0, 3.0])
+    fn = getattr(metrix, name)
+    with np.errstate(all="ignore"):
+        _, d1, _, d2 = _both(fn, (y, s), {"sample_weight": w}, n_resamples=60)
+    special = np.isnan(d1) if name == "roc_auc_score" else d1 == 0
+    assert special.any() and not special.all()
+    np.testing.assert_allclose(d1, d2, rtol=1e-12, atol=1e-12)
+
+
+def test_a_resample_the_metric_refuses_raises_as_the_loop():
+    """log_loss without labels rediscovers the classes: a resample missing one fails."""
+    y = np.array([0] * 20 + [1])
+    s = np.linspace(0.1, 0.9, 21)
+    for batched in (True, False):
+        with pytest.raises(ValueError):
+            bootstrap_with_estimate(metrix.log_loss, y, s, n_resamples=50, random_state=0,
+                                    _batched=batched)
+    # with labels declared, every resample is scored
+    r = metrix.bootstrap(metrix.log_loss, y, s, labels=[0, 1], n_resamples=50,
+                         random_state=0)
+    assert math.isfinite(r.low) and r.low < r.high
+
+
+def test_counts_of_the_split_ranking_order_match_a_direct_sort():
+    """The split path is exact on data without ties too (the plain-slice branch)."""
+    y = RNG.integers(0, 2, 300)
+    s = RNG.random(300) + 0.2 * y
+    for name in ("roc_auc_score", "average_precision_score"):
+        path = bb.find_path(getattr(metrix, name), (y, s), {})
+        assert not path.ties and path.hp_plain
+        ones = np.ones((1, 300))
+        assert path.from_counts(ones)[0] == pytest.approx(getattr(metrix, name)(y, s),
+                                                          rel=1e-12)
+
+
+# -- bootstrap_many ------------------------------------------------------------------
+
+Y = RNG.normal(size=N)
+YHAT = Y + 0.3 * RNG.normal(size=N)
+
+
+def _calls(weighted):
+    sw = {"sample_weight": SW} if weighted else {}
+    return {
+        "accuracy": (metrix.accuracy_score, (YB, YP), dict(sw)),
+        "f1": (metrix.f1_score, (YB, YP), {"pos_label": 1, **sw}),
+        "mcc": (metrix.matthews_corrcoef, (YB, YP), dict(sw)),
+        "roc_auc": (metrix.roc_auc_score, (YB, S), dict(sw)),
+        "ap": (metrix.average_precision_score, (YB, S), {"pos_label": 1, **sw}),
+        "log_loss": (metrix.log_loss, (YB, S), {"labels": [0, 1], **sw}),
+        "brier": (metrix.brier_score_loss, (YB, S), {"pos_label": 1, **sw}),
+        "r2": (metrix.r2_score, (Y, YHAT), dict(sw)),
+        "max_error": (metrix.max_error, (Y, YHAT), {}),  # the loop fallback
+        "broken": (metrix.f1_score, (Y3, YP), {}),  # multiclass with average="binary"
+    }
+
+
+@pytest.mark.parametrize("resampling", ["multinomial", "poisson"])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_bootstrap_many_equals_separate_calls_on_the_same_draws(weighted, resampling,
+                                                                monkeypatch):
+    calls = _calls(weighted)
+    opts = dict(n_resamples=25, random_state=5, batch_size=6, method="bca",
+                resampling=resampling)
+    many = bootstrap_many(calls, **opts)
+    assert list(many) == list(calls)
+    assert isinstance(many["broken"], ValueError)
+    monkeypatch.setattr(bb, "CELL_PATH", False)  # the separate calls draw per sample too
+    for name, (fn, args, kw) in calls.items():
+        if name == "broken":
+            continue
+        if resampling == "poisson" and name == "max_error":
+            assert isinstance(many[name], ValueError)  # no sample_weight: as bootstrap
+            continue
+        res, est = bootstrap_with_estimate(fn, *args, **opts, **kw)
+        assert float(many[name][1]) == pytest.approx(float(est), rel=1e-12)
+        np.testing.assert_allclose(np.asarray(many[name][0], dtype=float),
+                                   np.asarray(res, dtype=float), rtol=1e-10, atol=1e-12,
+                                   err_msg=name)
+
+
+def test_bootstrap_many_is_joint_and_reports_progress():
+    seen = []
+    calls = {"acc": (metrix.accuracy_score, (YB, YP), {}),
+             "err": (metrix.zero_one_loss, (YB, YP), {})}
+    out = bootstrap_many(calls, n_resamples=20, random_state=0, batch_size=8,
+                         progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(8, 20), (16, 20), (20, 20)]
+    # zero_one_loss = 1 - accuracy on every shared resample: mirrored bounds
+    acc, err = out["acc"][0], out["err"][0]
+    assert acc.low == pytest.approx(1 - err.high) and acc.high == pytest.approx(1 - err.low)
+
+
+def test_bootstrap_many_rejects_different_row_counts():
+    with pytest.raises(ValueError, match="same number of rows"):
+        bootstrap_many({"a": (metrix.accuracy_score, (YB, YP), {}),
+                        "b": (metrix.accuracy_score, (YB[:-1], YP[:-1]), {})},
+                       n_resamples=5)
+
+
+# -- the counter-based Poisson generator -----------------------------------------------
+
+def test_poisson_counts_are_the_same_for_any_partitioning():
+    whole = poisson_counts(123, 1000, 5000, 40, 9)
+    assert whole.shape == (9, 5000) and whole.dtype == np.uint8
+    rows = np.concatenate([poisson_counts(123, 1000 + a, b - a, 40, 9)
+                           for a, b in ((0, 1), (1, 2500), (2500, 3333), (3333, 5000))],
+                          axis=1)
+    res = np.concatenate([poisson_counts(123, 1000, 5000, 40 + a, b - a)
+                          for a, b in ((0, 4), (4, 5), (5, 9))], axis=0)
+    np.testing.assert_array_equal(whole, rows)
+    np.testing.assert_array_equal(whole, res)
+    # block shapes that take the many-resamples-per-chunk branch
+    np.testing.assert_array_equal(poisson_counts(123, 1000, 7, 40, 9), whole[:, :7])
+    assert not np.array_equal(poisson_counts(124, 1000, 5000, 40, 9), whole)
+    assert poisson_counts(0, 0, 0, 0, 3).shape == (3, 0)
+    with pytest.raises(ValueError, match="row_start"):
+        poisson_counts(0, -1, 5, 0, 1)
+
+
+def test_poisson_counts_follow_poisson_one():
+    k = poisson_counts(7, 0, 200_000, 0, 5).astype(np.float64)
+    n = k.size  # 1e6 draws: the mean's sd is 1e-3, the variance's about 2e-3
+    assert abs(k.mean() - 1) < 5e-3
+    assert abs(k.var() - 1) < 1e-2
+    freq = np.bincount(k.astype(np.int64).ravel(), minlength=6)[:6] / n
+    pmf = np.array([math.exp(-1) / math.factorial(j) for j in range(6)])
+    assert np.all(np.abs(freq - pmf) < 5 * np.sqrt(pmf * (1 - pmf) / n) + 1e-6)
+    # neighbouring rows and resamples are not correlated
+    assert abs(np.corrcoef(k[0, :-1], k[0, 1:])[0, 1]) < 0.02
+    assert abs(np.corrcoef(k[0], k[1])[0, 1]) < 0.02
+
+
+def test_poisson_and_multinomial_intervals_agree_on_large_n():
+    rng = np.random.default_rng(3)
+    n, b = 20_000, 400
+    y = rng.integers(0, 2, n)
+    s = np.clip(0.3 * y + 0.7 * rng.random(n), 0.01, 0.99)
+    kw = dict(n_resamples=b, random_state=1, labels=[0, 1])
+    mult = metrix.bootstrap(metrix.log_loss, y, s, **kw)
+    pois = metrix.bootstrap(metrix.log_loss, y, s, resampling="poisson", **kw)
+    se = mult.standard_error
+    # Monte Carlo error of the SE ~ se / sqrt(2B) each; of a 2.5% quantile ~ 2.7 se / sqrt(B)
+    assert abs(pois.standard_error - se) < 5 * math.sqrt(2) * se / math.sqrt(2 * b)
+    tol = 5 * math.sqrt(2) * 2.7 * se / math.sqrt(b)
+    assert abs(pois.low - mult.low) < tol and abs(pois.high - mult.high) < tol
