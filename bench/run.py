@@ -38,7 +38,9 @@ FAMILIES = {
     "regression": (["--n", "2e5", "--repeat", "2"], []),
     "retrieval": (["--queries", "5000", "--items", "100", "--repeat", "1"], []),
     "stream": (["--batches", "50", "--size", "10000", "--repeat", "1"], []),
-    "clustering": (["--n", "4000"], ["--n", "20000"]),
+    "clustering": (["--n", "4000", "--ami-n", "1e5"], ["--n", "20000"]),
+    "segmentation": (["--images", "4", "--size", "256", "--repeat", "2"], []),
+    "eval": (["--n", "1e6", "--bootstrap", "20"], []),
     "bootstrap": (["--n", "1e5", "--b", "200", "--repeat", "1"], []),
 }
 

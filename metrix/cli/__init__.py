@@ -426,7 +426,10 @@ def _prepare(task, y_true, y_pred, y_score, sw, args, conv):
                                   "labels; give the positive class's column alone")
                 y_score = y_score[:, classes.index(pos)]
             if y_score is not None:
-                y_pos = (y_true == pos).astype(np.int64)
+                if classes == [0, 1] and pos == 1 and y_true.dtype.kind in "iu":
+                    y_pos = y_true  # already the 0/1 target: no copy
+                else:
+                    y_pos = (y_true == pos).astype(np.int64)
         elif y_score is not None and (y_score.ndim != 2 or y_score.shape[1] != len(classes)):
             got = 1 if y_score.ndim == 1 else y_score.shape[1]
             raise BadData(f"multiclass --y-score needs one column per class ({len(classes)}: "

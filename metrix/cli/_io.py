@@ -150,21 +150,34 @@ class ParquetTable(Table):
         self.num_rows = self.file.metadata.num_rows
 
     def _read(self, names, chunk_rows, progress):
+        # numbers are copied into arrays of the file's length as the row groups come
+        # (the peak holds the columns once, plus one row group); text is joined after
         parts = {n: [] for n in names}
+        filled = {}
         done = 0
         try:
             for g in range(self.file.num_row_groups):  # one row group at a time
                 tab = self.file.read_row_group(g, columns=list(dict.fromkeys(names)))
+                k = tab.num_rows
                 for n in names:
-                    parts[n].append(_column_numpy(tab.column(n)))
-                done += tab.num_rows
+                    a = _column_numpy(tab.column(n))
+                    if g == 0 and a.dtype.kind in "biuf" and a.ndim == 1:
+                        filled[n] = np.empty(self.num_rows, dtype=a.dtype)
+                    if n in filled and a.dtype == filled[n].dtype:
+                        filled[n][done:done + k] = a
+                    else:
+                        if n in filled:  # another dtype in a later row group (nulls)
+                            parts[n].append(filled.pop(n)[:done])
+                        parts[n].append(a)
+                done += k
                 if progress is not None:
                     progress(done, self.num_rows)
         except CliError:
             raise
         except Exception as exc:
             raise Unreadable(f"cannot read {self.path!r}: {exc}") from exc
-        return _concat_columns(parts, self.path)
+        out = _concat_columns({n: p for n, p in parts.items() if n not in filled}, self.path)
+        return {n: filled[n] if n in filled else out[n] for n in names}
 
 
 class CsvTable(Table):
