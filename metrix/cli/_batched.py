@@ -60,7 +60,19 @@ def source_files(path: str) -> tuple[list[str], str]:
 
 
 def peak_rss_mb() -> float:
-    """Peak resident memory of this process so far, in MiB (``getrusage``)."""
+    """Peak resident memory of this process so far, in MiB.
+
+    Linux: ``VmHWM`` of ``/proc/self/status``, this program's own peak
+    (``getrusage``'s ``ru_maxrss`` keeps the peak of the process that started
+    it, across ``exec``); elsewhere ``getrusage``.
+    """
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / 1024.0 if os.uname().sysname != "Darwin" else peak / 2**20
 
