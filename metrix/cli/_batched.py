@@ -20,6 +20,7 @@ import glob
 import importlib.util
 import os
 import resource
+import sys
 import time
 
 import numpy as np
@@ -362,8 +363,6 @@ def run_dask(args, *, yt_cols, yp_cols, ys_cols):
         client = Client(args.dask)
     try:
         if client.dashboard_link and not args.quiet:
-            import sys
-
             print(f"metrix eval: Dask dashboard (progress): {client.dashboard_link}",
                   file=sys.stderr)
         reader = dd.read_parquet if fmt == "parquet" else dd.read_csv
@@ -389,14 +388,16 @@ def run_dask(args, *, yt_cols, yp_cols, ys_cols):
         if task == "binary" and args.pos_label is not None:
             pos = args.pos_label
         t0 = time.perf_counter()
+        kwargs = dict(y_true=yt_cols[0], y_pred=yp_cols[0] if yp_cols else None,
+                      y_score=ys_cols[0] if ys_cols else None,
+                      sample_weight=args.sample_weight, metrics=names,
+                      pos_label=_typed_label(pos, y_true0),
+                      method="binned" if args.bins else "exact", bins=args.bins or None)
         try:
-            values = mdask.evaluate(frame, y_true=yt_cols[0],
-                                    y_pred=yp_cols[0] if yp_cols else None,
-                                    y_score=ys_cols[0] if ys_cols else None,
-                                    sample_weight=args.sample_weight, metrics=names,
-                                    pos_label=_typed_label(pos, y_true0),
-                                    method="binned" if args.bins else "exact",
-                                    bins=args.bins or None)
+            if not args.quiet and sys.stderr.isatty():
+                values = _with_dask_progress(client, frame, kwargs)
+            else:
+                values = mdask.evaluate(frame, **kwargs)
         except ValueError as exc:
             raise BadData(str(exc)) from exc
         t_metrics = time.perf_counter() - t0
@@ -421,6 +422,25 @@ def run_dask(args, *, yt_cols, yp_cols, ys_cols):
                            "dask": args.dask, "method": "binned" if args.bins else "exact",
                            "bins": args.bins or None,
                            "timings_s": {"read_and_metrics": t_metrics}}
+
+
+def _with_dask_progress(client, frame, kwargs):
+    """:func:`metrix.dask.evaluate`'s tree, computed with distributed's own progress bar
+    (drawn on stderr: stdout holds the report)."""
+    import contextlib
+
+    from distributed import progress
+
+    from ..dask._evaluate import evaluate_graph
+
+    kw = dict(kwargs)
+    pe, root = evaluate_graph(frame, kw.pop("y_true"), kw.pop("y_pred"), kw.pop("y_score"),
+                              kw.pop("sample_weight"), labels=None, split_every=None,
+                              zero_division="warn", **kw)
+    future = client.compute(root)
+    with contextlib.redirect_stdout(sys.stderr):
+        progress(future)
+    return pe.finalize(future.result())
 
 
 def _typed_label(text, sample):

@@ -253,3 +253,21 @@ def test_dask_local_equals_batched(tmp_path, capsys):
     assert dask_doc["mode"] == "dask" and dask_doc["n_samples"] == batched["n_samples"]
     for key in batched["metrics"]:
         assert _value(dask_doc, key) == pytest.approx(_value(batched, key), rel=1e-12), key
+
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
+                    reason="dask.distributed is not installed")
+def test_dask_shows_its_own_progress_on_a_terminal(tmp_path, capsys, monkeypatch):
+    d = _write(tmp_path, _frames("binary", seed=6))
+    out = tmp_path / "out.json"
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    code = main(["eval", str(d), "--y-true", "y", "--y-score", "s", "--dask", "local",
+                 "--dask-workers", "1", "--json", str(out)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "Completed" in captured.err and "Completed" not in captured.out  # distributed's bar
+    y, s = (np.concatenate([f[k] for f in _frames("binary", seed=6)]) for k in "ys")
+    assert json.loads(out.read_text())["metrics"]["roc_auc"]["value"] == pytest.approx(
+        skm.roc_auc_score(y, s), rel=1e-12)
