@@ -264,8 +264,12 @@ def _run_out_of_core(args, yt_cols, yp_cols, ys_cols, t_start):
     if info.get("method") == "binned" and ys_cols:
         lines.append(f"ROC AUC and average precision binned over {info['bins']} bins of "
                      "[0, 1]: |binned - exact| <= the error bound in the JSON")
+    if info.get("bootstrap"):
+        lines.append(f"{args.bootstrap} Poisson bootstrap resamples, streamed with the "
+                     "batches (ROC AUC / AP intervals from their histogram)")
     lines.append("")
-    lines.append(metric_table(results, confidence=None))
+    lines.append(metric_table(results, confidence=args.confidence if info.get("bootstrap")
+                              else None))
     print("\n".join(lines))
     failed = [r for r in results if r["status"].startswith("error")]
     doc = {"file": args.predictions, "n_samples": n, "task": task, "backend": "numpy",

@@ -181,6 +181,50 @@ class Dataset:
                 raise Unreadable(f"cannot read {path!r}: {text}") from exc
 
 
+class _PoissonStates:
+    """The Poisson bootstrap, streamed: each resample is a state of its own, fed every
+    batch with the batch's weights times Poisson(1) counts of a counter-based
+    generator keyed by (seed, global row, resample), so the draws do not depend
+    on the batches.  ROC AUC and average precision resample their histogram
+    (``--bins``, default 1,000 bins): the point value stays exact."""
+
+    def __init__(self, pe, names, labels, pos, args):
+        from ..evaluation.partial import PartialEvaluation
+
+        self.b, self.seed = args.bootstrap, args.seed
+        self.confidence, self.method = args.confidence, args.ci_method
+        self.bins = args.bins or 1000
+        self.pe = PartialEvaluation(names, labels=labels, pos_label=pos, method="binned",
+                                    bins=self.bins)
+        self.states = [self.pe.empty() for _ in range(self.b)]
+
+    def add(self, row_start, y_true, y_pred, y_score, sw):
+        from ..evaluation._poisson import poisson_counts
+
+        counts = poisson_counts(self.seed, row_start, len(y_true), 0, self.b)
+        w = np.ones(len(y_true)) if sw is None else sw
+        for i in range(self.b):
+            self.states[i] = self.pe.merge(
+                self.states[i], self.pe.chunk(y_true, y_pred, y_score, w * counts[i]))
+
+    def interval(self, name, value):
+        import array_api_compat.numpy as xp
+
+        from ..evaluation.intervals import _interval
+
+        if not hasattr(self, "_dist"):
+            self._dist = [self.pe.finalize(s) for s in self.states]
+        dist = np.asarray([d[name] for d in self._dist], dtype=np.float64)
+        low, high, se = _interval(dist, np.float64(value), self.method,
+                                  (1 - self.confidence) / 2, None, xp)
+        return {"low": float(low), "high": float(high), "standard_error": float(se)}
+
+    def describe(self):
+        return {"n_resamples": self.b, "confidence_level": self.confidence,
+                "method": self.method, "seed": self.seed, "resampling": "poisson",
+                "ranking_bins": self.bins}
+
+
 class _Merger:
     """Merges batch states as a binary counter does (states of equal rank merge), so
     the exact score tables merge O(log B) times each instead of once per batch."""
@@ -237,9 +281,9 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
     if len(yt_cols) != 1 or len(yp_cols) > 1:
         raise UsageError("a directory or glob source takes one --y-true and at most one "
                          "--y-pred column (multilabel and ranking need one file)")
-    if args.bootstrap:
-        raise UsageError("--bootstrap needs the data in memory: give one file, or drop "
-                         "--bootstrap for a directory or glob")
+    if args.bootstrap and args.ci_method == "bca":
+        raise UsageError("--ci-method bca needs the data in memory (its jackknife): give "
+                         "one file, or use percentile / basic intervals")
     if args.plots:
         raise UsageError("--plots needs the data in memory: give one file")
     if args.backend != "numpy":
@@ -282,6 +326,7 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
                                bins=args.bins or None)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
+    resampled = _PoissonStates(pe, names, labels, pos, args) if args.bootstrap else None
     limit = args.memory * 2**20
     t_read = 0.0
     merger, n = _Merger(pe), 0
@@ -297,6 +342,8 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
                 raise BadData("regression targets must be numbers, got text")
             try:
                 merger.push(pe.chunk(y_true, y_pred, y_score, sw))
+                if resampled is not None:
+                    resampled.add(n, y_true, y_pred, y_score, sw)
             except ValueError as exc:
                 raise BadData(str(exc)) from exc
             n += len(y_true)
@@ -321,8 +368,11 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
             bound = values.get(f"{name}_error_bound")
             if bound is not None:
                 row["error_bound"] = bound
+            if resampled is not None:
+                row.update(resampled.interval(name, row["value"]))
         results.append(row)
-    return task, results, {"n_samples": n, "labels": labels, "pos_label": pos,
+    info = {"bootstrap": resampled.describe()} if resampled is not None else {}
+    return task, results, {**info, "n_samples": n, "labels": labels, "pos_label": pos,
                            "files": len(files), "format": fmt, "method": method,
                            "bins": args.bins or None, "batch_rows": batch_rows,
                            "table_rows": pe.table_rows(state),

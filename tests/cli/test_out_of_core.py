@@ -154,6 +154,31 @@ def test_bins_give_the_error_bound(tmp_path, capsys):
     assert abs(row["value"] - exact) <= row["error_bound"] + 1e-12
 
 
+def test_poisson_bootstrap_streams_with_the_batches(tmp_path, capsys):
+    frames = _frames("binary", seed=7)
+    d = _write(tmp_path, frames)
+    args = [str(d), "--y-true", "y", "--y-pred", "p", "--y-score", "s", "--sample-weight", "w",
+            "--bootstrap", "300", "--seed", "3"]
+    code, small, _ = _eval(args + ["--batch-rows", "50"], tmp_path, capsys)
+    code2, large, _ = _eval(args + ["--batch-rows", "700"], tmp_path, capsys)
+    assert code == code2 == 0 and small["bootstrap"]["resampling"] == "poisson"
+    # the counts are keyed by the global row: any batching gives the same intervals
+    for key, row in small["metrics"].items():
+        for bound in ("low", "high", "standard_error"):
+            assert row[bound] == pytest.approx(large["metrics"][key][bound], rel=1e-9), key
+        assert row["low"] <= row["value"] <= row["high"], key
+    # and they agree with the in-memory multinomial bootstrap of the joined file
+    merged = {k: _cat(frames, k) for k in frames[0]}
+    path = tmp_path / "all.parquet"
+    pq.write_table(pa.table(merged), path)
+    code, whole, _ = _eval([str(path), *args[1:]], tmp_path, capsys)
+    assert code == 0
+    for key in ("accuracy", "f1", "mcc", "log_loss", "roc_auc"):
+        se_w = whole["metrics"][key]["standard_error"]
+        se_s = small["metrics"][key]["standard_error"]
+        assert 0.7 < se_s / se_w < 1.4, key
+
+
 def test_the_exact_table_over_memory_says_what_to_do(tmp_path, capsys):
     rng = np.random.default_rng(3)
     d = tmp_path / "many"
@@ -168,7 +193,7 @@ def test_the_exact_table_over_memory_says_what_to_do(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--bootstrap", "20"], "--bootstrap"),
+    (["--bootstrap", "20", "--ci-method", "bca"], "bca"),
     (["--plots", "plots"], "--plots"),
     (["--backend", "torch"], "--backend numpy"),
 ])
