@@ -182,47 +182,35 @@ class Dataset:
 
 
 class _PoissonStates:
-    """The Poisson bootstrap, streamed: each resample is a state of its own, fed every
-    batch with the batch's weights times Poisson(1) counts of a counter-based
-    generator keyed by (seed, global row, resample), so the draws do not depend
-    on the batches.  ROC AUC and average precision resample their histogram
-    (``--bins``, default 1,000 bins): the point value stays exact."""
+    """``--bootstrap`` of a batched source: :class:`metrix.evaluation.poisson_states.
+    PoissonBootstrap` fed with the batches (the same counts for any batching)."""
 
     def __init__(self, pe, names, labels, pos, args):
-        from ..evaluation.partial import PartialEvaluation
+        from ..evaluation.poisson_states import PoissonBootstrap
 
-        self.b, self.seed = args.bootstrap, args.seed
-        self.confidence, self.method = args.confidence, args.ci_method
-        self.bins = args.bins or 1000
-        self.pe = PartialEvaluation(names, labels=labels, pos_label=pos, method="binned",
-                                    bins=self.bins)
-        self.states = [self.pe.empty() for _ in range(self.b)]
+        self.args, self.bins = args, args.bins or 1000
+        self.boot = PoissonBootstrap(names, n_resamples=args.bootstrap, seed=args.seed,
+                                     labels=labels, pos_label=pos, bins=self.bins)
+        self.states = self.boot.empty()
+        self.found = None
 
     def add(self, row_start, y_true, y_pred, y_score, sw):
-        from ..evaluation._poisson import poisson_counts
-
-        counts = poisson_counts(self.seed, row_start, len(y_true), 0, self.b)
-        w = np.ones(len(y_true)) if sw is None else sw
-        for i in range(self.b):
-            self.states[i] = self.pe.merge(
-                self.states[i], self.pe.chunk(y_true, y_pred, y_score, w * counts[i]))
+        self.states = self.boot.merge(self.states,
+                                      self.boot.chunk(row_start, y_true, y_pred, y_score, sw))
 
     def interval(self, name, value):
-        import array_api_compat.numpy as xp
-
-        from ..evaluation.intervals import _interval
-
-        if not hasattr(self, "_dist"):
-            self._dist = [self.pe.finalize(s) for s in self.states]
-        dist = np.asarray([d[name] for d in self._dist], dtype=np.float64)
-        low, high, se = _interval(dist, np.float64(value), self.method,
-                                  (1 - self.confidence) / 2, None, xp)
-        return {"low": float(low), "high": float(high), "standard_error": float(se)}
+        if self.found is None:
+            self.found = {}
+        if name not in self.found:
+            self.found.update(self.boot.intervals(
+                self.states, {name: value}, confidence_level=self.args.confidence,
+                method=self.args.ci_method))
+        return self.found[name]
 
     def describe(self):
-        return {"n_resamples": self.b, "confidence_level": self.confidence,
-                "method": self.method, "seed": self.seed, "resampling": "poisson",
-                "ranking_bins": self.bins}
+        return {"n_resamples": self.args.bootstrap, "confidence_level": self.args.confidence,
+                "method": self.args.ci_method, "seed": self.args.seed,
+                "resampling": "poisson", "ranking_bins": self.bins}
 
 
 class _Merger:
@@ -386,8 +374,11 @@ def run_dask(args, *, yt_cols, yp_cols, ys_cols):
         raise NotInstalled("--dask needs dask and distributed: pip install 'metrix[dask]'")
     if len(yt_cols) != 1 or len(yp_cols) > 1 or len(ys_cols) > 1:
         raise UsageError("--dask takes one --y-true, --y-pred and --y-score column each")
-    if args.bootstrap or args.plots:
-        raise UsageError("--dask gives no --bootstrap or --plots")
+    if args.plots:
+        raise UsageError("--dask gives no --plots")
+    if args.bootstrap and args.ci_method == "bca":
+        raise UsageError("--ci-method bca needs the data in memory (its jackknife): use "
+                         "percentile / basic intervals with --dask")
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
 
@@ -443,8 +434,12 @@ def run_dask(args, *, yt_cols, yp_cols, ys_cols):
                       sample_weight=args.sample_weight, metrics=names,
                       pos_label=_typed_label(pos, y_true0),
                       method="binned" if args.bins else "exact", bins=args.bins or None)
+        if args.bootstrap:
+            kwargs.update(n_resamples=args.bootstrap, confidence_level=args.confidence,
+                          ci_method=args.ci_method, random_state=args.seed,
+                          resample_bins=args.bins or 1000)
         try:
-            if not args.quiet and sys.stderr.isatty():
+            if not args.quiet and sys.stderr.isatty() and not args.bootstrap:
                 values = _with_dask_progress(client, frame, kwargs)
             else:
                 values = mdask.evaluate(frame, **kwargs)
@@ -467,8 +462,16 @@ def run_dask(args, *, yt_cols, yp_cols, ys_cols):
             bound = values.get(f"{name}_error_bound")
             if bound is not None:
                 row["error_bound"] = bound
+            for k in ("low", "high", "standard_error"):
+                if f"{name}_{k}" in values:
+                    row[k] = values[f"{name}_{k}"]
         results.append(row)
-    return task, results, {"n_samples": n, "files": len(files), "format": fmt,
+    info = {}
+    if args.bootstrap:
+        info["bootstrap"] = {"n_resamples": args.bootstrap, "confidence_level": args.confidence,
+                             "method": args.ci_method, "seed": args.seed,
+                             "resampling": "poisson", "ranking_bins": args.bins or 1000}
+    return task, results, {**info, "n_samples": n, "files": len(files), "format": fmt,
                            "dask": args.dask, "method": "binned" if args.bins else "exact",
                            "bins": args.bins or None,
                            "timings_s": {"read_and_metrics": t_metrics}}

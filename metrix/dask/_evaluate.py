@@ -17,7 +17,9 @@ from . import _graph, _groupby
 
 def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=None, *,
              metrics=None, labels=None, pos_label=None, method="exact", bins=None,
-             split_every=None, zero_division="warn", table="tree", split_out=None):
+             split_every=None, zero_division="warn", table="tree", split_out=None,
+             n_resamples=0, confidence_level=0.95, ci_method="percentile", random_state=0,
+             resample_bins=1000):
     r"""Compute many metrics of a Dask DataFrame or Dask arrays in one pass.
 
     Each partition becomes a small mergeable state
@@ -73,13 +75,30 @@ def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=No
         cumulative sums; no task holds more than a partition of the table.
     split_out : int, default=None
         ``table="groupby"``: partitions of the table (default: the input's).
+    n_resamples : int, default=0
+        ``B >= 2``: Poisson bootstrap intervals, streamed with the partitions
+        (:class:`metrix.evaluation.poisson_states.PoissonBootstrap`: each row's
+        counts come from a generator keyed by its global position, so any
+        partitioning gives the same intervals; one extra pass reads the
+        partitions' lengths).  ROC AUC / average precision resample their
+        histogram over ``resample_bins`` bins.
+    confidence_level : float, default=0.95
+        Coverage of the intervals.
+    ci_method : {"percentile", "basic"}, default="percentile"
+        Interval type.
+    random_state : int, default=0
+        Seed of the Poisson counts.
+    resample_bins : int, default=1000
+        Bins of the resampled ROC AUC / average precision.
 
     Returns
     -------
     results : dict of str to float
         The value of each metric, in the requested order; with
         ``method="binned"`` also ``roc_auc_error_bound`` /
-        ``average_precision_error_bound``, bounds on ``|binned - exact|``.
+        ``average_precision_error_bound``, bounds on ``|binned - exact|``; with
+        ``n_resamples`` also ``<metric>_low``, ``<metric>_high`` and
+        ``<metric>_standard_error``.
 
     Notes
     -----
@@ -138,10 +157,43 @@ def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=No
         else:
             terms = dask.compute(*terms)
         values.update(_groupby.areas(grouped, *terms))
-    else:
+    elif not n_resamples:
         values.update(pe.finalize(dask.compute(root)[0]))
+    if n_resamples:
+        if grouped:
+            raise ValueError('n_resamples needs table="tree"')
+        boot, boot_root = _bootstrap_graph(
+            data, y_true, y_pred, y_score, sample_weight, metrics=metrics, pe=pe,
+            n_resamples=n_resamples, seed=random_state, bins=resample_bins,
+            split_every=split_every)
+        state, boot_states = dask.compute(root, boot_root)
+        values.update(pe.finalize(state))
+        found = boot.intervals(boot_states, {m: values[m] for m in metrics},
+                               confidence_level=confidence_level, method=ci_method)
+        for name, bounds in found.items():
+            values.update({f"{name}_{k}": v for k, v in bounds.items()})
     return {**{m: values[m] for m in metrics}, **{k: v for k, v in values.items()
                                                   if k not in metrics}}
+
+
+def _bootstrap_graph(data, y_true, y_pred, y_score, sample_weight, *, metrics, pe,
+                     n_resamples, seed, bins, split_every):
+    """``(PoissonBootstrap, delayed merged resample states)``: each partition's rows
+    get the counts of their global positions (the lengths are read first)."""
+    from ..evaluation.poisson_states import PoissonBootstrap
+
+    pieces = (_graph.frame_pieces(data, y_true, y_pred, y_score, sample_weight)
+              if data is not None else
+              _graph.array_pieces(y_true, y_pred, y_score, sample_weight))
+    lengths = dask.compute(*[dask.delayed(len)(p[0]) for p in pieces])
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64).tolist()
+    boot = PoissonBootstrap(metrics, n_resamples=n_resamples, seed=seed, labels=pe.labels,
+                            pos_label=pe.pos_label, bins=bins)
+    leaves = [dask.delayed(boot.chunk, pure=True)(start, *p)
+              for start, p in zip(starts, pieces)]
+    if not leaves:
+        return boot, dask.delayed(boot.empty)()
+    return boot, _graph.tree_reduce(leaves, boot.merge, split_every)
 
 
 def evaluate_state(data, y_true, y_pred, y_score, sample_weight, *, metrics, labels=None,

@@ -278,6 +278,15 @@ def test_dask_local_equals_batched(tmp_path, capsys):
     assert dask_doc["mode"] == "dask" and dask_doc["n_samples"] == batched["n_samples"]
     for key in batched["metrics"]:
         assert _value(dask_doc, key) == pytest.approx(_value(batched, key), rel=1e-12), key
+    # the Poisson bootstrap: the same intervals from the batches and the partitions
+    boot = ["--bootstrap", "50", "--seed", "1"]
+    code, batched_b, _ = _eval(args + boot + ["--batch-rows", "97"], tmp_path, capsys)
+    code2, dask_b, captured = _eval(args + boot + ["--dask", "local", "--dask-workers", "1"],
+                                    tmp_path, capsys)
+    assert code == code2 == 0, captured.err
+    for key, row in batched_b["metrics"].items():
+        for bound in ("low", "high", "standard_error"):
+            assert dask_b["metrics"][key][bound] == pytest.approx(row[bound], rel=1e-9), key
 
 
 
