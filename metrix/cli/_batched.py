@@ -188,29 +188,46 @@ class _PoissonStates:
     def __init__(self, pe, names, labels, pos, args):
         from ..evaluation.poisson_states import PoissonBootstrap
 
-        self.args, self.bins = args, args.bins or 1000
+        self.args = args
         self.boot = PoissonBootstrap(names, n_resamples=args.bootstrap, seed=args.seed,
-                                     labels=labels, pos_label=pos, bins=self.bins)
+                                     labels=labels, pos_label=pos, bins=args.bins or 1000)
         self.states = self.boot.empty()
-        self.found = None
 
     def add(self, row_start, y_true, y_pred, y_score, sw):
         self.states = self.boot.merge(self.states,
                                       self.boot.chunk(row_start, y_true, y_pred, y_score, sw))
 
-    def interval(self, name, value):
-        if self.found is None:
-            self.found = {}
-        if name not in self.found:
-            self.found.update(self.boot.intervals(
-                self.states, {name: value}, confidence_level=self.args.confidence,
-                method=self.args.ci_method))
-        return self.found[name]
+    def intervals(self, values, names):
+        """``{"<name>_low": ..., "<name>_high": ..., "<name>_standard_error": ...}``, as
+        :func:`metrix.dask.evaluate` gives them."""
+        found = self.boot.intervals(self.states, {m: values[m] for m in names},
+                                    confidence_level=self.args.confidence,
+                                    method=self.args.ci_method)
+        return {f"{m}_{k}": v for m, bounds in found.items() for k, v in bounds.items()}
 
-    def describe(self):
-        return {"n_resamples": self.args.bootstrap, "confidence_level": self.args.confidence,
-                "method": self.args.ci_method, "seed": self.args.seed,
-                "resampling": "poisson", "ranking_bins": self.bins}
+
+def _bootstrap_info(args):
+    return {"n_resamples": args.bootstrap, "confidence_level": args.confidence,
+            "method": args.ci_method, "seed": args.seed, "resampling": "poisson",
+            "ranking_bins": args.bins or 1000}
+
+
+def _report_rows(specs, chosen, values):
+    """The report's rows from the values (with ``<name>_error_bound`` and the
+    interval keys where present); a spec that batches cannot compute is skipped."""
+    results = []
+    for spec in specs:
+        name = chosen[spec.key]
+        row = {"metric": spec.key, "function": spec.name}
+        if name is None:
+            row["status"] = "skipped (needs the data in memory: give one file)"
+        else:
+            row["status"], row["value"] = "ok", values[name]
+            for k in ("error_bound", "low", "high", "standard_error"):
+                if f"{name}_{k}" in values:
+                    row[k] = values[f"{name}_{k}"]
+        results.append(row)
+    return results
 
 
 class _Merger:
@@ -345,21 +362,10 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
         state = merger.result()
         t_metrics = time.perf_counter() - t0
     values = pe.finalize(state)
-    results = []
-    for spec in specs:
-        name = chosen[spec.key]
-        row = {"metric": spec.key, "function": spec.name}
-        if name is None:
-            row["status"] = "skipped (needs the data in memory: give one file)"
-        else:
-            row["status"], row["value"] = "ok", values[name]
-            bound = values.get(f"{name}_error_bound")
-            if bound is not None:
-                row["error_bound"] = bound
-            if resampled is not None:
-                row.update(resampled.interval(name, row["value"]))
-        results.append(row)
-    info = {"bootstrap": resampled.describe()} if resampled is not None else {}
+    if resampled is not None:
+        values.update(resampled.intervals(values, names))
+    results = _report_rows(specs, chosen, values)
+    info = {"bootstrap": _bootstrap_info(args)} if args.bootstrap else {}
     return task, results, {**info, "n_samples": n, "labels": labels, "pos_label": pos,
                            "files": len(files), "format": fmt, "method": method,
                            "bins": args.bins or None, "batch_rows": batch_rows,
@@ -451,26 +457,8 @@ def run_dask(args, *, yt_cols, yp_cols, ys_cols):
         client.close()
         if cluster is not None:
             cluster.close()
-    results = []
-    for spec in specs:
-        name = chosen[spec.key]
-        row = {"metric": spec.key, "function": spec.name}
-        if name is None:
-            row["status"] = "skipped (needs the data in memory: give one file)"
-        else:
-            row["status"], row["value"] = "ok", values[name]
-            bound = values.get(f"{name}_error_bound")
-            if bound is not None:
-                row["error_bound"] = bound
-            for k in ("low", "high", "standard_error"):
-                if f"{name}_{k}" in values:
-                    row[k] = values[f"{name}_{k}"]
-        results.append(row)
-    info = {}
-    if args.bootstrap:
-        info["bootstrap"] = {"n_resamples": args.bootstrap, "confidence_level": args.confidence,
-                             "method": args.ci_method, "seed": args.seed,
-                             "resampling": "poisson", "ranking_bins": args.bins or 1000}
+    results = _report_rows(specs, chosen, values)
+    info = {"bootstrap": _bootstrap_info(args)} if args.bootstrap else {}
     return task, results, {**info, "n_samples": n, "files": len(files), "format": fmt,
                            "dask": args.dask, "method": "binned" if args.bins else "exact",
                            "bins": args.bins or None,
