@@ -206,6 +206,17 @@ class GenericOps:
         """
         return None
 
+    def split_rank_sums(self, q, r, /, *, precision=True):
+        """The sums behind unweighted binary AUC and AP of a :meth:`split_sort`.
+
+        ``(sum_v #{r < v} + #{r <= v}, sum_v (P - #{q < v}) / (P - #{q < v} + M - #{r < v}))``
+        over ``v`` in ``q`` (sorted positives, ``P`` of them; ``r`` the ``M``
+        sorted negatives), as a Python int and float (the second 0.0 without
+        ``precision``).  The CPU adapters search in blocks on threads; generic:
+        None (the caller searches with the namespace).
+        """
+        return None
+
     def segment_top_candidates(self, values, seg, /, *, n_segments, k, skip_zeros=False):
         """Positions (ascending) of a subset of the pairs that holds each
         segment's ``k`` largest values and everything ranked above them.

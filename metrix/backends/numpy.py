@@ -15,6 +15,7 @@ from ._pair_count import (
     pair_bincount_discover_numpy,
     pair_bincount_numpy,
 )
+from ._threads import run_parts, split_points
 
 #: the ``clip`` ufunc itself: ``np.clip``'s Python checks cost as much as the
 #: clip of 10,000 floats
@@ -22,6 +23,10 @@ _clip = getattr(getattr(np, "_core", getattr(np, "core", None)).umath, "clip", n
 #: elements per block of ``fused_sums``: its few temporaries stay in L2 and
 #: stay under glibc's mmap threshold (128 KiB), so they are reused, not faulted
 _FUSED_BLOCK = 1 << 14
+#: inputs from which the split sort and its searches use threads
+_SPLIT_MIN = 1 << 20
+#: keys per block of the split searches' ``searchsorted`` calls
+_SEARCH_BLOCK = 1 << 16
 
 
 def _sum(x, /, *, axis=None, dtype=None, keepdims=False):
@@ -121,6 +126,9 @@ class Ops(GenericOps):
 
     def split_sort(self, score, pos, /):
         return split_sort_numpy(np.asarray(score), np.asarray(pos))
+
+    def split_rank_sums(self, q, r, /, *, precision=True):
+        return split_rank_sums_numpy(np.asarray(q), np.asarray(r), precision)
 
     def segment_top_candidates(self, values, seg, /, *, n_segments, k, skip_zeros=False):
         from ._segment_top import segment_top_candidates_numpy
@@ -253,14 +261,64 @@ def unique_inverse_dense(x):
     return values, table[offset]
 
 
-def split_sort_numpy(score, pos):
-    """NumPy's :meth:`GenericOps.split_sort` (in-place sorts of the two compactions)."""
+def split_sort_numpy(score, pos, threads=None):
+    """NumPy's :meth:`GenericOps.split_sort`: in-place sorts of the two
+    compactions, on two threads for large inputs (``ndarray.sort`` releases
+    the GIL); ``threads`` caps them (torch passes its own setting)."""
     if pos.dtype != np.bool_:
         pos = pos != 0
     q, r = score[pos], score[~pos]
-    q.sort()
-    r.sort()
+    parts = split_points(score.shape[0], min_part=_SPLIT_MIN // 2, align=1, threads=threads)
+    if len(parts) > 2:  # at least two threads and a million scores
+        run_parts(np.ndarray.sort, [(q,), (r,)])
+    else:
+        q.sort()
+        r.sort()
     return q, r
+
+
+def split_rank_sums_numpy(q, r, precision=True, threads=None):
+    """:meth:`GenericOps.split_rank_sums` on sorted 1-D arrays, block by block
+    (no P-sized temporaries), the blocks split over threads (``searchsorted``
+    releases the GIL).
+
+    Per block of positives ``v``: one binary search into the negatives for
+    ``#{r < v}``; ``#{r <= v}`` is the same unless some ``r`` equals a ``v``
+    (checked with one gather), else a second search.  ``#{q < v}`` (the
+    first index of each tie group of ``q``) is a running maximum of the
+    group starts, no search.
+    """
+    p, m = q.shape[0], r.shape[0]
+
+    def part(lo, hi):
+        pairs, prec = 0, 0.0
+        for a in range(lo, hi, _SEARCH_BLOCK):
+            v = q[a:min(a + _SEARCH_BLOCK, hi)]
+            lt = np.searchsorted(r, v, side="left")
+            pairs += 2 * int(_sum(lt))
+            if m and bool((np.take(r, lt, mode="clip") == v).any()):  # a tie across classes
+                pairs += int(_sum(np.searchsorted(r, v, side="right"))) - int(_sum(lt))
+            if not precision:
+                continue
+            k = v.shape[0]
+            first = np.arange(a, a + k, dtype=np.intp)
+            if k > 1:
+                first[1:][v[1:] == v[:-1]] = 0  # a group's later members: its start below
+            if a and q[a - 1] == v[0]:  # the group began in an earlier block
+                first[0] = np.searchsorted(q, v[0], side="left")
+            np.maximum.accumulate(first, out=first)
+            pos_ge = np.subtract(p, first, dtype=np.float64)
+            den = np.subtract(m, lt, dtype=np.float64)
+            den += pos_ge
+            np.divide(pos_ge, den, out=pos_ge)
+            prec += float(_sum(pos_ge))
+        return pairs, prec
+
+    if not p:
+        return 0, 0.0
+    cuts = split_points(p, min_part=_SPLIT_MIN // 2, align=_SEARCH_BLOCK, threads=threads)
+    parts = run_parts(part, list(zip(cuts, cuts[1:])))
+    return sum(x[0] for x in parts), sum(x[1] for x in parts)
 
 
 def binned_histogram_fits(hist, score, target) -> bool:

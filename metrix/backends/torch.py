@@ -76,8 +76,18 @@ class Ops(GenericOps):
             return None
         from .numpy import split_sort_numpy
 
-        q, r = split_sort_numpy(score.detach().numpy(), pos.detach().numpy())
+        q, r = split_sort_numpy(score.detach().numpy(), pos.detach().numpy(),
+                                torch.get_num_threads())
         return torch.from_numpy(q), torch.from_numpy(r)
+
+    def split_rank_sums(self, q, r, /, *, precision=True):
+        # CPU eager (the tensors of split_sort): NumPy's searches on views
+        if _compiling() or q.device.type != "cpu" or q.dtype not in _NUMPY_VIEWS:
+            return None
+        from .numpy import split_rank_sums_numpy
+
+        return split_rank_sums_numpy(q.detach().numpy(), r.detach().numpy(), precision,
+                                     torch.get_num_threads())
 
     def segment_top_candidates(self, values, seg, /, *, n_segments, k, skip_zeros=False):
         # CPU eager: NumPy's histogram kernel on zero-copy views

@@ -319,10 +319,12 @@ def evaluate_arrays(args, y_true, y_pred, y_score, sw, *, source, fmt, t_start, 
     if n == 0:
         raise BadData(f"{source!r} has no rows")
     _checks.check_bootstrap_budget(args.bootstrap, n)
+    seen = {}
     if task == "auto":
-        task = detect_task(y_true, y_pred, y_score)
+        task = detect_task(y_true, y_pred, y_score, seen)
     check_inputs(task, y_true, y_pred, y_score)
-    data, y_score, display, pos_shown = _prepare(task, y_true, y_pred, y_score, sw, args, conv)
+    data, y_score, display, pos_shown = _prepare(task, y_true, y_pred, y_score, sw, args, conv,
+                                                 seen.get("classes"))
     specs = default_metrics(task, data, has_pred=data.y_pred is not None,
                             has_score=data.y_score is not None)
     t0 = time.perf_counter()
@@ -400,8 +402,9 @@ def _attempt(what, notes, failed, fn, *args):
                 notes.append(f"{what}: {msg}")
 
 
-def _prepare(task, y_true, y_pred, y_score, sw, args, conv):
-    """Class set, positive label, score layout; arrays moved to the backend.
+def _prepare(task, y_true, y_pred, y_score, sw, args, conv, known=None):
+    """Class set (``known``: already read by :func:`detect_task`), positive
+    label, score layout; arrays moved to the backend.
 
     Binary: ``y_score`` becomes the probability of the positive class (the
     column of ``pos`` when two are given) and ``y_pos`` the 0/1 target of the
@@ -410,7 +413,9 @@ def _prepare(task, y_true, y_pred, y_score, sw, args, conv):
     classes, pos, display, y_pos, pos_shown = [], None, [], None, None
     if task in ("binary", "multiclass"):
         values = [y_true] + ([y_pred] if y_pred is not None else [])
-        classes = sorted(set().union(*(host_classes(v) for v in values)))
+        if known is None or (y_pred is not None and y_pred.ndim != 1):
+            known = set().union(*(host_classes(v) for v in values))
+        classes = sorted(known)
         display = list(classes)
         if task == "binary":
             if len(classes) > 2:

@@ -25,7 +25,16 @@ import time
 
 import numpy as np
 
-from ._io import FORMATS, BadData, CliError, MissingColumn, NotInstalled, Unreadable, UsageError
+from ._io import (
+    FORMATS,
+    BadData,
+    CliError,
+    MissingColumn,
+    NotInstalled,
+    Unreadable,
+    UsageError,
+    column_numpy,
+)
 from ._io import count_missing as _count_missing
 from ._progress import Progress
 from ._tasks import Data, as_label, default_metrics, detect_task, host_classes, is_text
@@ -164,7 +173,7 @@ class Dataset:
                 for batch in self._file_batches(path, names, batch_rows):
                     if not batch.num_rows:
                         continue
-                    cols = {n: batch.column(n).to_numpy(zero_copy_only=False) for n in names}
+                    cols = {n: column_numpy(batch.column(n)) for n in names}
                     for n, a in cols.items():
                         k = _count_missing(a)
                         if k:

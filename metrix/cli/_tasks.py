@@ -61,8 +61,12 @@ def _integral(a: np.ndarray) -> bool:
     return True  # strings / objects: labels
 
 
-def detect_task(y_true: np.ndarray, y_pred, y_score) -> str:
-    """The task implied by host arrays (scikit-learn's ``type_of_target`` spirit)."""
+def detect_task(y_true: np.ndarray, y_pred, y_score, seen: dict | None = None) -> str:
+    """The task implied by host arrays (scikit-learn's ``type_of_target`` spirit).
+
+    ``seen``, where given, receives the set of ``"classes"`` of ``y_true`` and a
+    1-D ``y_pred`` when they were read (so the caller does not read them again).
+    """
     if y_true.ndim == 2:
         values = np.unique(y_true)
         if np.isin(values, [0, 1]).all() and y_pred is not None:
@@ -76,6 +80,8 @@ def detect_task(y_true: np.ndarray, y_pred, y_score) -> str:
     values = set(host_classes(y_true))
     if y_pred is not None and y_pred.ndim == 1:
         values |= set(host_classes(y_pred))
+    if seen is not None:
+        seen["classes"] = values
     return "binary" if len(values) <= 2 else "multiclass"
 
 
@@ -102,8 +108,10 @@ def default_metrics(task: str, data: Data, *, has_pred: bool, has_score: bool) -
             specs += [Spec("roc_auc", "roc_auc_score", "score", {}, shared="roc_auc"),
                       Spec("average_precision", "average_precision_score", "score",
                            {"pos_label": 1}, shared="average_precision"),
-                      Spec("log_loss", "log_loss", "score", {"labels": [0, 1]}),
-                      Spec("brier", "brier_score_loss", "score", {"pos_label": 1})]
+                      Spec("log_loss", "log_loss", "score", {"labels": [0, 1]},
+                           shared="log_loss"),
+                      Spec("brier", "brier_score_loss", "score", {"pos_label": 1},
+                           shared="brier_score_loss")]
     elif task == "multiclass":
         labels = {"labels": data.classes}
         if has_pred:

@@ -67,18 +67,19 @@ def row_scores(metric, score, *, pos=None, codes=None, weight=None, acc, xp, ops
         else None
     if split is not None or (plain and single):
         values = []
-        if split is not None:
-            neg_lt = negatives_below(*split, xp=xp)  # read by both metrics
+        if split is not None:  # the adapter's blocked searches, else the namespace's
+            sums = ops.split_rank_sums(*split, precision="average_precision" in names)
+            neg_lt = negatives_below(*split, xp=xp) if sums is None else None
         else:
             sorts = value_sorts(xp.reshape(pos, (-1,)), score[0, :], acc=acc, xp=xp)
         for name in names:
             if split is not None:
                 if name == "roc_auc":
                     value, tot_p, tot_n = binary_auc_split(*split, acc=acc, xp=xp,
-                                                           neg_lt=neg_lt)
+                                                           neg_lt=neg_lt, sums=sums)
                 else:
                     value, tot_p, tot_n = binary_ap_split(*split, acc=acc, xp=xp, ops=ops,
-                                                          neg_lt=neg_lt)
+                                                          neg_lt=neg_lt, sums=sums)
             else:
                 fn = binary_auc_values if name == "roc_auc" else binary_ap_values
                 value, tot_p, tot_n = fn(sorts, acc=acc, xp=xp)

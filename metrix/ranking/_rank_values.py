@@ -90,7 +90,7 @@ def negatives_below(q, r, *, xp):
     return xp.searchsorted(r, q, side="left")
 
 
-def binary_auc_split(q, r, *, acc, xp, neg_lt=None):
+def binary_auc_split(q, r, *, acc, xp, neg_lt=None, sums=None):
     """Unweighted exact ROC AUC from the sorted positive ``q`` and negative ``r``
     scores (:meth:`split_sort`); also ``(P, M)``.
 
@@ -98,9 +98,14 @@ def binary_auc_split(q, r, *, acc, xp, neg_lt=None):
               + \\#\\{r \\le v\\})/2}{P M}
 
     (the Mann-Whitney U statistic, ties counted half).  The counts are summed
-    as integers, so the result is exact up to the final division.
+    as integers, so the result is exact up to the final division.  ``sums``:
+    the adapter's :meth:`split_rank_sums`, which replaces the searches.
     """
     n_pos, n_neg = _split_totals(q, r, acc=acc, xp=xp)
+    if sums is not None:
+        pairs = xp.asarray(sums[0] * 0.5, dtype=acc, device=device_of(q))
+        auc = safe_divide(pairs, n_pos * n_neg, zero_value=float("nan"), xp=xp)
+        return auc, n_pos, n_neg
     if neg_lt is None:
         neg_lt = negatives_below(q, r, xp=xp)
     pairs = xp.sum(neg_lt) + xp.sum(xp.searchsorted(r, q, side="right"))
@@ -109,14 +114,18 @@ def binary_auc_split(q, r, *, acc, xp, neg_lt=None):
     return auc, n_pos, n_neg
 
 
-def binary_ap_split(q, r, *, acc, xp, ops, neg_lt=None):
+def binary_ap_split(q, r, *, acc, xp, ops, neg_lt=None, sums=None):
     """Unweighted step-wise average precision from the sorted positive ``q`` and
     negative ``r`` scores; also ``(P, M)``.
 
     Each positive of score ``v`` has precision ``#{q >= v} / (#{q >= v} + #{r >= v})``
     (its whole tie group is above the threshold ``v``); AP is their mean.
+    ``sums``: as in :func:`binary_auc_split`.
     """
     n_pos, n_neg = _split_totals(q, r, acc=acc, xp=xp)
+    if sums is not None:
+        total = xp.asarray(sums[1], dtype=acc, device=device_of(q))
+        return safe_divide(total, n_pos, zero_value=0.0, xp=xp), n_pos, n_neg
     p, m = q.shape[0], r.shape[0]
     pos_lt = xp.searchsorted(q, q, side="left")
     if neg_lt is None:

@@ -584,6 +584,39 @@ def test_split_sort(lib):
     assert GenericOps(xp).split_sort(s, y) is None
 
 
+def _rank_sums_by_hand(q, r):
+    lt, le = np.searchsorted(r, q, "left"), np.searchsorted(r, q, "right")
+    pos_ge = q.shape[0] - np.searchsorted(q, q, "left")
+    return int(lt.sum() + le.sum()), float((pos_ge / (pos_ge + r.shape[0] - lt)).sum())
+
+
+@pytest.mark.parametrize("threads", ["1", "3"])
+@pytest.mark.parametrize("decimals", [0, 1, 2, None])
+def test_split_rank_sums_blocks_threads_and_ties(monkeypatch, decimals, threads):
+    # tiny blocks and thread parts, so tie groups of the positives span blocks
+    # and parts, and ties across the classes fall on block edges
+    import array_api_compat.numpy as xp
+
+    from metrix.backends import numpy as nb
+
+    monkeypatch.setattr(nb, "_SEARCH_BLOCK", 8)
+    monkeypatch.setattr(nb, "_SPLIT_MIN", 64)
+    monkeypatch.setenv("METRIX_NUM_THREADS", threads)
+    rng = np.random.default_rng(5)
+    s = rng.random(3001)
+    s = np.round(s, decimals) if decimals is not None else s
+    y = rng.integers(0, 2, s.shape[0])
+    q, r = ops(xp).split_sort(s, y)
+    pairs, prec = ops(xp).split_rank_sums(q, r)
+    want_pairs, want_prec = _rank_sums_by_hand(q, r)
+    assert pairs == want_pairs
+    assert prec == pytest.approx(want_prec, rel=1e-13)
+    assert ops(xp).split_rank_sums(q, r, precision=False) == (want_pairs, 0.0)
+    assert ops(xp).split_rank_sums(q[:0], r) == (0, 0.0)
+    assert ops(xp).split_rank_sums(q, r[:0])[0] == 0
+    assert GenericOps(xp).split_rank_sums(q, r) is None
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_binned_codes_torch_eager_equals_generic(dtype):
     torch = pytest.importorskip("torch")

@@ -392,3 +392,26 @@ print('OK')
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == "OK", r.stdout + r.stderr
+
+
+def test_column_numpy_views_equal_pyarrow():
+    # numeric chunks without nulls are read as views of their buffers (offsets of
+    # sliced chunks, several chunks); nulls, booleans and text go through pyarrow
+    pa = pytest.importorskip("pyarrow")
+    from metrix.cli._io import column_numpy
+
+    cases = [
+        pa.chunked_array([pa.array(np.arange(10, dtype=t)).slice(3, 5),
+                          pa.array(np.arange(4, dtype=t))])
+        for t in ("int8", "int32", "int64", "uint16", "uint64", "float32", "float64")]
+    cases += [pa.chunked_array([pa.array([1.5, None, 3.0])]),
+              pa.chunked_array([pa.array([1, None, 3])]),
+              pa.chunked_array([pa.array([True, False, True])]),
+              pa.chunked_array([pa.array(["a", "b"]), pa.array(["c"])]),
+              pa.array(np.arange(6, dtype="int64")).slice(2, 3),  # an Array, not chunked
+              pa.chunked_array([], type=pa.float64())]
+    for col in cases:
+        got = column_numpy(col)
+        want = col.to_numpy(zero_copy_only=False)
+        assert got.dtype == want.dtype and got.shape == want.shape, col.type
+        np.testing.assert_array_equal(got, want)
