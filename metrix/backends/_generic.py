@@ -252,6 +252,16 @@ class GenericOps:
         """``x[indices]`` of a 1-D ``x`` with in-range, non-negative ``indices``."""
         return self.xp.take(x, indices)
 
+    def argsorts(self, arrays, /):
+        """``[argsort(a) for a in arrays]`` (1-D, ascending, not stable); the NumPy
+        adapter runs them on threads."""
+        return [self.xp.argsort(a, stable=False) for a in arrays]
+
+    def inverse_permutation(self, perm, /):
+        """``inv`` with ``inv[perm[i]] = i`` (1-D).  Generic: an argsort; the
+        NumPy adapter scatters (one pass)."""
+        return self.xp.argsort(perm)
+
     def argsort_desc(self, x, /, *, axis=-1):
         """Stable descending argsort."""
         return self.xp.argsort(x, axis=axis, descending=True, stable=True)

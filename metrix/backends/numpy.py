@@ -15,7 +15,7 @@ from ._pair_count import (
     pair_bincount_discover_numpy,
     pair_bincount_numpy,
 )
-from ._threads import run_parts, split_points
+from ._threads import available_threads, run_parts, split_points
 
 #: the ``clip`` ufunc itself: ``np.clip``'s Python checks cost as much as the
 #: clip of 10,000 floats
@@ -126,6 +126,19 @@ class Ops(GenericOps):
 
     def split_sort(self, score, pos, /):
         return split_sort_numpy(np.asarray(score), np.asarray(pos))
+
+    def argsorts(self, arrays, /):
+        arrays = [np.asarray(a) for a in arrays]
+        if sum(a.shape[0] for a in arrays) < _SPLIT_MIN or len(arrays) < 2 \
+                or available_threads() < 2:
+            return [np.argsort(a) for a in arrays]
+        return run_parts(np.argsort, [(a,) for a in arrays])  # argsort releases the GIL
+
+    def inverse_permutation(self, perm, /):
+        perm = np.asarray(perm)
+        inv = np.empty_like(perm)
+        inv[perm] = np.arange(perm.shape[0], dtype=perm.dtype)
+        return inv
 
     def split_rank_sums(self, q, r, /, *, precision=True):
         return split_rank_sums_numpy(np.asarray(q), np.asarray(r), precision)

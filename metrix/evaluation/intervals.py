@@ -36,12 +36,14 @@ import numbers
 import statistics
 import warnings
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, NamedTuple
 
 from .._core import namespace as _ns
 from .._core.edge import as_host_array, python_scalars
 from .._core.typing import ArrayLike
 from ..backends._random import _seed_from, generator
+from ..backends._threads import available_threads
 from ._batched_paths import Batch, find_path
 from ._poisson import poisson_counts
 
@@ -49,6 +51,8 @@ __all__ = ["bootstrap", "BootstrapResult"]
 
 #: bytes of the intermediate (M, N) blocks of one batch of resamples
 MEMORY_BOUND = 1 << 28
+#: elements per batch from which bootstrap_many keeps two batches in flight
+_THREADED_ELEMENTS = 1 << 20
 _METHODS = ("percentile", "basic", "bca")
 _RESAMPLING = ("multinomial", "poisson")
 
@@ -231,13 +235,13 @@ def bootstrap_many(calls, *, n_resamples=1000, confidence_level=0.95, method="pe
         (its other metrics go on).
     """
     out, ready = {}, {}
-    conv = {}
+    conv, setups = {}, {}
     for name, (metric, arrays, kw) in calls.items():
         try:
             _check_params(metric, tuple(arrays), n_resamples, confidence_level, method,
                           batch_size, resampling)
             call = _prepare(metric, tuple(arrays), dict(kw), conv)
-            path = find_path(call[0], call[1], call[2])
+            path = find_path(call[0], call[1], call[2], setups)
             if path is not None:
                 path.cell_level = False  # every metric reads the shared draws
             ready[name] = (call, path)
@@ -261,24 +265,55 @@ def bootstrap_many(calls, *, n_resamples=1000, confidence_level=0.95, method="pe
     m = min(m, n_resamples)
     fdt = _ns.max_float_dtype(xp, device)
     parts = {name: [] for name in ready}
-    done = 0
-    while done < n_resamples and parts:
-        size = min(m, n_resamples - done)
-        batch = _draw(resampling, rng, seed, n, done, size, xp, device, shared=True)
+
+    def consume(batch):  # every live metric's values of one batch, or its error
+        got = {}
         for name in list(parts):
             (metric, arrays, kw, cxp, cdev, _, _), path = ready[name]
             try:
-                if path is not None:
-                    parts[name].append(path.values_batch(batch))
-                else:
-                    parts[name].append(_loop_values(metric, arrays, kw, cxp, cdev,
-                                                    **batch.loop_args(fdt)))
+                got[name] = path.values_batch(batch) if path is not None else _loop_values(
+                    metric, arrays, kw, cxp, cdev, **batch.loop_args(fdt))
             except Exception as exc:
-                out[name] = exc
+                got[name] = exc
+        return got
+
+    def collect(got):
+        for name, value in got.items():
+            if name not in parts:
+                continue
+            if isinstance(value, Exception):
+                out[name] = value
                 del parts[name]
-        done += size
-        if progress is not None:
-            progress(done, n_resamples)
+            else:
+                parts[name].append(value)
+
+    # large host batches: two in flight, one on a worker thread (NumPy's gathers and
+    # arithmetic release the GIL); batches are drawn in order on this thread, so the
+    # draws do not depend on the threads
+    pool = None
+    if _ns.is_numpy_namespace(xp) and n * m >= _THREADED_ELEMENTS and available_threads() > 1:
+        pool = ThreadPoolExecutor(1)
+    done = 0
+    try:
+        while done < n_resamples and parts:
+            size = min(m, n_resamples - done)
+            batch = _draw(resampling, rng, seed, n, done, size, xp, device, shared=True)
+            done += size
+            if pool is None or done >= n_resamples:
+                collect(consume(batch))
+            else:
+                ahead = pool.submit(consume, batch)
+                size = min(m, n_resamples - done)
+                second = _draw(resampling, rng, seed, n, done, size, xp, device, shared=True)
+                done += size
+                mine = consume(second)
+                collect(ahead.result())
+                collect(mine)
+            if progress is not None:
+                progress(done, n_resamples)
+    finally:
+        if pool is not None:
+            pool.shutdown()
     for name, chunks in parts.items():
         call, path = ready[name]
         try:

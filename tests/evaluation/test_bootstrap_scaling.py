@@ -151,6 +151,43 @@ def test_bootstrap_many_equals_separate_calls_on_the_same_draws(weighted, resamp
                                    err_msg=name)
 
 
+@pytest.mark.parametrize("resampling", ["multinomial", "poisson"])
+def test_bootstrap_many_two_batches_in_flight_give_the_same_intervals(monkeypatch,
+                                                                      resampling):
+    # batches are drawn in order on the calling thread: a worker thread changes nothing
+    import metrix.evaluation.intervals as iv
+
+    calls = {k: v for k, v in _calls(False).items() if k != "broken"}
+    opts = dict(n_resamples=23, random_state=3, batch_size=4, resampling=resampling)
+    monkeypatch.setenv("METRIX_NUM_THREADS", "1")
+    one = bootstrap_many(calls, **opts)
+    monkeypatch.setenv("METRIX_NUM_THREADS", "2")
+    monkeypatch.setattr(iv, "_THREADED_ELEMENTS", 1)
+    used = []
+    real = iv.ThreadPoolExecutor
+    monkeypatch.setattr(iv, "ThreadPoolExecutor", lambda *a: used.append(a) or real(*a))
+    two = bootstrap_many(calls, **opts)
+    assert used  # the worker thread ran
+    for name in calls:
+        if isinstance(one[name], Exception):
+            assert type(two[name]) is type(one[name])
+            continue
+        assert tuple(two[name][0]) == tuple(one[name][0]), name
+
+
+def test_bootstrap_many_builds_each_ranking_and_encoding_once(monkeypatch):
+    built = []
+    real = bb._RankingSetup.__init__
+    monkeypatch.setattr(bb._RankingSetup, "__init__",
+                        lambda self, *a, **k: built.append(1) or real(self, *a, **k))
+    calls = {"auc": (metrix.roc_auc_score, (YB, S), {}),
+             "ap": (metrix.average_precision_score, (YB, S), {"pos_label": 1}),
+             "f1": (metrix.f1_score, (YB, YP), {}),
+             "mcc": (metrix.matthews_corrcoef, (YB, YP), {})}
+    out = bootstrap_many(calls, n_resamples=10, random_state=0)
+    assert len(built) == 1 and all(not isinstance(v, Exception) for v in out.values())
+
+
 def test_bootstrap_many_is_joint_and_reports_progress():
     seen = []
     calls = {"acc": (metrix.accuracy_score, (YB, YP), {}),
