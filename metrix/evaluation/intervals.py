@@ -174,18 +174,19 @@ def bootstrap_with_estimate(metric, *arrays, n_resamples=1000, confidence_level=
         m = batch_size
     m = min(m, n_resamples)
     fdt = _ns.max_float_dtype(xp, device)
-    parts, done = [], 0
-    while done < n_resamples:
-        size = min(m, n_resamples - done)
-        if path is not None and path.cell_level:
-            parts.append(path.sample(rng, size, resampling))
-        else:
-            batch = _draw(resampling, rng, seed, n, done, size, xp, device)
-            parts.append(path.values_batch(batch) if path is not None else _loop_values(
-                metric, arrays, kw, xp, device, **batch.loop_args(fdt)))
-        done += size
-        if _progress is not None:
-            _progress(done, n_resamples)
+    parts = []
+    if path is not None and path.cell_level:  # draws the statistic itself: in order
+        _feed_batches(n_resamples, m, lambda done, size: path.sample(rng, size, resampling),
+                      lambda values: values, parts.append, threaded=False,
+                      progress=_progress)
+    else:
+        def consume(batch):
+            return path.values_batch(batch) if path is not None else _loop_values(
+                metric, arrays, kw, xp, device, **batch.loop_args(fdt))
+
+        _feed_batches(n_resamples, m, lambda done, size: _draw(
+            resampling, rng, seed, n, done, size, xp, device), consume, parts.append,
+            threaded=path is not None and _threaded(xp, n * m), progress=_progress)
     dist = xp.concat(parts, axis=0)
     res = _result(call, path, dist, method, confidence_level)
     if _return_distribution:
@@ -287,24 +288,47 @@ def bootstrap_many(calls, *, n_resamples=1000, confidence_level=0.95, method="pe
             else:
                 parts[name].append(value)
 
-    # large host batches: two in flight, one on a worker thread (NumPy's gathers and
-    # arithmetic release the GIL); batches are drawn in order on this thread, so the
-    # draws do not depend on the threads
-    pool = None
-    if _ns.is_numpy_namespace(xp) and n * m >= _THREADED_ELEMENTS and available_threads() > 1:
-        pool = ThreadPoolExecutor(1)
+    _feed_batches(n_resamples, m, lambda done, size: _draw(
+        resampling, rng, seed, n, done, size, xp, device, shared=True), consume, collect,
+        # the loop fallback's catch_warnings is not thread-safe: paths only
+        threaded=all(p is not None for _, p in ready.values()) and _threaded(xp, n * m),
+        alive=lambda: bool(parts), progress=progress)
+    for name, chunks in parts.items():
+        call, path = ready[name]
+        try:
+            dist = call[3].concat(chunks, axis=0)
+            out[name] = (_result(call, path, dist, method, confidence_level), call[6])
+        except Exception as exc:
+            out[name] = exc
+    return {name: out[name] for name in calls}
+
+
+def _threaded(xp, elements):
+    """Whether batches of ``elements`` go two at a time (large host batches, where
+    NumPy's gathers and arithmetic release the GIL, and a second CPU)."""
+    return (_ns.is_numpy_namespace(xp) and elements >= _THREADED_ELEMENTS
+            and available_threads() > 1)
+
+
+def _feed_batches(n_resamples, m, draw, consume, collect, *, threaded, alive=None,
+                  progress=None):
+    """Draw batches of at most ``m`` resamples (``draw(done, size)``) in order on this
+    thread, and ``collect(consume(batch))`` each in order.  ``threaded``: two
+    batches in flight, one consumed on a worker thread; the draws stay in order
+    on this thread, so the results do not depend on it."""
+    pool = ThreadPoolExecutor(1) if threaded else None
     done = 0
     try:
-        while done < n_resamples and parts:
+        while done < n_resamples and (alive is None or alive()):
             size = min(m, n_resamples - done)
-            batch = _draw(resampling, rng, seed, n, done, size, xp, device, shared=True)
+            batch = draw(done, size)
             done += size
             if pool is None or done >= n_resamples:
                 collect(consume(batch))
             else:
                 ahead = pool.submit(consume, batch)
                 size = min(m, n_resamples - done)
-                second = _draw(resampling, rng, seed, n, done, size, xp, device, shared=True)
+                second = draw(done, size)
                 done += size
                 mine = consume(second)
                 collect(ahead.result())
@@ -314,14 +338,6 @@ def bootstrap_many(calls, *, n_resamples=1000, confidence_level=0.95, method="pe
     finally:
         if pool is not None:
             pool.shutdown()
-    for name, chunks in parts.items():
-        call, path = ready[name]
-        try:
-            dist = call[3].concat(chunks, axis=0)
-            out[name] = (_result(call, path, dist, method, confidence_level), call[6])
-        except Exception as exc:
-            out[name] = exc
-    return {name: out[name] for name in calls}
 
 
 def _prepare(metric, arrays, metric_kwargs, conv):

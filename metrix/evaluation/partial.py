@@ -45,11 +45,16 @@ _SETWISE = tuple(f"{m}{s}" for m in ("precision", "recall", "f1", "jaccard")
 LABEL_METRICS = _PLAIN + _SETWISE
 PROBA_METRICS = ("log_loss", "brier_score_loss")
 RANKING_METRICS = ("roc_auc", "average_precision")
+#: multiclass one-vs-rest ROC AUC (2-D ``y_score``), macro and support-weighted
+OVR_METRICS = ("roc_auc_ovr", "roc_auc_ovr_weighted")
+#: top-k accuracy (2-D ``y_score``); any ``top_<k>_accuracy`` is understood
+TOP_K_METRICS = ("top_2_accuracy", "top_3_accuracy", "top_5_accuracy")
 REGRESSION_METRICS = ("mean_absolute_error", "mean_squared_error", "root_mean_squared_error",
                       "r2_score", "explained_variance_score",
-                      "mean_absolute_percentage_error", "max_error")
+                      "mean_absolute_percentage_error", "max_error", "median_absolute_error")
 #: every name :class:`PartialEvaluation` understands
-PARTIAL_METRICS = LABEL_METRICS + PROBA_METRICS + RANKING_METRICS + REGRESSION_METRICS
+PARTIAL_METRICS = (LABEL_METRICS + PROBA_METRICS + RANKING_METRICS + OVR_METRICS
+                   + TOP_K_METRICS + REGRESSION_METRICS)
 
 # metric name -> (LabelStream metric, extra keywords)
 _STREAM = {"balanced_accuracy": ("balanced_accuracy", {}),
@@ -103,7 +108,7 @@ class PartialEvaluation:
     def __init__(self, metrics, *, labels=None, pos_label=None, method="exact", bins=None,
                  zero_division="warn"):
         metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-        unknown = [m for m in metrics if m not in PARTIAL_METRICS]
+        unknown = [m for m in metrics if m not in PARTIAL_METRICS and _top_k(m) is None]
         if unknown:
             raise ValueError(f"Unknown metric names {unknown}; choose from {PARTIAL_METRICS}.")
         if method not in ("exact", "binned"):
@@ -114,13 +119,16 @@ class PartialEvaluation:
         self.label_names = [m for m in metrics if m in LABEL_METRICS]
         self.proba_names = [m for m in metrics if m in PROBA_METRICS]
         self.ranking_names = [m for m in metrics if m in RANKING_METRICS]
+        self.ovr_names = [m for m in metrics if m in OVR_METRICS]
+        self.top_k = {m: _top_k(m) for m in metrics if _top_k(m) is not None}
         self.regression_names = [m for m in metrics if m in REGRESSION_METRICS]
         self.labels = None if labels is None else _sorted_labels(labels)
-        needs_labels = self.label_names or self.proba_names or (
-            self.ranking_names and pos_label is None)
+        needs_labels = self.label_names or self.proba_names or self.ovr_names or \
+            self.top_k or (self.ranking_names and pos_label is None)
         if needs_labels and (self.labels is None or self.labels.shape[0] == 0):
-            raise ValueError(f"{self.label_names + self.proba_names + self.ranking_names} need "
-                             "labels= (the sorted classes of all the data).")
+            raise ValueError(f"{self.label_names + self.proba_names + self.ranking_names} "
+                             f"{self.ovr_names + list(self.top_k)} need labels= (the sorted "
+                             "classes of all the data).")
         if pos_label is None and self.labels is not None and self.labels.shape[0]:
             pos_label = self.labels[-1].item()
         self.pos_label = pos_label
@@ -152,9 +160,23 @@ class PartialEvaluation:
             else:
                 nb = self.edges.shape[0] - 1
                 state.update(hist_pos=np.zeros(nb), hist_neg=np.zeros(nb))
+        if self.ovr_names:
+            c = self.labels.shape[0]
+            state["ovr_n_pos"] = np.zeros(c, np.int64)
+            if self.method == "exact":
+                for k in range(c):
+                    state.update(_prefixed(f"ovr{k}_", _table.empty_table()))
+            else:
+                nb = self.edges.shape[0] - 1
+                state.update(ovr_hist_pos=np.zeros((c, nb)), ovr_hist_neg=np.zeros((c, nb)))
+        if self.top_k:
+            state["topk_w"] = np.zeros(())
+            state.update({_top_k_key(m): np.zeros(()) for m in self.top_k})
         if self.regression_names:
             state.update({k: np.zeros(()) for k in _REG_SUMS + ("r_see", "r_sabs", "r_spct")})
             state["r_max"] = np.full((), -np.inf)
+            if "median_absolute_error" in self.regression_names:
+                state.update(_prefixed("abs_err_", _table.empty_table()))
         return state
 
     def chunk(self, y_true, y_pred=None, y_score=None, sample_weight=None) -> dict:
@@ -193,16 +215,22 @@ class PartialEvaluation:
             return state
         if (self.label_names or self.regression_names) and yp is None:
             raise ValueError(f"{self.label_names + self.regression_names} need y_pred.")
-        if (self.proba_names or self.ranking_names) and ys is None:
-            raise ValueError(f"{self.proba_names + self.ranking_names} need y_score.")
+        scored = self.proba_names + self.ranking_names + self.ovr_names + list(self.top_k)
+        if scored and ys is None:
+            raise ValueError(f"{scored} need y_score.")
         if self.label_names:
             state.update(self._label_chunk(yt, yp.reshape(-1), w))
         if self.proba_names:
             state.update(self._proba_chunk(yt, ys, w))
         if self.ranking_names:
             state.update(self._ranking_chunk(yt, ys, w))
+        if self.ovr_names:
+            state.update(self._ovr_chunk(yt, ys, w))
+        if self.top_k:
+            state.update(self._top_k_chunk(yt, ys, w))
         if self.regression_names:
-            state.update(_regression_chunk(yt, yp.reshape(-1), w))
+            state.update(_regression_chunk(yt, yp.reshape(-1), w,
+                                           "median_absolute_error" in self.regression_names))
         return state
 
     def merge(self, *states) -> dict:
@@ -223,14 +251,17 @@ class PartialEvaluation:
         out = self.empty()
         if not states:
             return out
+        tables = [prefix for prefix in self._table_prefixes()]
         for key in out:
-            if key in ("score", "pos", "neg") or key in _REG_SUMS:
+            if key in _REG_SUMS or any(key in _table_keys(prefix) for prefix in tables):
                 continue
             values = [s[key] for s in states]
             out[key] = np.max(values, axis=0) if key == "r_max" else np.sum(values, axis=0)
-        if self.ranking_names and self.method == "exact":
-            out.update(_table.merge_tables(
-                [{k: s[k] for k in ("score", "pos", "neg")} for s in states]))
+        for prefix in tables:
+            keys = _table_keys(prefix)
+            merged = _table.merge_tables([dict(zip(("score", "pos", "neg"),
+                                                   (s[k] for k in keys))) for s in states])
+            out.update(_prefixed(prefix, merged))
         if self.regression_names:
             acc = tuple(out[k] for k in _REG_SUMS)
             for s in states:
@@ -249,10 +280,23 @@ class PartialEvaluation:
         Returns
         -------
         rows : int
-            One per distinct score (24 bytes each); 0 without ROC AUC / AP or
-            with ``method="binned"``.
+            One per distinct score (24 bytes each) of every exact table: ROC
+            AUC / AP (one-vs-rest: one table per class), and the absolute
+            errors of the median absolute error; 0 without them or with
+            ``method="binned"`` (the median's table stays exact).
         """
-        return int(state["score"].shape[0]) if "score" in state else 0
+        return sum(int(state[prefix + "score"].shape[0]) for prefix in self._table_prefixes())
+
+    def _table_prefixes(self):
+        """Key prefixes of the exact tables in a state (merged as sorted runs)."""
+        out = []
+        if self.ranking_names and self.method == "exact":
+            out.append("")
+        if self.ovr_names and self.method == "exact":
+            out += [f"ovr{k}_" for k in range(self.labels.shape[0])]
+        if "median_absolute_error" in self.regression_names:
+            out.append("abs_err_")
+        return out
 
     def finalize(self, state) -> dict:
         """The metrics of all the data merged into ``state``.
@@ -266,7 +310,8 @@ class PartialEvaluation:
         -------
         values : dict of str to float
             The metrics in the requested order (with ``method="binned"``,
-            then ``roc_auc_error_bound`` / ``average_precision_error_bound``).
+            then ``<name>_error_bound`` of ROC AUC, average precision and the
+            one-vs-rest AUCs).
         """
         if int(state["n"]) == 0:
             raise ValueError("Found array with 0 sample(s) (no chunk held any data).")
@@ -277,6 +322,12 @@ class PartialEvaluation:
             values.update(self._proba_values(state))
         if self.ranking_names:
             values.update(self._ranking_values(state))
+        if self.ovr_names:
+            values.update(self._ovr_values(state))
+        if self.top_k:
+            tw = float(state["topk_w"])
+            values.update({m: float(state[_top_k_key(m)]) / tw if tw else float("nan")
+                           for m in self.top_k})
         if self.regression_names:
             values.update(_regression_values(state, self.regression_names))
         out = {m: float(values[m]) for m in self.metrics}
@@ -284,6 +335,8 @@ class PartialEvaluation:
             bounds = _table.binned_bounds(state["hist_pos"], state["hist_neg"])
             for m in self.ranking_names:
                 out[f"{m}_error_bound"] = bounds[m]
+        if self.method == "binned":
+            out.update({f"{m}_error_bound": values[f"{m}_error_bound"] for m in self.ovr_names})
         return out
 
     # -- label metrics -------------------------------------------------------
@@ -413,9 +466,101 @@ class PartialEvaluation:
                                   self.ranking_names, **kw)
 
 
+    # -- multiclass scores ---------------------------------------------------
+    def _class_scores(self, yt, ys, what):
+        """The codes of ``y_true`` (all in ``labels``) and a 2-D ``y_score`` of one
+        column per label."""
+        c = self.labels.shape[0]
+        if ys.ndim != 2 or ys.shape[1] != c:
+            raise ValueError(f"{what} need y_score of shape (n, {c}): one column per label "
+                             f"{self.labels.tolist()}, got shape {ys.shape}.")
+        codes = self._codes(yt)
+        if np.any(codes < 0):
+            bad = np.unique(yt[codes < 0]).tolist()
+            raise ValueError(f"y_true contains values {bad} not belonging to the passed labels "
+                             f"{self.labels.tolist()}.")
+        return codes, ys.astype(np.float64, copy=False)
+
+    def _ovr_chunk(self, yt, ys, w):
+        codes, ys = self._class_scores(yt, ys, self.ovr_names)
+        if not np.all(np.abs(ys.sum(axis=1) - 1.0) <= 1e-8 + 1e-5):
+            raise ValueError("Target scores need to be probabilities for multiclass roc_auc, "
+                             "i.e. they should sum up to 1.0 over classes")
+        c = ys.shape[1]
+        out = {"ovr_n_pos": np.bincount(codes, minlength=c).astype(np.int64)}
+        for k in range(c):
+            positive = codes == k
+            if self.method == "exact":
+                out.update(_prefixed(f"ovr{k}_", _table.table_of(ys[:, k], positive, w)))
+            else:
+                pos, neg = _table.histogram_of(ys[:, k], positive, w, self.edges)
+                out.setdefault("ovr_hist_pos", np.zeros((c, pos.shape[0])))[k] = pos
+                out.setdefault("ovr_hist_neg", np.zeros((c, neg.shape[0])))[k] = neg
+        return out
+
+    def _ovr_values(self, state):
+        """Each class's AUC against the rest (NaN where it has no positive or no
+        negative, as scikit-learn), then their mean or support-weighted mean."""
+        c, n = self.labels.shape[0], int(state["n"])
+        aucs, support, bounds = np.full(c, np.nan), np.zeros(c), np.full(c, np.nan)
+        for k in range(c):
+            n_pos = int(state["ovr_n_pos"][k])
+            if self.method == "exact":
+                score, pos, neg = (state[f"ovr{k}_{x}"] for x in ("score", "pos", "neg"))
+            else:
+                pos, neg = state["ovr_hist_pos"][k], state["ovr_hist_neg"][k]
+                score = np.arange(pos.shape[0], dtype=np.float64)
+            support[k] = float(pos.sum())
+            if n_pos and n - n_pos and support[k] > 0 and float(neg.sum()) > 0:
+                aucs[k] = _table.table_areas(score, pos, neg, ["roc_auc"], n_pos=n_pos,
+                                             n_neg=n - n_pos)["roc_auc"]
+                if self.method == "binned":
+                    bounds[k] = _table.binned_bounds(pos, neg)["roc_auc"]
+        total = float(support.sum())
+        out = {}
+        for suffix, v in (("", aucs), ("_error_bound", bounds)):  # an average of bounds
+            out["roc_auc_ovr" + suffix] = float(np.mean(v))        # bounds the average
+            out["roc_auc_ovr_weighted" + suffix] = float(np.dot(support, v) / total) \
+                if total else float("nan")
+        return out
+
+    def _top_k_chunk(self, yt, ys, w):
+        from ..ranking.label_ranking import top_k_accuracy_score
+
+        codes, ys = self._class_scores(yt, ys, list(self.top_k))
+        out = {"topk_w": np.asarray(np.sum(w))}
+        labels = np.arange(ys.shape[1])
+        for m, k in self.top_k.items():
+            out[_top_k_key(m)] = np.asarray(float(top_k_accuracy_score(
+                codes, ys, k=k, labels=labels, normalize=False, sample_weight=w)))
+        return out
+
+
+# -- exact tables, top-k names -------------------------------------------------------
+
+def _table_keys(prefix):
+    return tuple(prefix + x for x in ("score", "pos", "neg"))
+
+
+def _prefixed(prefix, table):
+    return {prefix + k: v for k, v in table.items()}
+
+
+def _top_k(name):
+    """``k`` of a ``top_<k>_accuracy`` name, else None."""
+    if not (name.startswith("top_") and name.endswith("_accuracy")):
+        return None
+    k = name[len("top_"):-len("_accuracy")]
+    return int(k) if k.isdigit() and int(k) >= 1 else None
+
+
+def _top_k_key(name):
+    return f"topk_{_top_k(name)}"
+
+
 # -- regression ----------------------------------------------------------------
 
-def _regression_chunk(yt, yp, w):
+def _regression_chunk(yt, yp, w, median=False):
     yt = yt.astype(np.float64)
     yp = yp.astype(np.float64)
     e = yt - yp
@@ -430,6 +575,9 @@ def _regression_chunk(yt, yp, w):
     out.update(r_see=np.asarray(np.sum(w * e * e)), r_sabs=np.asarray(np.sum(w * np.abs(e))),
                r_spct=np.asarray(np.sum(w * np.abs(e) / np.maximum(np.abs(yt), eps))),
                r_max=np.asarray(np.max(np.abs(e))))
+    if median:  # the exact table of distinct absolute errors and their weights
+        err = np.abs(e)
+        out.update(_prefixed("abs_err_", _table.table_of(err, np.ones(err.shape, bool), w)))
     return out
 
 
@@ -467,10 +615,25 @@ def _regression_values(state, names):
            "mean_absolute_error": float(state["r_sabs"]) / w if w else nan,
            "mean_absolute_percentage_error": float(state["r_spct"]) / w if w else nan,
            "max_error": float(state["r_max"]),
+           "median_absolute_error": _table_median(state) if "abs_err_score" in state else nan,
            "r2_score": _fraction(float(state["r_see"]), float(state["r_m2_y"])),
            "explained_variance_score": _fraction(float(state["r_m2_e"]) / w,
                                                  float(state["r_m2_y"]) / w) if w else nan}
     return {m: out[m] for m in names}
+
+
+def _table_median(state):
+    """The median absolute error from the table of distinct errors: the (averaged)
+    weighted median of the errors with their summed weights is the median of the
+    data (equal errors sit next to each other in its sorted order)."""
+    import array_api_compat.numpy as xp
+
+    from ..backends import ops
+
+    values, weights = state["abs_err_score"], state["abs_err_pos"]
+    if values.shape[0] == 0:
+        return float("nan")
+    return float(ops(xp).weighted_quantile(values, 0.5, weights=weights, average=True))
 
 
 # -- inputs --------------------------------------------------------------------

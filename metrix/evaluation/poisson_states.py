@@ -9,8 +9,10 @@ by ``(seed, i, b)``: the counts of a row do not depend on how the rows are cut
 into chunks, partitions or machines, so the resample states merge by addition
 like the point estimate's, and the intervals are the same for any split.
 
-ROC AUC and average precision resample their histogram (``bins``, fixed edges):
-a table of distinct scores per resample would hold ``B`` copies of the data.
+ROC AUC, average precision and the one-vs-rest AUCs resample their histogram
+(``bins``, fixed edges): a table of distinct scores per resample would hold
+``B`` copies of the data.  For the same reason the median absolute error (a
+table of distinct errors) gets no interval.
 
 References
 ----------
@@ -29,6 +31,9 @@ from .partial import PartialEvaluation
 
 __all__ = ["PoissonBootstrap"]
 
+#: metrics whose state is a table of the data itself (``B`` copies of it): no interval
+NOT_RESAMPLED = ("median_absolute_error",)
+
 
 class PoissonBootstrap:
     """``B`` resample states of ``metrics``, fed chunk by chunk.
@@ -36,7 +41,8 @@ class PoissonBootstrap:
     Parameters
     ----------
     metrics : sequence of str
-        :data:`metrix.evaluation.partial.PARTIAL_METRICS` names.
+        :data:`metrix.evaluation.partial.PARTIAL_METRICS` names; those of
+        :data:`NOT_RESAMPLED` are left out (no interval).
     n_resamples : int
         ``B``, at least 2.
     seed : int
@@ -52,8 +58,10 @@ class PoissonBootstrap:
         if int(n_resamples) < 2:
             raise ValueError(f"n_resamples must be at least 2, got {n_resamples}")
         self.b, self.seed = int(n_resamples), int(seed)
-        self.pe = PartialEvaluation(metrics, labels=labels, pos_label=pos_label,
-                                    method="binned", bins=bins)
+        metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+        self.pe = PartialEvaluation([m for m in metrics if m not in NOT_RESAMPLED],
+                                    labels=labels, pos_label=pos_label, method="binned",
+                                    bins=bins)
 
     def empty(self) -> list:
         """The states of no data (one per resample)."""

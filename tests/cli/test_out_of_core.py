@@ -36,6 +36,9 @@ def _frames(task, seed=0):
         elif task == "multiclass":
             y = rng.integers(0, 4 if i < 5 else 3, n)  # class 3 absent from later files
             cols = {"y": y, "p": np.where(rng.random(n) < 0.6, y, rng.integers(0, 4, n))}
+            prob = np.round(rng.dirichlet([1.0] * 4, n) + 0.4 * np.eye(4)[y], 1)  # ties
+            prob /= prob.sum(axis=1, keepdims=True)
+            cols.update({f"s{k}": prob[:, k] for k in range(4)})
         else:
             y = rng.normal(100.0, 5.0, n)
             cols = {"y": y, "p": y + rng.normal(0, 1, n)}
@@ -137,8 +140,45 @@ def test_regression_directory(tmp_path, capsys):
     assert _value(doc, "r2") == pytest.approx(skm.r2_score(y, p, sample_weight=w), rel=1e-11)
     assert _value(doc, "mae") == pytest.approx(
         skm.mean_absolute_error(y, p, sample_weight=w), rel=1e-12)
-    assert doc["metrics"]["median_ae"]["status"].startswith("skipped")
-    assert "median_ae" in doc["skipped"]
+    # the median from the exact table of distinct errors
+    assert _value(doc, "median_ae") == pytest.approx(
+        skm.median_absolute_error(y, p, sample_weight=w), rel=1e-12)
+    assert doc["skipped"] == []
+    code, doc, _ = _eval([str(d), "--y-true", "y", "--y-pred", "p", "--bootstrap", "20"],
+                         tmp_path, capsys)
+    assert code == 0
+    assert _value(doc, "median_ae") == pytest.approx(skm.median_absolute_error(y, p),
+                                                     rel=1e-12)
+    assert "low" not in doc["metrics"]["median_ae"]  # a table per resample: no interval
+    assert doc["metrics"]["mae"]["low"] < _value(doc, "mae") < doc["metrics"]["mae"]["high"]
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_multiclass_scores_directory_equals_sklearn(tmp_path, capsys, weighted):
+    # one-vs-rest AUC (a table per class), top-2 accuracy and log loss over batches
+    # of files where class 3 is absent from the later ones
+    frames = _frames("multiclass", seed=3)
+    d = _write(tmp_path, frames)
+    cols = ["--y-score", "s0", "--y-score", "s1", "--y-score", "s2", "--y-score", "s3"]
+    sw = ["--sample-weight", "w"] if weighted else []
+    code, doc, captured = _eval([str(d), "--y-true", "y", "--y-pred", "p", *cols, *sw,
+                                 "--batch-rows", "64"], tmp_path, capsys)
+    assert code == 0, captured.err
+    y = _cat(frames, "y")
+    s = np.stack([_cat(frames, f"s{k}") for k in range(4)], axis=1)
+    w = _cat(frames, "w") if weighted else None
+    assert doc["skipped"] == []
+    assert _value(doc, "roc_auc_ovr") == pytest.approx(
+        skm.roc_auc_score(y, s, multi_class="ovr", sample_weight=w), rel=1e-12)
+    assert _value(doc, "top_2_accuracy") == pytest.approx(
+        skm.top_k_accuracy_score(y, s, k=2, sample_weight=w), rel=1e-12)
+    assert _value(doc, "log_loss") == pytest.approx(skm.log_loss(y, s, sample_weight=w),
+                                                    rel=1e-12)
+    code, binned, _ = _eval([str(d), "--y-true", "y", *cols, *sw, "--bins", "7"],
+                            tmp_path, capsys)
+    row = binned["metrics"]["roc_auc_ovr"]
+    assert code == 0 and row["error_bound"] > 0
+    assert abs(row["value"] - _value(doc, "roc_auc_ovr")) <= row["error_bound"] + 1e-12
 
 
 def test_bins_give_the_error_bound(tmp_path, capsys):

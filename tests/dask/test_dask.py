@@ -30,12 +30,13 @@ SIZES = [300, 0, 120, 800, 57, 410, 5, 233]  # file 1 empty; file 2: one class o
 CLASSES = [0, 1, 2, 4]
 MULTI = ["accuracy", "balanced_accuracy", "matthews_corrcoef", "cohen_kappa", "hamming_loss",
          "zero_one_loss", "precision_macro", "recall_weighted", "f1_macro", "f1_micro",
-         "jaccard_weighted", "log_loss", "brier_score_loss"]
+         "jaccard_weighted", "log_loss", "brier_score_loss", "roc_auc_ovr",
+         "roc_auc_ovr_weighted", "top_2_accuracy"]
 BINARY = ["f1", "precision", "recall", "accuracy", "roc_auc", "average_precision",
           "brier_score_loss", "log_loss"]
 REGRESSION = ["mean_absolute_error", "mean_squared_error", "root_mean_squared_error",
               "r2_score", "explained_variance_score", "mean_absolute_percentage_error",
-              "max_error"]
+              "max_error", "median_absolute_error"]
 PROBA_COLS = [f"p{c}" for c in CLASSES]
 
 
@@ -97,6 +98,12 @@ def _sk(name, df, *, binary=False):
         return skm.brier_score_loss(yt, df["s"] if binary else df[PROBA_COLS], sample_weight=w)
     if name == "roc_auc":
         return skm.roc_auc_score(yt, df["s"], sample_weight=w)
+    if name.startswith("roc_auc_ovr"):
+        return skm.roc_auc_score(yt, df[PROBA_COLS], multi_class="ovr", sample_weight=w,
+                                 average="weighted" if name.endswith("weighted") else "macro")
+    if name == "top_2_accuracy":
+        return skm.top_k_accuracy_score(yt, df[PROBA_COLS], k=2, labels=CLASSES,
+                                        sample_weight=w)
     if name == "average_precision":
         return skm.average_precision_score(yt, df["s"], sample_weight=w)
     simple = {"accuracy": skm.accuracy_score, "balanced_accuracy": skm.balanced_accuracy_score,

@@ -149,12 +149,61 @@ def test_regression_equal_sklearn(weighted):
     yp = yt + rng.normal(scale=0.5, size=n)
     w = rng.integers(0, 4, size=n).astype(float) if weighted else None
     names = ["mean_absolute_error", "mean_squared_error", "root_mean_squared_error", "r2_score",
-             "explained_variance_score", "mean_absolute_percentage_error", "max_error"]
+             "explained_variance_score", "mean_absolute_percentage_error", "max_error",
+             "median_absolute_error"]
     pe = PartialEvaluation(names)
     got = _run(pe, _split(rng, n, 8), yt, yp, None, w, rng)
     for name in names:
         want = _sklearn(name, yt, yp, None, w, None, None)
         assert got[name] == pytest.approx(want, abs=TOL, rel=1e-11), name
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 301])
+def test_median_absolute_error_from_the_table_of_errors(n):
+    # odd and even counts, repeated errors across chunks, zero weights
+    rng = np.random.default_rng(n)
+    yt = rng.integers(0, 5, n).astype(float)
+    yp = rng.integers(0, 5, n).astype(float)  # few distinct errors
+    pe = PartialEvaluation(["median_absolute_error"])
+    for w in (None, rng.integers(0, 3, n).astype(float)):
+        if w is not None and not w.any():
+            w[0] = 1.0
+        got = _run(pe, _split(rng, n, 4) if n > 2 else [np.arange(n)], yt, yp, None, w, rng)
+        want = skm.median_absolute_error(yt, yp, sample_weight=w)
+        assert got["median_absolute_error"] == pytest.approx(want, abs=TOL)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_one_vs_rest_auc_and_top_k_equal_sklearn(weighted):
+    rng = np.random.default_rng(7)
+    labels, yt, yp, ys, w = _multiclass(rng)
+    ys = np.round(ys, 2)  # ties within a class's column
+    ys /= ys.sum(axis=1, keepdims=True)
+    w = w if weighted else None
+    names = ["roc_auc_ovr", "roc_auc_ovr_weighted", "top_2_accuracy", "top_3_accuracy",
+             "top_4_accuracy"]
+    pe = PartialEvaluation(names, labels=labels)
+    got = _run(pe, _split(rng, yt.size, 8), yt, None, ys, w, rng)
+    for avg in ("macro", "weighted"):
+        want = skm.roc_auc_score(yt, ys, multi_class="ovr", average=avg, labels=labels,
+                                 sample_weight=w)
+        key = "roc_auc_ovr" + ("_weighted" if avg == "weighted" else "")
+        assert got[key] == pytest.approx(want, abs=TOL, rel=TOL)
+    for k in (2, 3, 4):
+        want = skm.top_k_accuracy_score(yt, ys, k=k, labels=labels, sample_weight=w)
+        assert got[f"top_{k}_accuracy"] == pytest.approx(want, abs=TOL, rel=TOL)
+    binned = PartialEvaluation(["roc_auc_ovr", "roc_auc_ovr_weighted"], labels=labels,
+                               method="binned", bins=9)
+    approx = _run(binned, _split(rng, yt.size, 5), yt, None, ys, w, rng)
+    for key in ("roc_auc_ovr", "roc_auc_ovr_weighted"):
+        assert 0 < approx[f"{key}_error_bound"] < 0.5
+        assert abs(approx[key] - got[key]) <= approx[f"{key}_error_bound"] + TOL
+    with pytest.raises(ValueError, match="probabilities"):
+        pe.chunk(yt[:5], None, ys[:5] * 2)
+    with pytest.raises(ValueError, match="one column per label"):
+        pe.chunk(yt[:5], None, ys[:5, :3])
+    absent = pe.finalize(pe.chunk(yt[yt != 5], None, ys[yt != 5]))  # NaN as scikit-learn
+    assert np.isnan(absent["roc_auc_ovr"])
 
 
 def test_constant_target_and_perfect_prediction():
@@ -229,6 +278,11 @@ def test_values_outside_labels_follow_sklearn_labels():
 def test_bad_arguments():
     with pytest.raises(ValueError, match="Unknown metric"):
         PartialEvaluation(["f1_samples"], labels=[0, 1])
+    for name in ("top_0_accuracy", "top_x_accuracy", "top__accuracy"):
+        with pytest.raises(ValueError, match="Unknown metric"):
+            PartialEvaluation([name], labels=[0, 1])
+    with pytest.raises(ValueError, match="need labels"):
+        PartialEvaluation(["roc_auc_ovr"])
     with pytest.raises(ValueError, match="need labels"):
         PartialEvaluation(["accuracy"])
     with pytest.raises(ValueError, match="binary metrics"):
