@@ -16,6 +16,7 @@ message that suggests ``--bins`` (a histogram with its error bound) or
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import importlib.util
 import os
@@ -454,10 +455,10 @@ def run_dask(args, *, yt_cols, yp_cols, ys_cols):
                           ci_method=args.ci_method, random_state=args.seed,
                           resample_bins=args.bins or 1000)
         try:
-            if not args.quiet and sys.stderr.isatty() and not args.bootstrap:
-                values = _with_dask_progress(client, frame, kwargs)
-            else:
-                values = mdask.evaluate(frame, **kwargs)
+            # distributed's own bar on a terminal, on stderr (stdout holds the report)
+            show = not args.quiet and sys.stderr.isatty()
+            with contextlib.redirect_stdout(sys.stderr) if show else contextlib.nullcontext():
+                values = mdask.evaluate(frame, progress=show, **kwargs)
         except ValueError as exc:
             raise BadData(str(exc)) from exc
         t_metrics = time.perf_counter() - t0
@@ -472,25 +473,6 @@ def run_dask(args, *, yt_cols, yp_cols, ys_cols):
                            "dask": args.dask, "method": "binned" if args.bins else "exact",
                            "bins": args.bins or None,
                            "timings_s": {"read_and_metrics": t_metrics}}
-
-
-def _with_dask_progress(client, frame, kwargs):
-    """:func:`metrix.dask.evaluate`'s tree, computed with distributed's own progress bar
-    (drawn on stderr: stdout holds the report)."""
-    import contextlib
-
-    from distributed import progress
-
-    from ..dask._evaluate import evaluate_graph
-
-    kw = dict(kwargs)
-    pe, root = evaluate_graph(frame, kw.pop("y_true"), kw.pop("y_pred"), kw.pop("y_score"),
-                              kw.pop("sample_weight"), labels=None, split_every=None,
-                              zero_division="warn", **kw)
-    future = client.compute(root)
-    with contextlib.redirect_stdout(sys.stderr):
-        progress(future)
-    return pe.finalize(future.result())
 
 
 def _typed_label(text, sample):

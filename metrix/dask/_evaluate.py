@@ -19,7 +19,7 @@ def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=No
              metrics=None, labels=None, pos_label=None, method="exact", bins=None,
              split_every=None, zero_division="warn", table="tree", split_out=None,
              n_resamples=0, confidence_level=0.95, ci_method="percentile", random_state=0,
-             resample_bins=1000):
+             resample_bins=1000, progress=False):
     r"""Compute many metrics of a Dask DataFrame or Dask arrays in one pass.
 
     Each partition becomes a small mergeable state
@@ -90,6 +90,10 @@ def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=No
         Seed of the Poisson counts.
     resample_bins : int, default=1000
         Bins of the resampled ROC AUC / average precision.
+    progress : bool, default=False
+        Show Dask's progress of the pass: with a ``distributed`` client,
+        distributed's ``progress`` (a bar in a terminal, a widget in a
+        notebook); with the local schedulers, ``dask.diagnostics.ProgressBar``.
 
     Returns
     -------
@@ -152,13 +156,13 @@ def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=No
                                     pos_label=pos_label,
                                     split_out=split_out or data.npartitions)
         if rest:  # one compute for both graphs
-            state, *terms = dask.compute(root, *terms)
+            state, *terms = _compute(root, *terms, progress=progress)
             values.update(pe.finalize(state))
         else:
-            terms = dask.compute(*terms)
+            terms = _compute(*terms, progress=progress)
         values.update(_groupby.areas(grouped, *terms))
     elif not n_resamples:
-        values.update(pe.finalize(dask.compute(root)[0]))
+        values.update(pe.finalize(_compute(root, progress=progress)[0]))
     if n_resamples:
         if grouped:
             raise ValueError('n_resamples needs table="tree"')
@@ -166,7 +170,7 @@ def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=No
             data, y_true, y_pred, y_score, sample_weight, metrics=metrics, pe=pe,
             n_resamples=n_resamples, seed=random_state, bins=resample_bins,
             split_every=split_every)
-        state, boot_states = dask.compute(root, boot_root)
+        state, boot_states = _compute(root, boot_root, progress=progress)
         values.update(pe.finalize(state))
         found = boot.intervals(boot_states, {m: values[m] for m in metrics},
                                confidence_level=confidence_level, method=ci_method)
@@ -174,6 +178,27 @@ def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=No
             values.update({f"{name}_{k}": v for k, v in bounds.items()})
     return {**{m: values[m] for m in metrics}, **{k: v for k, v in values.items()
                                                   if k not in metrics}}
+
+
+def _compute(*graphs, progress=False):
+    """``dask.compute(*graphs)``, with Dask's own progress display when asked."""
+    if not progress:
+        return dask.compute(*graphs)
+    try:
+        from distributed import default_client
+        from distributed import progress as show
+
+        client = default_client()
+    except (ImportError, ValueError):  # no distributed, or no client: a local scheduler
+        client = None
+    if client is None:
+        from dask.diagnostics import ProgressBar
+
+        with ProgressBar():
+            return dask.compute(*graphs)
+    futures = client.compute(list(graphs))
+    show(futures)
+    return tuple(f.result() for f in futures)
 
 
 def _bootstrap_graph(data, y_true, y_pred, y_score, sample_weight, *, metrics, pe,

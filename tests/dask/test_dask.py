@@ -225,3 +225,11 @@ def test_a_worker_killed_mid_run_changes_nothing(client, parquet):
     _check(pe.finalize(state), df, MULTI)
     client.wait_for_workers(2, timeout=60)
     assert pids[0] not in client.run(os.getpid).values()
+
+
+def test_progress_from_python_is_distributeds_bar(client, parquet, capsys):
+    files, df = parquet
+    got = md.evaluate(dd.read_parquet(files), y_true="yb", y_score="s", metrics=["roc_auc"],
+                      progress=True)
+    assert "Completed" in capsys.readouterr().out  # distributed's text bar
+    assert got["roc_auc"] == pytest.approx(skm.roc_auc_score(df["yb"], df["s"]), rel=TOL)
