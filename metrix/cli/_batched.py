@@ -222,15 +222,19 @@ def _bootstrap_info(args):
             "ranking_bins": args.bins or 1000}
 
 
-def _report_rows(specs, chosen, values):
+def _report_rows(specs, chosen, values, failed=None):
     """The report's rows from the values (with ``<name>_error_bound`` and the
-    interval keys where present); a spec that batches cannot compute is skipped."""
+    interval keys where present); a spec that batches cannot compute is skipped,
+    one in ``failed`` (name: its exception) is an error row."""
     results = []
+    failed = failed or {}
     for spec in specs:
         name = chosen[spec.key]
         row = {"metric": spec.key, "function": spec.name}
         if name is None:
             row["status"] = "skipped (needs the data in memory: give one file)"
+        elif name in failed:
+            row["status"] = f"error: {failed[name]}"
         else:
             row["status"], row["value"] = "ok", values[name]
             for k in ("error_bound", "low", "high", "standard_error"):
@@ -293,9 +297,6 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
     """The report of a directory / glob source; returns the exit code."""
     from ..evaluation.partial import PARTIAL_METRICS, PartialEvaluation
 
-    if len(yt_cols) != 1 or len(yp_cols) > 1:
-        raise UsageError("a directory or glob source takes one --y-true and at most one "
-                         "--y-pred column (multilabel and ranking need one file)")
     if args.bootstrap and args.ci_method == "bca":
         raise UsageError("--ci-method bca needs the data in memory (its jackknife): give "
                          "one file, or use percentile / basic intervals")
@@ -312,17 +313,24 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
     first = next(dataset.batches(wanted, min(batch_rows, 100_000)), None)
     if first is None:
         raise BadData(f"{args.predictions!r} has no rows")
-    y_true0 = first[yt_cols[0]]
-    y_pred0 = first[yp_cols[0]] if yp_cols else None
+    y_true0, y_pred0 = _block(first, yt_cols), _block(first, yp_cols)
     y_score0 = _scores(first, ys_cols)
     task = args.task
     if task == "auto":
         task = detect_task(y_true0, y_pred0, y_score0)
-    if task in ("multilabel", "ranking"):
-        raise UsageError(f"task {task} needs one file (its targets are several columns)")
+    if y_true0.ndim == 2 or task == "multilabel":
+        return _run_rows(args, dataset, task, wanted, (yt_cols, yp_cols, ys_cols),
+                         (y_true0, y_pred0, y_score0), len(files), fmt)
+    if len(yp_cols) > 1:
+        raise UsageError(f"task {task} takes one --y-pred column, got {len(yp_cols)}")
     labels, pos = None, None
-    if task in ("binary", "multiclass"):
+    if task in ("binary", "multiclass", "ranking"):
         labels = _labels(dataset, yt_cols + yp_cols, batch_rows, enabled)
+        if task == "ranking":  # one --y-true column: ROC AUC and AP of binary relevance
+            if len(labels) > 2:
+                raise BadData(f"--task ranking with one --y-true column needs binary "
+                              f"relevance, got {len(labels)} values")
+            pos = labels[-1]
         if task == "binary" and len(labels) > 2:
             task = "multiclass" if args.task == "auto" else task
             if args.task == "binary":
@@ -348,8 +356,7 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
     with Progress(dataset.num_rows, "scoring", enabled=enabled) as bar:
         t0 = time.perf_counter()
         for batch in dataset.batches(wanted, batch_rows):
-            y_true = batch[yt_cols[0]]
-            y_pred = batch[yp_cols[0]] if yp_cols else None
+            y_true, y_pred = _block(batch, yt_cols), _block(batch, yp_cols)
             y_score = _scores(batch, ys_cols)
             sw = batch[args.sample_weight].astype(np.float64) if args.sample_weight else None
             if task == "regression" and (is_text(y_true) or (y_pred is not None
@@ -484,6 +491,64 @@ def _typed_label(text, sample):
     if sample.dtype.kind == "f":
         return float(text)
     return text
+
+
+def _run_rows(args, dataset, task, wanted, cols, first, n_files, fmt):
+    """A multilabel or ranking task (targets of several columns) batch by batch:
+    :class:`metrix.evaluation.partial_rows.RowsEvaluation`."""
+    from ..evaluation.partial_rows import PER_LABEL, ROWS_METRICS, RowsEvaluation
+    from ._tasks import check_inputs
+
+    yt_cols, yp_cols, ys_cols = cols
+    if args.bootstrap:
+        raise UsageError(f"--bootstrap of a {task} task needs the data in memory: give one "
+                         "file")
+    y_true0, y_pred0, y_score0 = first
+    check_inputs(task, y_true0, y_pred0, y_score0)
+    data = Data(y_true0, y_pred0, y_score0, None, [], None)
+    specs = default_metrics(task, data, has_pred=bool(yp_cols), has_score=bool(ys_cols))
+    chosen = {spec.key: spec.key if spec.key in ROWS_METRICS else None for spec in specs}
+    names = [m for m in chosen.values() if m is not None]
+    # the per-label averages share one count; each per-sample mean goes alone, so a
+    # metric that refuses the data (graded relevance for LRAP, say) is one error row
+    groups = [g for g in [[m for m in names if m in PER_LABEL]] if g]
+    groups += [[m] for m in names if m not in PER_LABEL]
+    mergers = {tuple(g): _Merger(RowsEvaluation(g)) for g in groups}
+    failed, n = {}, 0
+    enabled = False if args.quiet else None
+    with Progress(dataset.num_rows, "scoring", enabled=enabled) as bar:
+        t0 = time.perf_counter()
+        for batch in dataset.batches(wanted, args.batch_rows):
+            y_true, y_pred = _block(batch, yt_cols), _block(batch, yp_cols)
+            y_score = _scores(batch, ys_cols)
+            sw = batch[args.sample_weight].astype(np.float64) if args.sample_weight else None
+            check_inputs(task, y_true, y_pred, y_score)
+            for group, merger in list(mergers.items()):
+                try:
+                    merger.push(merger.pe.chunk(y_true, y_pred, y_score, sw))
+                except (ValueError, TypeError) as exc:
+                    failed.update(dict.fromkeys(group, exc))
+                    del mergers[group]
+            n += len(y_true)
+            bar.update(n)
+        values = {}
+        for merger in mergers.values():
+            values.update(merger.pe.finalize(merger.result()))
+        t_metrics = time.perf_counter() - t0
+    results = _report_rows(specs, chosen, values, failed)
+    return task, results, {"n_samples": n, "labels": None, "pos_label": None,
+                           "files": n_files, "format": fmt, "method": "exact", "bins": None,
+                           "batch_rows": args.batch_rows, "table_rows": 0,
+                           "timings_s": {"read_and_metrics": t_metrics}}
+
+
+def _block(batch, names):
+    """One column as it is (1-D), several stacked as the columns of a 2-D array."""
+    if not names:
+        return None
+    if len(names) == 1:
+        return batch[names[0]]
+    return np.stack([batch[c] for c in names], axis=1)
 
 
 def _scores(batch, names):

@@ -345,3 +345,57 @@ def test_dask_shows_its_own_progress_on_a_terminal(tmp_path, capsys, monkeypatch
     y, s = (np.concatenate([f[k] for f in _frames("binary", seed=6)]) for k in "ys")
     assert json.loads(out.read_text())["metrics"]["roc_auc"]["value"] == pytest.approx(
         skm.roc_auc_score(y, s), rel=1e-12)
+
+
+@pytest.mark.parametrize("task", ["multilabel", "ranking"])
+def test_multilabel_and_ranking_directories_equal_one_file(tmp_path, capsys, task):
+    # targets of several columns, batch by batch (per-label counts and per-sample
+    # means): the report of the same rows read in memory from one file
+    rng = np.random.default_rng(9)
+    frames = []
+    for i, n in enumerate(SIZES):
+        cols = {}
+        for k in range(3):
+            t = rng.integers(0, 2 if task == "multilabel" else 4, n)
+            if k == 2 and i < 3:
+                t[:] = 0  # a label absent from the first files
+            cols[f"t{k}"] = t
+            cols[f"p{k}"] = np.where(rng.random(n) < 0.7, np.minimum(t, 1), 1 - np.minimum(t, 1))
+            cols[f"s{k}"] = np.round(rng.random(n), 1)  # ties
+        cols["w"] = np.where(rng.random(n) < 0.2, 0.0, rng.random(n))
+        frames.append(cols)
+    d = _write(tmp_path, frames)
+    whole = tmp_path / "whole.parquet"
+    pq.write_table(pa.table({k: _cat(frames, k) for k in frames[0]}), whole)
+    args = [*sum((["--y-true", f"t{k}"] for k in range(3)), []),
+            *sum((["--y-score", f"s{k}"] for k in range(3)), []),
+            "--sample-weight", "w", "--task", task]
+    if task == "multilabel":
+        args += sum((["--y-pred", f"p{k}"] for k in range(3)), [])
+    code, batched, captured = _eval([str(d), *args, "--batch-rows", "64"], tmp_path, capsys)
+    code2, mem, _ = _eval([str(whole), *args], tmp_path, capsys)
+    # graded relevance: LRAP, coverage error and ranking loss refuse it, in both runs
+    assert code == code2 == (0 if task == "multilabel" else 1), captured.err
+    assert batched["mode"] == "batched" and batched["skipped"] == []
+    assert set(batched["metrics"]) == set(mem["metrics"])
+    assert batched["failed"] == mem["failed"]
+    assert len(mem["failed"]) == (0 if task == "multilabel" else 3)
+    for key, row in mem["metrics"].items():
+        if row["status"] != "ok":
+            assert batched["metrics"][key]["status"] == row["status"], key
+            continue
+        assert _value(batched, key) == pytest.approx(_value(mem, key), rel=1e-12), key
+    code, _, captured = _eval([str(d), *args, "--bootstrap", "10"], tmp_path, capsys)
+    assert code == 2 and "needs the data in memory" in captured.err
+
+
+def test_ranking_task_of_one_relevance_column(tmp_path, capsys):
+    frames = _frames("binary", seed=4)
+    d = _write(tmp_path, frames)
+    code, doc, captured = _eval([str(d), "--y-true", "y", "--y-score", "s", "--task",
+                                 "ranking"], tmp_path, capsys)
+    assert code == 0, captured.err
+    y, s = _cat(frames, "y"), _cat(frames, "s")
+    assert _value(doc, "roc_auc") == pytest.approx(skm.roc_auc_score(y, s), rel=1e-12)
+    assert _value(doc, "average_precision") == pytest.approx(
+        skm.average_precision_score(y, s), rel=1e-12)
