@@ -5,7 +5,9 @@ named by strings) or of Dask arrays: each partition becomes the small state
 of :class:`metrix.evaluation.partial.PartialEvaluation`, the states merge in
 a tree on the workers, and the client finalizes once.  The single-metric
 functions (``f1_score``, ``roc_auc_score``, ``r2_score``, ...) take
-scikit-learn's keywords and are thin calls of ``evaluate``.  Needs the extra
+scikit-learn's keywords and are thin calls of ``evaluate``; the per-query @k
+metrics (``precision_at_k``, ``ndcg_at_k``, ...) merge each query's top-k
+candidates, so a query's rows may sit in any partitions.  Needs the extra
 ``metrix[dask]``; ``import metrix`` never imports Dask.
 """
 
@@ -33,6 +35,7 @@ from ._metrics import (
     root_mean_squared_error,
     zero_one_loss,
 )
+from ._retrieval import hit_rate_at_k, map_at_k, mrr, ndcg_at_k, precision_at_k, recall_at_k
 
 __all__ = [
     "accuracy_score", "average_precision_score", "balanced_accuracy_score", "brier_score_loss",
@@ -40,4 +43,5 @@ __all__ = [
     "jaccard_score", "log_loss", "matthews_corrcoef", "max_error", "mean_absolute_error",
     "mean_absolute_percentage_error", "mean_squared_error", "precision_score", "r2_score",
     "recall_score", "roc_auc_score", "root_mean_squared_error", "zero_one_loss",
+    "precision_at_k", "recall_at_k", "hit_rate_at_k", "mrr", "map_at_k", "ndcg_at_k",
 ]

@@ -233,3 +233,26 @@ def test_progress_from_python_is_distributeds_bar(client, parquet, capsys):
                       progress=True)
     assert "Completed" in capsys.readouterr().out  # distributed's text bar
     assert got["roc_auc"] == pytest.approx(skm.roc_auc_score(df["yb"], df["s"]), rel=TOL)
+
+
+@pytest.mark.parametrize("k", [None, 3])
+def test_query_metrics_with_queries_spread_over_partitions(client, k):
+    import metrix
+
+    rng = np.random.default_rng(5)
+    n = 1500
+    frame = pd.DataFrame({"q": rng.integers(0, 60, n), "y": rng.integers(0, 2, n),
+                          "g": rng.integers(0, 4, n).astype(float),
+                          "s": np.round(rng.random(n), 1)})  # ties: ranked by row order
+    parts = dd.from_pandas(frame, npartitions=7)
+    for name in ("precision_at_k", "recall_at_k", "hit_rate_at_k", "mrr", "map_at_k",
+                 "ndcg_at_k"):
+        col = "g" if name == "ndcg_at_k" else "y"
+        want = float(getattr(metrix, name)(frame[col].to_numpy(), frame["s"].to_numpy(),
+                                           query_ids=frame["q"].to_numpy(), k=k))
+        got = getattr(md, name)(parts[col], parts["s"], query_ids=parts["q"], k=k,
+                                split_every=2)
+        assert got == pytest.approx(want, abs=TOL), name
+        arrays = [da.from_array(frame[c].to_numpy(), chunks=211) for c in (col, "s", "q")]
+        got = getattr(md, name)(arrays[0], arrays[1], query_ids=arrays[2], k=k)
+        assert got == pytest.approx(want, abs=TOL), name
