@@ -26,19 +26,11 @@ def _query_metric(metric, y_true, y_score, query_ids, *, k, adaptive_k=False,
     pr = PartialRetrieval(metric, k=k, adaptive_k=adaptive_k,
                           empty_target_action=empty_target_action)
     pieces = _graph.array_pieces(y_true, query_ids, y_score, None)
-    leaves = [dask.delayed(_chunk, pure=True)(pr, i * _PARTITION_STRIDE, p[0], p[2], p[1])
+    leaves = [dask.delayed(pr.chunk, pure=True)(i * _PARTITION_STRIDE, p[0], p[2], p[1])
               for i, p in enumerate(pieces)]
     root = _graph.tree_reduce(leaves, pr.merge, split_every) if leaves else \
         dask.delayed(pr.empty)()
     return pr.finalize(dask.compute(root)[0])
-
-
-def _chunk(pr, row_start, y_true, y_score, query_ids):
-    return pr.chunk(row_start, _numpy(y_true), _numpy(y_score), _numpy(query_ids))
-
-
-def _numpy(a):
-    return a.to_numpy() if hasattr(a, "to_numpy") else a
 
 
 _DOC = """

@@ -639,9 +639,12 @@ def _table_median(state):
 # -- inputs --------------------------------------------------------------------
 
 def _host(a):
-    """A NumPy array of ``a`` (pandas, Arrow-backed columns, lists)."""
+    """A NumPy array of ``a`` (pandas, cuDF and Arrow-backed columns, CuPy arrays as a
+    copy to the host, lists)."""
     if hasattr(a, "to_numpy"):
         a = a.to_numpy()
+    elif type(a).__module__.split(".")[0] == "cupy":  # dask-cudf / CuPy partitions
+        a = a.get()
     return np.asarray(a)
 
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .partial import _host
+
 __all__ = ["QUERY_METRICS", "PartialRetrieval"]
 
 #: the per-query metrics :class:`PartialRetrieval` computes
@@ -71,9 +73,9 @@ class PartialRetrieval:
 
     def chunk(self, row_start, y_true, y_score, query_ids) -> dict:
         """The state of the pairs at global rows ``[row_start, row_start + n)``."""
-        gain = np.asarray(y_true, np.float64).reshape(-1)
-        score = np.asarray(y_score, np.float64).reshape(-1)
-        query = np.asarray(query_ids).reshape(-1)
+        gain = _host(y_true).astype(np.float64).reshape(-1)
+        score = _host(y_score).astype(np.float64).reshape(-1)
+        query = _host(query_ids).reshape(-1)
         n = gain.shape[0]
         if score.shape[0] != n or query.shape[0] != n:
             raise ValueError(f"y_true, y_score and query_ids have {n}, {score.shape[0]} and "

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .partial import _host
+
 __all__ = ["PER_LABEL", "ROWS_METRICS", "RowsEvaluation"]
 
 _AVERAGED = ("micro", "macro", "weighted")
@@ -88,11 +90,13 @@ class RowsEvaluation:
         indicators) for the label metrics, ``y_score`` for the ranking ones."""
         import metrix
 
-        yt = np.asarray(y_true)
+        yt = _host(y_true)
+        y_pred = None if y_pred is None else _host(y_pred)
+        y_score = None if y_score is None else _host(y_score)
         if yt.ndim != 2:
             raise ValueError(f"multilabel / ranking targets are 2-D, got shape {yt.shape}")
         n = yt.shape[0]
-        w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, np.float64)
+        w = np.ones(n) if sample_weight is None else _host(sample_weight).astype(np.float64)
         state = self.empty()
         state["n"] = np.asarray(n, np.int64)
         if n == 0:
