@@ -730,9 +730,11 @@ def find_path(metric, arrays, kw, setups=None):
     paths on the same inputs leave what they derive once (an encoding, a sort).
     """
     # a metrix function, told by name and module (no import of the package root)
+    from ._batched_rows import ROW_MEAN_KW, OrderStatPath, OvrAucPath, row_mean_path
+
     name = getattr(metric, "__name__", None)
     if (name not in (*_LABEL_KW, "roc_auc_score", "average_precision_score", *_REG,
-                     *_PROBA_KW)
+                     *_PROBA_KW, *ROW_MEAN_KW, "max_error", "median_absolute_error")
             or not getattr(metric, "__module__", "").startswith("metrix.")):
         name = None
     if name is None or len(arrays) != 2:
@@ -740,8 +742,22 @@ def find_path(metric, arrays, kw, setups=None):
     a, b = arrays
     if name in _PROBA_KW:
         return _proba_path(name, a, b, kw)
+    if name in ROW_MEAN_KW:
+        return row_mean_path(metric, name, arrays, kw)
+    if name == "roc_auc_score" and getattr(b, "ndim", 1) == 2:
+        if (kw.get("multi_class") != "ovr" or kw.get("average", "macro") not in (
+                "macro", "weighted") or not set(kw) <= {"multi_class", "labels", "average",
+                                                        "sample_weight"}):
+            return None
+        return OvrAucPath.of(a, b, kw, setups)
     if getattr(a, "ndim", 1) != 1 or getattr(b, "ndim", 1) != 1:
         return None
+    if name in ("max_error", "median_absolute_error"):
+        allowed = {"sample_weight", "multioutput"} if name == "median_absolute_error" else set()
+        if not set(kw) <= allowed or kw.get("multioutput", "uniform_average") != \
+                "uniform_average":
+            return None
+        return OrderStatPath(name, a, b, kw)
     if name in _LABEL_KW:
         if not set(kw) <= _LABEL_KW[name]:
             return None

@@ -8,6 +8,7 @@ over samples, labels or queries and every shape is static.
 
 from __future__ import annotations
 
+import contextvars
 import math
 import numbers
 import warnings
@@ -32,6 +33,11 @@ _TOPK_LABEL_MSGS = {
 }
 
 
+#: a list set here receives ``(values, weight)`` of each per-sample mean computed
+#: (the bootstrap's per-sample path reads them from one full-data call)
+ROW_VALUES = contextvars.ContextVar("metrix_row_values", default=None)
+
+
 def _sample_average(values, weight, *, xp, validate=False):
     """The mean of per-sample ``values`` weighted by ``weight``: ``np.average``'s
     value, zero-weight samples included as they are (NaN stays NaN).
@@ -40,6 +46,9 @@ def _sample_average(values, weight, *, xp, validate=False):
     ``ZeroDivisionError`` as scikit-learn does (a host read); unchecked, the
     mean is NaN (or infinite).
     """
+    sink = ROW_VALUES.get()
+    if sink is not None:
+        sink.append((values, weight))
     if weight is None:
         return xp.mean(values)
     w = xp.astype(weight, values.dtype)

@@ -248,9 +248,9 @@ def test_input_errors():
         metrix.bootstrap(metrix.accuracy_score, YT, YP[:-1])
     with pytest.raises(TypeError, match="metric must be callable"):
         metrix.bootstrap("f1", YT, YP)
-    fn = metrix.max_error
+    fn = metrix.adjusted_rand_score  # neither vectorised nor weighted
     with pytest.raises(ValueError, match="resampling='poisson' needs"):
-        metrix.bootstrap(fn, Y, P, resampling="poisson", n_resamples=5)
+        metrix.bootstrap(fn, YT, YP, resampling="poisson", n_resamples=5)
 
 
 def test_metric_errors_propagate():

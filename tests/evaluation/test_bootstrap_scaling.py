@@ -64,6 +64,64 @@ def test_path_equals_loop_on_the_same_resamples(name, args, kw, weighted, resamp
                                rtol=1e-10, atol=1e-12)
 
 
+YML = RNG.integers(0, 2, (N, 4))
+SML = np.round(RNG.random((N, 4)), 1)  # ties
+P3T = np.round(P3, 1)
+P3T /= P3T.sum(axis=1, keepdims=True)  # ties within the class columns
+YHAT1 = YB + np.round(RNG.normal(size=N), 1)
+ROW_CASES = [
+    ("roc_auc_score", (Y3, P3T), {"multi_class": "ovr"}),
+    ("roc_auc_score", (Y3, P3T), {"multi_class": "ovr", "average": "weighted", "sw": 1}),
+    ("roc_auc_score", (Y3, P3T), {"multi_class": "ovr", "labels": [0, 1, 2], "sw": 1}),
+    ("top_k_accuracy_score", (Y3, P3T), {"k": 2, "labels": [0, 1, 2]}),
+    ("top_k_accuracy_score", (Y3, P3T), {"k": 2, "labels": [0, 1, 2], "sw": 1}),
+    ("label_ranking_average_precision_score", (YML, SML), {"sw": 1}),
+    ("ndcg_score", (YML, SML), {"k": 2}),
+    ("dcg_score", (YML, SML), {"sw": 1}),
+    ("coverage_error", (YML, SML), {}),
+    ("label_ranking_loss", (YML, SML), {"sw": 1}),
+    ("max_error", (YB.astype(float), YHAT1), {}),
+    ("median_absolute_error", (YB.astype(float), YHAT1), {}),
+    ("median_absolute_error", (YB.astype(float), YHAT1), {"sw": 1}),
+]
+
+
+@pytest.mark.parametrize("resampling", ["multinomial", "poisson"])
+@pytest.mark.parametrize("name,args,kw", ROW_CASES, ids=_ids(ROW_CASES))
+def test_row_paths_equal_the_loop_on_the_same_resamples(name, args, kw, resampling):
+    # per-sample means, order statistics and one-vs-rest AUC: vectorised, and the
+    # loop's values (bca's jackknife included)
+    fn = getattr(metrix, name)
+    kw = dict(kw)
+    if kw.pop("sw", None):
+        kw["sample_weight"] = SW
+    if name == "max_error" and resampling == "poisson":
+        # the loop cannot give a metric without sample_weight its Poisson counts; the
+        # path's largest error among the rows drawn at least once is the definition
+        assert bb.find_path(fn, args, kw) is not None
+        r = metrix.bootstrap(fn, *args, n_resamples=30, random_state=2, resampling=resampling)
+        assert r.low <= fn(*args) and r.high <= fn(*args)
+        return
+    assert bb.find_path(fn, args, kw) is not None
+    with np.errstate(all="ignore"):
+        r1, d1, r2, d2 = _both(fn, args, kw, method="bca", resampling=resampling)
+    np.testing.assert_allclose(d1, d2, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(r1, dtype=float), np.asarray(r2, dtype=float),
+                               rtol=1e-10, atol=1e-12)
+
+
+def test_row_paths_left_to_the_loop():
+    # a resample's call could read its rows otherwise: the loop keeps the semantics
+    assert bb.find_path(metrix.top_k_accuracy_score, (Y3, P3T), {"k": 2}) is None
+    assert bb.find_path(metrix.top_k_accuracy_score, (Y3, P3T),
+                        {"k": 2, "labels": [0, 1, 2], "normalize": False}) is None
+    assert bb.find_path(metrix.roc_auc_score, (Y3, P3T), {"multi_class": "ovo"}) is None
+    assert bb.find_path(metrix.roc_auc_score, (YB, np.c_[1 - S, S]),
+                        {"multi_class": "ovr"}) is None  # two classes: scored as binary
+    assert bb.find_path(metrix.median_absolute_error, (Y3, P3T[:, 0]),
+                        {"multioutput": "raw_values"}) is None
+
+
 @pytest.mark.parametrize("name", ["roc_auc_score", "average_precision_score"])
 def test_single_class_resamples_give_nan_as_the_loop(name):
     """Few positives: some resamples draw none; the path's value (AUC: NaN; AP: 0, as
@@ -122,7 +180,8 @@ def _calls(weighted):
         "log_loss": (metrix.log_loss, (YB, S), {"labels": [0, 1], **sw}),
         "brier": (metrix.brier_score_loss, (YB, S), {"pos_label": 1, **sw}),
         "r2": (metrix.r2_score, (Y, YHAT), dict(sw)),
-        "max_error": (metrix.max_error, (Y, YHAT), {}),  # the loop fallback
+        "max_error": (metrix.max_error, (Y, YHAT), {}),
+        "d2_absolute_error": (metrix.d2_absolute_error_score, (Y, YHAT), {}),  # the loop
         "broken": (metrix.f1_score, (Y3, YP), {}),  # multiclass with average="binary"
     }
 
@@ -141,9 +200,6 @@ def test_bootstrap_many_equals_separate_calls_on_the_same_draws(weighted, resamp
     for name, (fn, args, kw) in calls.items():
         if name == "broken":
             continue
-        if resampling == "poisson" and name == "max_error":
-            assert isinstance(many[name], ValueError)  # no sample_weight: as bootstrap
-            continue
         res, est = bootstrap_with_estimate(fn, *args, **opts, **kw)
         assert float(many[name][1]) == pytest.approx(float(est), rel=1e-12)
         np.testing.assert_allclose(np.asarray(many[name][0], dtype=float),
@@ -158,7 +214,7 @@ def test_bootstrap_many_two_batches_in_flight_give_the_same_intervals(monkeypatc
     import metrix.evaluation.intervals as iv
 
     # paths only (a loop fallback keeps one thread: catch_warnings is not thread-safe)
-    calls = {k: v for k, v in _calls(False).items() if k not in ("broken", "max_error")}
+    calls = {k: v for k, v in _calls(False).items() if k not in ("broken", "d2_absolute_error")}
     opts = dict(n_resamples=23, random_state=3, batch_size=4, resampling=resampling)
     monkeypatch.setenv("METRIX_NUM_THREADS", "1")
     one = bootstrap_many(calls, **opts)
@@ -177,7 +233,7 @@ def test_bootstrap_many_two_batches_in_flight_give_the_same_intervals(monkeypatc
     monkeypatch.setenv("METRIX_NUM_THREADS", "2")
     assert tuple(metrix.bootstrap(fn, *args, **opts, **kw)) == tuple(alone)
     assert len(used) == 2
-    with_loop = dict(calls, max_error=_calls(False)["max_error"])
+    with_loop = dict(calls, d2_absolute_error=_calls(False)["d2_absolute_error"])
     bootstrap_many(with_loop, **opts)
     assert len(used) == 2  # a loop fallback: one thread
 
