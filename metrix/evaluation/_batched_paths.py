@@ -730,11 +730,18 @@ def find_path(metric, arrays, kw, setups=None):
     paths on the same inputs leave what they derive once (an encoding, a sort).
     """
     # a metrix function, told by name and module (no import of the package root)
-    from ._batched_rows import ROW_MEAN_KW, OrderStatPath, OvrAucPath, row_mean_path
+    from ._batched_rows import (
+        ROW_MEAN_KW,
+        OrderStatPath,
+        OvrAucPath,
+        multilabel_path,
+        row_mean_path,
+    )
 
     name = getattr(metric, "__name__", None)
     if (name not in (*_LABEL_KW, "roc_auc_score", "average_precision_score", *_REG,
-                     *_PROBA_KW, *ROW_MEAN_KW, "max_error", "median_absolute_error")
+                     *_PROBA_KW, *ROW_MEAN_KW, "max_error", "median_absolute_error",
+                     "hamming_loss")
             or not getattr(metric, "__module__", "").startswith("metrix.")):
         name = None
     if name is None or len(arrays) != 2:
@@ -750,7 +757,10 @@ def find_path(metric, arrays, kw, setups=None):
                                                         "sample_weight"}):
             return None
         return OvrAucPath.of(a, b, kw, setups)
-    if getattr(a, "ndim", 1) != 1 or getattr(b, "ndim", 1) != 1:
+    if getattr(a, "ndim", 1) == 2 and getattr(b, "ndim", 1) == 2 and (
+            name in _LABEL_KW or name == "hamming_loss"):
+        return multilabel_path(name, a, b, kw)
+    if getattr(a, "ndim", 1) != 1 or getattr(b, "ndim", 1) != 1 or name == "hamming_loss":
         return None
     if name in ("max_error", "median_absolute_error"):
         allowed = {"sample_weight", "multioutput"} if name == "median_absolute_error" else set()

@@ -198,3 +198,86 @@ class OvrAucPath(_Path):
         if self.average == "weighted":
             support = xp.sum(self.pos, axis=0, keepdims=True) - self.pos
         return self._mean(per_class, support), None
+
+
+# ---------------------------------------------------------------------------
+# multilabel label metrics (2-D indicators)
+
+_ML_AVERAGES = ("micro", "macro", "weighted", "samples")
+_ML_ZERO = ("warn", 0, 1)
+
+
+def multilabel_path(name, y_true, y_pred, kw):
+    """The path of a multilabel label metric, or None (the loop)."""
+    from ._batched_paths import LabelPath
+
+    if name in ("accuracy_score", "hamming_loss"):
+        if not set(kw) <= {"sample_weight"}:
+            return None
+    elif name in ("precision_score", "recall_score", "f1_score"):
+        zd = kw.get("zero_division", "warn")
+        if (not set(kw) <= {"sample_weight", "average", "zero_division"}
+                or kw.get("average", "binary") not in _ML_AVERAGES
+                or isinstance(zd, bool) or zd not in _ML_ZERO):
+            return None  # NaN zero_division: scikit-learn's nan-average, left to the loop
+    else:
+        return None
+    xp, dev = _ns.get_namespace_and_device(y_true, y_pred, kw.get("sample_weight"))
+    acc = _ns.max_float_dtype(xp, dev)
+    t = xp.astype(_ns.asarray(y_true, xp=xp, device=dev), acc)
+    p = xp.astype(_ns.asarray(y_pred, xp=xp, device=dev), acc)
+    sw = kw.get("sample_weight")
+    w = None if sw is None else xp.astype(_ns.asarray(sw, xp=xp, device=dev), acc)
+    if name == "accuracy_score" or name == "hamming_loss" or kw.get("average") == "samples":
+        return RowMeanPath(_multilabel_rows(name, t, p, kw, xp), w)
+    return _multilabel_counts_path(LabelPath)(name, t, p, w, kw, xp, dev, acc, id_key=(
+        id(y_true), id(y_pred), id(sw)))
+
+
+def _multilabel_rows(name, t, p, kw, xp):
+    """Each row's value: subset accuracy, its share of wrong labels (Hamming),
+    or its precision / recall / F1 over its labels (``zero_division`` where
+    undefined), as scikit-learn's ``average="samples"``."""
+    if name == "accuracy_score":
+        return xp.astype(xp.all(t == p, axis=1), t.dtype)
+    if name == "hamming_loss":
+        return xp.mean(xp.astype(t != p, t.dtype), axis=1)
+    zd = kw.get("zero_division", "warn")
+    zv = 0.0 if zd == "warn" else float(zd)
+    tp, pred, true = xp.sum(t * p, axis=1), xp.sum(p, axis=1), xp.sum(t, axis=1)
+    num, den = {"precision_score": (tp, pred), "recall_score": (tp, true),
+                "f1_score": (2.0 * tp, pred + true)}[name]
+    return safe_divide(num, den, zero_value=zv, xp=xp)
+
+
+def _multilabel_counts_path(label_path):
+    class MultilabelCountsPath(label_path):
+        """Per-label (tp, predicted, true) weights of each resample, then the
+        per-class formula of :class:`~._batched_paths.LabelPath` (micro, macro,
+        weighted averages)."""
+
+        def __init__(self, name, t, p, w, kw, xp, dev, acc, id_key):
+            self.name, self.kw, self.xp, self.device = name, dict(kw), xp, dev
+            self.o, self.acc, self.n = _ops(xp), acc, int(t.shape[0])
+            self.c = int(t.shape[1])
+            self.cell_level = False
+            self.share_key = ("multilabel counts",) + id_key
+            rows = xp.concat([t * p, p, t], axis=1)  # (N, 3L): tp, predicted, true
+            self.rows = rows if w is None else rows * xp.reshape(w, (-1, 1))
+
+        def counts(self, idx=None, counts=None):
+            from ._batched_paths import _counts_matrix
+
+            xp = self.xp
+            k = counts if idx is None else _counts_matrix(idx, self.n, xp=xp, o=self.o,
+                                                          dtype=self.acc)
+            s = xp.matmul(xp.astype(k, self.acc), self.rows)
+            c = self.c
+            return s[:, :c], s[:, c:2 * c], s[:, 2 * c:]
+
+        def jackknife(self):
+            xp, c = self.xp, self.c
+            s = xp.sum(self.rows, axis=0, keepdims=True) - self.rows
+            return self.formula(s[:, :c], s[:, c:2 * c], s[:, 2 * c:]), None
+
+    return MultilabelCountsPath

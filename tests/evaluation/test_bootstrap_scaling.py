@@ -65,6 +65,8 @@ def test_path_equals_loop_on_the_same_resamples(name, args, kw, weighted, resamp
 
 
 YML = RNG.integers(0, 2, (N, 4))
+YMLP = RNG.integers(0, 2, (N, 4))
+YML[:, 3], YML[:20], YMLP[:10] = 0, 0, 0  # a label never true; rows without labels
 SML = np.round(RNG.random((N, 4)), 1)  # ties
 P3T = np.round(P3, 1)
 P3T /= P3T.sum(axis=1, keepdims=True)  # ties within the class columns
@@ -80,6 +82,13 @@ ROW_CASES = [
     ("dcg_score", (YML, SML), {"sw": 1}),
     ("coverage_error", (YML, SML), {}),
     ("label_ranking_loss", (YML, SML), {"sw": 1}),
+    ("accuracy_score", (YML, YMLP), {"sw": 1}),
+    ("hamming_loss", (YML, YMLP), {}),
+    ("f1_score", (YML, YMLP), {"average": "micro"}),
+    ("precision_score", (YML, YMLP), {"average": "macro", "zero_division": 1, "sw": 1}),
+    ("recall_score", (YML, YMLP), {"average": "weighted"}),
+    ("f1_score", (YML, YMLP), {"average": "samples", "sw": 1}),
+    ("precision_score", (YML, YMLP), {"average": "samples", "zero_division": 1}),
     ("max_error", (YB.astype(float), YHAT1), {}),
     ("median_absolute_error", (YB.astype(float), YHAT1), {}),
     ("median_absolute_error", (YB.astype(float), YHAT1), {"sw": 1}),
@@ -120,6 +129,8 @@ def test_row_paths_left_to_the_loop():
                         {"multi_class": "ovr"}) is None  # two classes: scored as binary
     assert bb.find_path(metrix.median_absolute_error, (Y3, P3T[:, 0]),
                         {"multioutput": "raw_values"}) is None
+    assert bb.find_path(metrix.f1_score, (YML, YMLP),  # scikit-learn's nan-average
+                        {"average": "samples", "zero_division": np.nan}) is None
 
 
 @pytest.mark.parametrize("name", ["roc_auc_score", "average_precision_score"])
