@@ -107,6 +107,17 @@ class _Path:
     #: elements of one (M, N) intermediate: small enough to stay in cache-ish memory
     block_elements = 1 << 21
 
+    def _counts(self, idx=None, counts=None, *, weighted=True):
+        """The ``(M, N)`` resample counts in ``self.acc`` (one ``bincount`` of drawn
+        indices, or as given), times the sample weights ``self.w`` if ``weighted``."""
+        xp = self.xp
+        k = counts if idx is None else _counts_matrix(idx, self.n, xp=xp, o=self.o,
+                                                      dtype=self.acc)
+        k = xp.astype(k, self.acc)
+        if weighted and getattr(self, "w", None) is not None:
+            k = k * xp.reshape(self.w, (1, -1))
+        return k
+
     def block_rows(self):
         """Resamples per batch (the default ``batch_size``)."""
         if self.cell_level:
@@ -682,13 +693,7 @@ class RegressionPath(_Path):
         self.w = None if sw is None else xp.astype(_ns.asarray(sw, xp=xp, device=dev), acc)
 
     def values(self, idx=None, counts=None):
-        xp = self.xp
-        k = counts if idx is None else _counts_matrix(idx, self.n, xp=xp, o=self.o,
-                                                      dtype=self.acc)
-        k = xp.astype(k, self.acc)
-        if self.w is not None:
-            k = k * xp.reshape(self.w, (1, -1))
-        return self.from_sums(xp.matmul(k, self.x))
+        return self.from_sums(self.xp.matmul(self._counts(idx, counts), self.x))
 
     def jackknife(self):
         xp = self.xp

@@ -71,14 +71,8 @@ class RowMeanPath(_Path):
         self.w = None if weight is None else xp.astype(xp.reshape(weight, (-1,)), self.acc)
 
     def values(self, idx=None, counts=None):
-        from ._batched_paths import _counts_matrix
-
         xp = self.xp
-        k = counts if idx is None else _counts_matrix(idx, self.n, xp=xp, o=self.o,
-                                                      dtype=self.acc)
-        k = xp.astype(k, self.acc)
-        if self.w is not None:
-            k = k * xp.reshape(self.w, (1, -1))
+        k = self._counts(idx, counts)
         total = xp.sum(k * xp.reshape(self.v, (1, -1)), axis=1)
         return safe_divide(total, xp.sum(k, axis=1), zero_value=math.nan, xp=xp)
 
@@ -107,12 +101,8 @@ class OrderStatPath(_Path):
             xp.astype(_ns.asarray(sw, xp=xp, device=dev), acc), self.order)
 
     def values(self, idx=None, counts=None):
-        from ._batched_paths import _counts_matrix
-
-        xp = self.xp
-        k = counts if idx is None else _counts_matrix(idx, self.n, xp=xp, o=self.o,
-                                                      dtype=self.acc)
-        return self.from_counts(xp.take(xp.astype(k, self.acc), self.order, axis=1))
+        k = self._counts(idx, counts, weighted=False)  # weights apply in sorted order
+        return self.from_counts(self.xp.take(k, self.order, axis=1))
 
     def from_counts(self, k):
         """Values for count rows ``k`` (M, N) in the sorted order."""
@@ -266,12 +256,7 @@ def _multilabel_counts_path(label_path):
             self.rows = rows if w is None else rows * xp.reshape(w, (-1, 1))
 
         def counts(self, idx=None, counts=None):
-            from ._batched_paths import _counts_matrix
-
-            xp = self.xp
-            k = counts if idx is None else _counts_matrix(idx, self.n, xp=xp, o=self.o,
-                                                          dtype=self.acc)
-            s = xp.matmul(xp.astype(k, self.acc), self.rows)
+            s = self.xp.matmul(self._counts(idx, counts, weighted=False), self.rows)
             c = self.c
             return s[:, :c], s[:, c:2 * c], s[:, 2 * c:]
 
