@@ -5,8 +5,9 @@ Each batch of the requested columns becomes a small mergeable state
 sums of losses and moments, the table of distinct scores or a histogram), so
 memory holds one batch and the states, never the whole data.  Labels are
 global: a first pass over the label columns finds them (or the task is
-regression).  ``--dask`` runs the same states on a Dask cluster
-(:func:`metrix.dask.evaluate`).
+regression).  Multilabel and ranking tasks (several target columns) merge
+:class:`metrix.evaluation.partial_rows.RowsEvaluation` states instead.
+``--dask`` runs the same states on a Dask cluster (:func:`metrix.dask.evaluate`).
 
 Exact ROC AUC / average precision keep one row per distinct score (24
 bytes); when that table would outgrow ``--memory`` the run stops with a
@@ -395,8 +396,9 @@ def run_dask(args, *, yt_cols, yp_cols, ys_cols):
     if importlib.util.find_spec("dask") is None or importlib.util.find_spec(
             "distributed") is None:
         raise NotInstalled("--dask needs dask and distributed: pip install 'metrix[dask]'")
-    if len(yt_cols) != 1 or len(yp_cols) > 1 or len(ys_cols) > 1:
-        raise UsageError("--dask takes one --y-true, --y-pred and --y-score column each")
+    if len(yt_cols) != 1 or len(yp_cols) > 1:
+        raise UsageError("--dask takes one --y-true column and at most one --y-pred column "
+                         "(several --y-score columns: the probability of each class)")
     if args.plots:
         raise UsageError("--dask gives no --plots")
     if args.bootstrap and args.ci_method == "bca":
@@ -440,7 +442,8 @@ def run_dask(args, *, yt_cols, yp_cols, ys_cols):
             raise BadData(f"{path!r} has no rows")
         y_true0 = head[yt_cols[0]].to_numpy()
         y_pred0 = head[yp_cols[0]].to_numpy() if yp_cols else None
-        y_score0 = head[ys_cols[0]].to_numpy() if ys_cols else None
+        y_score0 = None if not ys_cols else head[ys_cols[0]].to_numpy() if len(
+            ys_cols) == 1 else head[ys_cols].to_numpy()
         task = args.task if args.task != "auto" else detect_task(y_true0, y_pred0, y_score0)
         if task in ("multilabel", "ranking"):
             raise UsageError(f"--dask does not take task {task}")
@@ -453,7 +456,8 @@ def run_dask(args, *, yt_cols, yp_cols, ys_cols):
             pos = args.pos_label
         t0 = time.perf_counter()
         kwargs = dict(y_true=yt_cols[0], y_pred=yp_cols[0] if yp_cols else None,
-                      y_score=ys_cols[0] if ys_cols else None,
+                      y_score=(ys_cols[0] if len(ys_cols) == 1 else ys_cols) if ys_cols
+                      else None,
                       sample_weight=args.sample_weight, metrics=names,
                       pos_label=_typed_label(pos, y_true0),
                       method="binned" if args.bins else "exact", bins=args.bins or None)

@@ -399,3 +399,20 @@ def test_ranking_task_of_one_relevance_column(tmp_path, capsys):
     assert _value(doc, "roc_auc") == pytest.approx(skm.roc_auc_score(y, s), rel=1e-12)
     assert _value(doc, "average_precision") == pytest.approx(
         skm.average_precision_score(y, s), rel=1e-12)
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
+                    reason="dask.distributed is not installed")
+def test_dask_multiclass_scores_equal_batched(tmp_path, capsys):
+    d = _write(tmp_path, _frames("multiclass", seed=8))
+    args = [str(d), "--y-true", "y", "--y-pred", "p", "--sample-weight", "w",
+            *sum((["--y-score", f"s{k}"] for k in range(4)), [])]
+    code, batched, _ = _eval(args, tmp_path, capsys)
+    code2, dask_doc, captured = _eval(args + ["--dask", "local", "--dask-workers", "1"],
+                                      tmp_path, capsys)
+    assert code == code2 == 0, captured.err
+    assert dask_doc["skipped"] == [] and set(dask_doc["metrics"]) == set(batched["metrics"])
+    for key in ("roc_auc_ovr", "top_2_accuracy", "log_loss", "f1_macro", "cohen_kappa"):
+        assert _value(dask_doc, key) == pytest.approx(_value(batched, key), rel=1e-12), key
+
