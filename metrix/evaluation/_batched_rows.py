@@ -25,7 +25,7 @@ import math
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from ..backends import ops as _ops
-from ._batched_paths import RankingPath, _Path
+from ._batched_paths import LabelPath, RankingPath, _Path
 
 #: per-sample-mean metrics and the keywords their path takes
 ROW_MEAN_KW = {
@@ -199,8 +199,6 @@ _ML_ZERO = ("warn", 0, 1)
 
 def multilabel_path(name, y_true, y_pred, kw):
     """The path of a multilabel label metric, or None (the loop)."""
-    from ._batched_paths import LabelPath
-
     if name in ("accuracy_score", "hamming_loss"):
         if not set(kw) <= {"sample_weight"}:
             return None

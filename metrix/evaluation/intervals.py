@@ -44,7 +44,8 @@ from .._core.edge import as_host_array, python_scalars
 from .._core.typing import ArrayLike
 from ..backends._random import _seed_from, generator
 from ..backends._threads import available_threads
-from ._batched_paths import Batch, find_path
+from ._batched_find import find_path
+from ._batched_paths import Batch
 from ._poisson import poisson_counts
 
 __all__ = ["bootstrap", "BootstrapResult"]

@@ -11,6 +11,7 @@ import pytest
 
 import metrix
 import metrix.evaluation._batched_paths as bb
+from metrix.evaluation._batched_find import find_path
 from metrix.evaluation.intervals import bootstrap_with_estimate
 
 RNG = np.random.default_rng(7)
@@ -58,7 +59,7 @@ def test_vectorised_path_equals_loop_of_metric_calls(name, args, kw, method, wei
     fn = getattr(metrix, name)
     monkeypatch.setattr(bb, "CELL_PATH", False)  # per-sample draws, as the loop
     kw = dict(kw, sample_weight=SW) if weighted else dict(kw)
-    assert bb.find_path(fn, args, kw) is not None
+    assert find_path(fn, args, kw) is not None
     r1, e1, d1 = bootstrap_with_estimate(fn, *args, n_resamples=40, random_state=3,
                                          method=method, _return_distribution=True, **kw)
     r2, e2, d2 = bootstrap_with_estimate(fn, *args, n_resamples=40, random_state=3,

@@ -10,6 +10,7 @@ import pytest
 
 import metrix
 import metrix.evaluation._batched_paths as bb
+from metrix.evaluation._batched_find import find_path
 from metrix.evaluation._poisson import poisson_counts
 from metrix.evaluation.intervals import bootstrap_many, bootstrap_with_estimate
 
@@ -57,7 +58,7 @@ def _both(fn, args, kw, **opts):
 def test_path_equals_loop_on_the_same_resamples(name, args, kw, weighted, resampling):
     fn = getattr(metrix, name)
     kw = dict(kw, sample_weight=SW) if weighted else dict(kw)
-    assert bb.find_path(fn, args, kw) is not None
+    assert find_path(fn, args, kw) is not None
     r1, d1, r2, d2 = _both(fn, args, kw, method="bca", resampling=resampling)
     np.testing.assert_allclose(d1, d2, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(np.asarray(r1, dtype=float), np.asarray(r2, dtype=float),
@@ -107,11 +108,11 @@ def test_row_paths_equal_the_loop_on_the_same_resamples(name, args, kw, resampli
     if name == "max_error" and resampling == "poisson":
         # the loop cannot give a metric without sample_weight its Poisson counts; the
         # path's largest error among the rows drawn at least once is the definition
-        assert bb.find_path(fn, args, kw) is not None
+        assert find_path(fn, args, kw) is not None
         r = metrix.bootstrap(fn, *args, n_resamples=30, random_state=2, resampling=resampling)
         assert r.low <= fn(*args) and r.high <= fn(*args)
         return
-    assert bb.find_path(fn, args, kw) is not None
+    assert find_path(fn, args, kw) is not None
     with np.errstate(all="ignore"):
         r1, d1, r2, d2 = _both(fn, args, kw, method="bca", resampling=resampling)
     np.testing.assert_allclose(d1, d2, rtol=1e-12, atol=1e-12)
@@ -121,15 +122,15 @@ def test_row_paths_equal_the_loop_on_the_same_resamples(name, args, kw, resampli
 
 def test_row_paths_left_to_the_loop():
     # a resample's call could read its rows otherwise: the loop keeps the semantics
-    assert bb.find_path(metrix.top_k_accuracy_score, (Y3, P3T), {"k": 2}) is None
-    assert bb.find_path(metrix.top_k_accuracy_score, (Y3, P3T),
+    assert find_path(metrix.top_k_accuracy_score, (Y3, P3T), {"k": 2}) is None
+    assert find_path(metrix.top_k_accuracy_score, (Y3, P3T),
                         {"k": 2, "labels": [0, 1, 2], "normalize": False}) is None
-    assert bb.find_path(metrix.roc_auc_score, (Y3, P3T), {"multi_class": "ovo"}) is None
-    assert bb.find_path(metrix.roc_auc_score, (YB, np.c_[1 - S, S]),
+    assert find_path(metrix.roc_auc_score, (Y3, P3T), {"multi_class": "ovo"}) is None
+    assert find_path(metrix.roc_auc_score, (YB, np.c_[1 - S, S]),
                         {"multi_class": "ovr"}) is None  # two classes: scored as binary
-    assert bb.find_path(metrix.median_absolute_error, (Y3, P3T[:, 0]),
+    assert find_path(metrix.median_absolute_error, (Y3, P3T[:, 0]),
                         {"multioutput": "raw_values"}) is None
-    assert bb.find_path(metrix.f1_score, (YML, YMLP),  # scikit-learn's nan-average
+    assert find_path(metrix.f1_score, (YML, YMLP),  # scikit-learn's nan-average
                         {"average": "samples", "zero_division": np.nan}) is None
 
 
@@ -167,7 +168,7 @@ def test_counts_of_the_split_ranking_order_match_a_direct_sort():
     y = RNG.integers(0, 2, 300)
     s = RNG.random(300) + 0.2 * y
     for name in ("roc_auc_score", "average_precision_score"):
-        path = bb.find_path(getattr(metrix, name), (y, s), {})
+        path = find_path(getattr(metrix, name), (y, s), {})
         assert not path.ties and path.hp_plain
         ones = np.ones((1, 300))
         assert path.from_counts(ones)[0] == pytest.approx(getattr(metrix, name)(y, s),
