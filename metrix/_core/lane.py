@@ -9,10 +9,13 @@ else takes the metric's general path, which gives the same numbers.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..backends import ops
 from . import namespace as _ns
 
 _ELIGIBLE: dict = {}
+_FLOATS: dict = {}
 
 
 def lane_namespace_1d(y_true, y_pred, sample_weight, kind):
@@ -39,8 +42,14 @@ def lane_namespace_1d(y_true, y_pred, sample_weight, kind):
     if len(shape) != 1 or shape[0] == 0 or y_pred.shape != shape or (
             sample_weight is not None and sample_weight.shape != shape):
         return None
-    if _ns.lane_namespace(y_true, y_pred, sample_weight) is None:  # one device
-        return None
+    if kind_t is not np.ndarray:  # one device
+        try:
+            device = y_true.device
+            if y_pred.device != device or (sample_weight is not None
+                                           and sample_weight.device != device):
+                return None
+        except Exception:  # no single device (sharded JAX arrays)
+            return None
     if not ops(xp).lane_fits(y_true):  # offline sizes: the general path's blocked kernels
         return None
     return xp
@@ -58,6 +67,28 @@ def _eligible_namespace(y_true, y_pred, sample_weight, kind):
                                                       "real floating"):
         return None
     return xp
+
+
+def lane_float_dtypes(xp, *arrays):
+    """``(accumulation, result)`` float dtypes of a lane over ``arrays`` (None
+    entries skipped), on the first one's device: the widest float the device
+    has (:func:`~metrix._core.namespace.max_float_dtype`), and the widest float
+    input (float32 for narrower floats; the widest float when none is one).
+    Cached per (namespace, device, dtypes): a training loop asks the same
+    question every step (JAX asks once per compiled program: not cached, its
+    64-bit types follow a runtime flag)."""
+    first = arrays[0]
+    device = None if type(first) is np.ndarray else _ns.device_of(first)
+    try:
+        key = (id(xp), device, *[None if a is None else a.dtype for a in arrays])
+        hit = _FLOATS.get(key)
+    except TypeError:  # an unhashable device or dtype
+        key = hit = None
+    if hit is None:
+        hit = (_ns.max_float_dtype(xp, device), _ns.result_float_dtype(xp, device, *arrays))
+        if key is not None and len(_FLOATS) < 1024 and _ns.backend_name(xp) != "jax":
+            _FLOATS[key] = hit
+    return hit
 
 
 def cast(x, dtype, xp):

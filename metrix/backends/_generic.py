@@ -325,6 +325,17 @@ class GenericOps:
         xp = self.xp
         return xp.sum(v, axis=0) if w is None else xp.matmul(w, v)
 
+    def host_view(self, x, /):
+        """``x`` as a NumPy array without a copy or a device read (NumPy
+        arrays, eager torch CPU tensors), else None: for host checks of
+        small results, where NumPy's calls cost a fraction of the library's."""
+        return None
+
+    def dot(self, a, b, /):
+        """``sum_i a_i * b_i`` of two 1-D arrays of one float dtype (0-d): one
+        kernel where the library has a dot product (``xp.sum(a * b)`` here)."""
+        return self.xp.sum(a * b)
+
     def sum_is_finite(self, x, /):
         """0-d bool: a NaN/inf-propagating reduction of ``x`` is finite.
 

@@ -119,6 +119,9 @@ class Ops(GenericOps):
                 return _from_numpy(fn(_LEAN[0], _LEAN[1], config, *views))
         return fn(self.xp, self, config, *arrays)
 
+    def dot(self, a, b, /):
+        return torch.dot(a, b)  # one kernel, not a product and a sum
+
     def sort_with_order(self, x, /):
         return torch.sort(x)  # values and indices in one kernel
 
@@ -291,7 +294,20 @@ class Ops(GenericOps):
     def minmax(self, x, /):
         if x.dtype == torch.bool:
             x = x.to(torch.uint8)
+        view = self.host_view(x) if 0 < x.numel() <= LANE_ROWS else None
+        if view is not None:  # a training-loop batch: NumPy's reductions cost less
+            return view.min(), view.max()
         return torch.aminmax(x)  # one pass
+
+    def host_view(self, x, /):
+        # eager CPU tensors: a zero-copy NumPy view (Tensor.numpy refuses the
+        # rest: off the CPU, grad, no NumPy dtype)
+        if _compiling() or not x.is_cpu:
+            return None
+        try:
+            return x.numpy()
+        except (TypeError, RuntimeError):
+            return None
 
     def unique_counts(self, x, /):
         return torch.unique(x, sorted=True, return_counts=True)

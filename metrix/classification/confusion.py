@@ -102,7 +102,7 @@ def confusion_matrix(
         if _ns.is_numpy_namespace(lane.xp) and cm.dtype == lane.xp.float32:
             # float results on NumPy: float64, as scikit-learn
             cm = lane.xp.astype(cm, lane.xp.float64)
-        if not validate or normalize is not None or all_present(cm, lane.xp):
+        if not validate or normalize is not None or all_present(cm, lane.xp, lane.ops):
             return cm
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
                               exact_binary=False)
@@ -137,6 +137,8 @@ def confusion_matrix(
 def _confusion_lane(xp, o, config, y_true, y_pred, weights):
     """The lane's confusion matrix: the inner block of the edge matrix (see :mod:`._lane`)."""
     c, normalize = config
+    if weights is None and normalize is None:  # the counts themselves
+        return o.inner_block(o.edge_counts(y_true, y_pred, n=c), n=c)
     acc, fdt = float_dtypes(xp, _ns.device_of(y_true), weights)
     cm = declared_matrix(xp, o, y_true, y_pred, weights, c, acc)
     if normalize is not None:

@@ -32,6 +32,7 @@ from ._input import (
     unique_array,
     unique_values,
 )
+from ._rank_values import binary_auc_split
 from .curves import det_curve, precision_recall_curve, roc_curve
 from .label_ranking import (
     coverage_error,
@@ -268,6 +269,9 @@ def roc_auc_score(
 #: the binary ROC AUC lane's largest batch (its binary searches cost more than
 #: the general path's sort-split curve beyond that, on CPUs)
 AUC_LANE_MAX = 4096
+#: from this many samples the host lane splits the classes and sorts values
+#: (below it one argsort costs less than the compaction)
+AUC_SPLIT_MIN = 1024
 
 
 def _binary_and_finite(xp, y, score) -> bool:
@@ -291,21 +295,28 @@ def _binary_auc_lane(xp, o, config, y, score):
     .. math:: \mathrm{AUC} = \frac{\sum_{k \in P} r_k - P (P + 1) / 2}{P N}
               = \frac{\sum_{k \in P} (lo_k + hi_k) - P^2}{2 P N}
 
-    One sort and two binary searches (``ops.mid_ranks``); the positive
-    class is the larger label (as ``roc_auc_score``).  NaN where one class is
-    absent.  Taken up to ``AUC_LANE_MAX`` samples (a training-loop batch);
-    larger inputs take the general path's one-pass curve.
+    On host arrays (NumPy, torch CPU views) two value sorts of the split
+    classes and one search (``ops.split_sort``: no argsort), elsewhere one
+    sort and two binary searches (``ops.mid_ranks``); the positive class is
+    the larger label (as ``roc_auc_score``).  NaN where one class is absent.
+    Taken up to ``AUC_LANE_MAX`` samples (a training-loop batch); larger
+    inputs take the general path's one-pass curve.
     Reference: Hanley & McNeil, Radiology 143(1), 1982.
     """
     device = _ns.device_of(score)
     acc = _ns.max_float_dtype(xp, device)
+    out = _ns.result_float_dtype(xp, device, score)
+    split = o.split_sort(score, y == xp.max(y)) if score.shape[0] >= AUC_SPLIT_MIN else None
+    if split is not None:  # the sums as host integers, exact up to the division
+        auc = binary_auc_split(*split, acc=acc, xp=xp,
+                               sums=o.split_rank_sums(*split, precision=False))[0]
+        return auc if auc.dtype == out else xp.astype(auc, out)
     ranks, order = o.mid_ranks(score)
     pos = xp.astype((y if order is None else o.take(y, order)) == xp.max(y), acc)
     n_pos = xp.sum(pos)
     u2 = xp.sum(pos * (xp.astype(ranks, acc) - n_pos))  # 2 U: sum over P of (lo + hi - P)
     den = n_pos * (score.shape[0] - n_pos) * 2.0
     auc = nan_divide(u2, den, xp=xp)  # one class absent: NaN
-    out = _ns.result_float_dtype(xp, device, score)
     return auc if auc.dtype == out else xp.astype(auc, out)
 
 

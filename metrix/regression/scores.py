@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from .._core import namespace as _ns
 from .._core.edge import metric_edge
-from .._core.lane import cast, lane_namespace_1d
+from .._core.lane import cast, lane_float_dtypes, lane_namespace_1d
 from .._core.stacklevel import find_stack_level
 from ..backends import ops
 from ..exceptions import UndefinedMetricWarning
@@ -201,17 +201,18 @@ def _explained_fraction(num, den, t, force_finite):
 
 def _mean_error_lane(xp, o, kind, y_true, y_pred, weights):
     """The training-loop lane of the mean errors (1-D, ``validate=False``): the
-    weighted mean of ``|d|`` or ``d^2`` (its root for "root"), in the widest float."""
-    device = _ns.device_of(y_true)
-    acc = _ns.max_float_dtype(xp, device)
-    out = _ns.result_float_dtype(xp, device, y_true, y_pred, weights)
-    d = cast(y_true, acc, xp) - cast(y_pred, acc, xp)
-    e = abs(d) if kind == "absolute" else d * d
-    if weights is None:
-        m = xp.sum(e) / y_true.shape[0]
+    weighted mean of ``|d|`` or ``d^2`` (its root for "root").  The difference
+    ``d`` in the inputs' float dtype (float32 at least), as scikit-learn
+    subtracts; its terms summed in the widest float, each sum of products one
+    dot product (``ops.dot``): one cast of ``d`` instead of one per input."""
+    acc, out = lane_float_dtypes(xp, y_true, y_pred, weights)
+    d = cast(cast(y_true, out, xp) - cast(y_pred, out, xp), acc, xp)
+    w = None if weights is None else cast(weights, acc, xp)
+    if kind == "absolute":
+        e = abs(d)
+        m = xp.sum(e) / y_true.shape[0] if w is None else o.dot(e, w) / xp.sum(w)
     else:
-        w = cast(weights, acc, xp)
-        m = xp.sum(e * w) / xp.sum(w)
+        m = o.dot(d, d) / y_true.shape[0] if w is None else o.dot(d * d, w) / xp.sum(w)
     return cast(xp.sqrt(m) if kind == "root" else m, out, xp)
 
 
