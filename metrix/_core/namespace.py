@@ -95,12 +95,15 @@ def _lib_label(xp) -> str:
 def _namespace_of(x):
     """array-api-compat's namespace of ``x``, cached per array type (torch
     tensors found without array-api-compat's ``lru_cache``-wrapped helpers,
-    which torch.compile warns about when it traces them)."""
+    which torch.compile warns about when it traces them, and given the
+    namespace of :mod:`.torch_namespace`, whose functions never call them)."""
     kind = type(x)
     xp = _XP_BY_TYPE.get(kind)
     if xp is None:
         if kind.__module__.startswith("torch") and hasattr(x, "device"):
-            import array_api_compat.torch as xp
+            from .torch_namespace import lean_torch_namespace
+
+            xp = lean_torch_namespace()
         else:
             xp = array_api_compat.array_namespace(x)
         _XP_BY_TYPE[kind] = xp

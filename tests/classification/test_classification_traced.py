@@ -91,7 +91,8 @@ def test_torch_compile_fullgraph(name, args, kwargs):
 def test_torch_compile_is_silent_in_a_fresh_process():
     """The compiled example of the docs prints no warning (no filter in user code):
     torch.compile warns about every ``lru_cache``-wrapped helper it traces, so the
-    namespace and device lookups on the traced path avoid array-api-compat's."""
+    namespace and device lookups on the traced path avoid array-api-compat's, and
+    so does the torch namespace's ``cumulative_sum``."""
     pytest.importorskip("torch")
     import subprocess
     import sys
@@ -108,7 +109,12 @@ def test_torch_compile_is_silent_in_a_fresh_process():
                     metrix.confusion_matrix(y, pred, labels=labels, validate=False),
                     metrix.matthews_corrcoef(y, pred, labels=labels, validate=False),
                     metrix.roc_auc_score(y % 2, logits[:, 0].sigmoid(), validate=False),
-                    metrix.mean_squared_error(logits[:, 0], logits[:, 1], validate=False))
+                    metrix.mean_squared_error(logits[:, 0], logits[:, 1], validate=False),
+                    # general paths with cumulative sums (tie groups, quantiles)
+                    metrix.roc_auc_score(y, logits.softmax(-1), multi_class="ovr",
+                                         labels=labels, validate=False),
+                    metrix.median_absolute_error(logits[:, 0], logits[:, 1], validate=False),
+                    metrix.d2_pinball_score(logits[:, 0], logits[:, 1], validate=False))
 
         out = eval_step(torch.randint(0, 10, (512,)), torch.randn(512, 10))
         print(float(out[0]))

@@ -135,7 +135,7 @@ print(json.dumps({k: float(v) for k, v in res.items()}))
 
 
 _TIMEOUT_WORKER = """
-import json, sys, time
+import json, os, sys, time
 import torch, torch.distributed as dist, torch.multiprocessing as mp
 import metrix.stream as ms
 
@@ -155,6 +155,11 @@ def worker(rank, port, out):
             res["error"], res["waited"] = str(exc), time.perf_counter() - start
     with open(f"{out}.{rank}", "w") as f:
         json.dump(res, f)
+    if rank == 1:  # stay up until rank 0 has timed out
+        while not os.path.exists(f"{out}.0"):
+            time.sleep(0.05)
+    # no teardown of a group left mid-collective: gloo may abort the process on it
+    os._exit(0)
 
 if __name__ == "__main__":
     sys.path.insert(0, sys.argv[3])
