@@ -412,7 +412,8 @@ class GenericOps:
         ``fn`` as it is.  torch CPU eager runs it on NumPy views (each NumPy
         op on a small array costs a fraction of a torch op); JAX compiles it
         once per ``(fn, config)`` with ``jax.jit`` (eager JAX dispatches each
-        op separately).
+        op separately).  ``fn.host_view_rows`` (optional) caps the rows for
+        which torch CPU takes the NumPy views.
         """
         return fn(self.xp, self, config, *arrays)
 

@@ -108,8 +108,10 @@ class Ops(GenericOps):
 
     def lane(self, fn, config, /, *arrays):
         # CPU eager: NumPy on zero-copy views (a NumPy op on a training-loop
-        # batch costs a fraction of a torch op); results back as tensors
-        if not _compiling():
+        # batch costs a fraction of a torch op); results back as tensors.  A
+        # lane may cap the rows it takes views for (``fn.host_view_rows``:
+        # float lanes, whose casts and reductions torch's kernels do faster)
+        if not _compiling() and arrays[0].shape[0] <= getattr(fn, "host_view_rows", LANE_ROWS):
             views = _lane_views(arrays)
             if views is not None:
                 if not _LEAN:
