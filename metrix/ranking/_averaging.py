@@ -39,6 +39,16 @@ def prefers_value_sort(ops) -> bool:
     return bool(ops.value_sort_is_cheap)
 
 
+def _ovr_auc_lane(xp, o, config, codes, score):
+    """:func:`ovr_auc_values` as a lane (host arrays: NumPy or its views)."""
+    return ovr_auc_values(codes, score, acc=_ns.max_float_dtype(xp, _ns.device_of(score)),
+                          xp=xp, ops=o)
+
+
+#: any number of rows: the batched sort is the offline path's
+_ovr_auc_lane.host_view_rows = float("inf")
+
+
 ONE_CLASS = "Only one class is present in y_true. ROC AUC score is not defined in that case."
 NO_POS_ROC = "No positive samples in y_true, true positive value should be meaningless"
 NO_NEG_ROC = "No negative samples in y_true, false positive value should be meaningless"
@@ -88,6 +98,13 @@ def row_scores(metric, score, *, pos=None, codes=None, weight=None, acc, xp, ops
     elif plain and codes is not None and names == ("roc_auc",):
         value, tot_p, tot_n = ovr_auc_values(codes, xp.permute_dims(score, (1, 0)), acc=acc,
                                              xp=xp, ops=ops)
+        values = [value]
+    elif (unweighted and codes is not None and names == ("roc_auc",)
+          and ops.host_view(score) is not None):
+        # torch CPU: the same batched value sort on NumPy views (torch's CPU
+        # sort costs several times NumPy's), the results back as tensors
+        value, tot_p, tot_n = ops.lane(_ovr_auc_lane, None, codes,
+                                       xp.permute_dims(score, (1, 0)))
         values = [value]
     else:
         g = tie_groups(score, pos=pos, codes=codes, weight=weight, acc=acc, xp=xp, ops=ops)
