@@ -9,7 +9,7 @@ else takes the metric's general path, which gives the same numbers.
 
 from __future__ import annotations
 
-import numpy as np
+import numpy as np  # dispatch only: NumPy arrays have no device to compare
 
 from ..backends import ops
 from . import namespace as _ns

@@ -13,7 +13,7 @@ from __future__ import annotations
 import types
 
 import array_api_compat.torch as _compat
-import torch
+import torch  # this module is torch's namespace: it names torch on purpose
 
 #: the module attributes that are not the namespace's (copying them would
 #: make the copy claim array-api-compat's file and import machinery)

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-import numpy as np
+import numpy as np  # host code by design (see above): the counts are made here
 
 __all__ = ["poisson_counts", "seed_of"]
 
