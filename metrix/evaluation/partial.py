@@ -31,7 +31,7 @@ References
 
 from __future__ import annotations
 
-import numpy as np
+import numpy as np  # host code by design (see above): the states are NumPy, merged on the client
 
 from ..stream._label import LabelStream
 from ..stream._probabilistic import LogLossStream
