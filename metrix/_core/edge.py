@@ -127,11 +127,12 @@ def _from_pandas(x):
 
 def python_scalars(result):
     """NumPy 0-d results as Python numbers (also inside a tuple); the rest as is."""
+    kind = type(result)
+    if kind is np.ndarray:
+        return result.item() if result.ndim == 0 else result
     if isinstance(result, np.generic):  # NumPy results only: host values
         return result.item()
-    if isinstance(result, np.ndarray):
-        return result.item() if result.ndim == 0 else result
-    if type(result) is tuple:
+    if kind is tuple:
         return tuple(python_scalars(r) for r in result)
     return result
 
@@ -149,10 +150,17 @@ def metric_edge(func):
         slow = False
         n_args = len(args)
         for i, name in slots:
-            x = args[i] if i < n_args else kwargs.get(name)
+            if i < n_args:
+                x = args[i]
+            elif kwargs:
+                x = kwargs.get(name)
+            else:  # slots in parameter order: no later one was passed
+                break
             if x is None:
                 continue
-            k = _kind(x)
+            k = _KIND_BY_TYPE.get(type(x))
+            if k is None:
+                k = _kind(x)
             if k == _NATIVE:
                 if native is None:
                     native = type(x)

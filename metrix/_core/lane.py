@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np  # dispatch only: NumPy arrays have no device to compare
 
 from ..backends import ops
+from ..backends._generic import LANE_ROWS
 from . import namespace as _ns
 
 _ELIGIBLE: dict = {}
@@ -50,7 +51,9 @@ def lane_namespace_1d(y_true, y_pred, sample_weight, kind):
                 return None
         except Exception:  # no single device (sharded JAX arrays)
             return None
-    if not ops(xp).lane_fits(y_true):  # offline sizes: the general path's blocked kernels
+    # offline sizes: the general path's blocked kernels (every adapter takes a
+    # lane up to LANE_ROWS rows; beyond, the CPU adapters decline)
+    if shape[0] > LANE_ROWS and not ops(xp).lane_fits(y_true):
         return None
     return xp
 
@@ -69,25 +72,26 @@ def _eligible_namespace(y_true, y_pred, sample_weight, kind):
     return xp
 
 
-def lane_float_dtypes(xp, *arrays):
-    """``(accumulation, result)`` float dtypes of a lane over ``arrays`` (None
-    entries skipped), on the first one's device: the widest float the device
-    has (:func:`~metrix._core.namespace.max_float_dtype`), and the widest float
-    input (float32 for narrower floats; the widest float when none is one).
-    Cached per (namespace, device, dtypes): a training loop asks the same
+def lane_float_dtypes(xp, y_true, y_pred, weights=None):
+    """``(accumulation, result)`` float dtypes of a lane over its arrays
+    (``weights`` may be None), on ``y_true``'s device: the widest float the
+    device has (:func:`~metrix._core.namespace.max_float_dtype`), and the widest
+    float input (float32 for narrower floats; the widest float when none is
+    one).  Cached per (namespace, device, dtypes): a training loop asks the same
     question every step (JAX asks once per compiled program: not cached, its
     64-bit types follow a runtime flag)."""
-    first = arrays[0]
-    device = None if type(first) is np.ndarray else _ns.device_of(first)
+    device = None if type(y_true) is np.ndarray else _ns.device_of(y_true)
+    key = (xp, device, y_true.dtype, y_pred.dtype, None if weights is None else weights.dtype)
     try:
-        key = (id(xp), device, *[None if a is None else a.dtype for a in arrays])
-        hit = _FLOATS.get(key)
+        return _FLOATS[key]
+    except KeyError:
+        pass
     except TypeError:  # an unhashable device or dtype
-        key = hit = None
-    if hit is None:
-        hit = (_ns.max_float_dtype(xp, device), _ns.result_float_dtype(xp, device, *arrays))
-        if key is not None and len(_FLOATS) < 1024 and _ns.backend_name(xp) != "jax":
-            _FLOATS[key] = hit
+        key = None
+    hit = (_ns.max_float_dtype(xp, device),
+           _ns.result_float_dtype(xp, device, y_true, y_pred, weights))
+    if key is not None and len(_FLOATS) < 1024 and _ns.backend_name(xp) != "jax":
+        _FLOATS[key] = hit
     return hit
 
 

@@ -39,14 +39,22 @@ def _astype(x, dtype, /, *, copy=True, device=None):
     return x.astype(dtype, copy=copy)
 
 
+def _reshape(x, /, shape, *, copy=None):
+    if copy is not None:  # the rare copy request: array-api-compat's semantics
+        import array_api_compat.numpy as cnp
+
+        return cnp.reshape(x, shape, copy=copy)
+    return x.reshape(shape)
+
+
 _LEAN = []
 
 
 def lean_namespace():
     """``(xp, adapter)``: array-api-compat's NumPy namespace with ``sum`` as the
-    ufunc method and ``astype`` as the array method (their Python wrappers cost
-    more than the work on a small array), the namespace the training-loop lanes
-    run in, and its adapter."""
+    ufunc method and ``astype`` / ``reshape`` as the array methods (their Python
+    wrappers cost more than the work on a small array), the namespace the
+    training-loop lanes run in, and its adapter."""
     if not _LEAN:
         import types
 
@@ -56,6 +64,7 @@ def lean_namespace():
         lean.__dict__.update({k: getattr(cnp, k) for k in dir(cnp) if not k.startswith("__")})
         lean.sum = _sum
         lean.astype = _astype
+        lean.reshape = _reshape
         _LEAN.extend((lean, Ops(lean)))
     return _LEAN[0], _LEAN[1]
 
@@ -98,6 +107,20 @@ class Ops(GenericOps):
         if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
             return super().edge_counts(a, b, n=n, weights=weights)
         size = n + 2
+        if weights is None and a.dtype == np.int64 and b.dtype == np.int64:
+            # the training-loop case, labels in range: two reductions over b
+            # stand in for both clips (bincount itself refuses a below -1 and
+            # sizes its output past size * size for a above n)
+            if b.min() >= -1 and b.max() <= n:
+                cells = a * size
+                cells += b
+                cells += n + 3
+                try:
+                    out = np.bincount(cells, minlength=size * size)
+                except ValueError:  # a negative cell: some a < -1
+                    out = None
+                if out is not None and out.shape[0] == size * size:
+                    return out
         cells = _clip(a, -1, n, dtype=np.int64, casting="unsafe")
         cells *= size
         cells += _clip(b, -1, n, dtype=np.int64, casting="unsafe")

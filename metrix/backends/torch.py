@@ -32,12 +32,8 @@ from .numpy import (
     edge_confusion_numpy,
 )
 
-
-def _compiling() -> bool:
-    try:
-        return torch.compiler.is_compiling()
-    except AttributeError:  # older torch
-        return False
+#: whether torch.compile is tracing (``torch.compiler.is_compiling``; older torch: never)
+_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda: False)
 
 
 #: dtypes handed to NumPy kernels on zero-copy CPU views (sorts, label codes)
@@ -421,6 +417,8 @@ def _lane_views(arrays):
 
 
 def _from_numpy(out):
+    if type(out) is np.ndarray:  # one result, an array (a 0-d one too)
+        return torch.from_numpy(out)
     if isinstance(out, tuple):
         return tuple(None if v is None else torch.from_numpy(np.asarray(v)) for v in out)
     return torch.from_numpy(np.asarray(out))

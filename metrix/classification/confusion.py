@@ -24,15 +24,15 @@ from ._encoding import comparable
 from ._input import any_label_in_y_true, label_problem, prepare_inputs, setwise_problem
 from ._lane import (
     all_present,
+    declared_counts,
     declared_matrix,
     discovered_lane_inputs,
     float_dtypes,
     lane_inputs,
     lane_position,
-    setwise_lane_problem,
 )
 from ._prf import PRF, check_beta, prf_from_counts
-from ._statistic import normalize_confusion
+from ._statistic import LabelCounts, normalize_confusion
 
 __all__ = [
     "confusion_matrix",
@@ -408,13 +408,15 @@ def _prfs(y_true, y_pred, *, beta, labels, pos_label, average, warn_for, sample_
 def _prfs_lane(xp, o, config, y_true, y_pred, weights):
     """The lane's statistic and formula (see :mod:`._lane`)."""
     c, beta, average, zd, pos, want = config
-    prob = setwise_lane_problem(xp, o, y_true, y_pred, weights, c, pos)
-    p, r, f, s = prf_from_counts(prob.counts, beta=beta, average=average, warn_for=(),
-                                 zero_division=float(zd), weights=weights, xp=xp,
-                                 dtype=prob.float_dtype, acc_dtype=prob.acc_dtype,
-                                 validate=False, want=want)
+    acc, fdt = float_dtypes(xp, _ns.device_of(y_true), weights)
+    counts = declared_counts(xp, o, y_true, y_pred, weights, c, acc)
+    if pos is not None:
+        counts = LabelCounts(*(v[pos:pos + 1] for v in counts))
+    p, r, f, s = prf_from_counts(counts, beta=beta, average=average, warn_for=(),
+                                 zero_division=float(zd), weights=weights, xp=xp, dtype=fdt,
+                                 acc_dtype=acc, validate=False, want=want)
     if s is not None:
-        s = xp.astype(s, _ns.count_dtype(xp, None) if weights is None else prob.float_dtype)
+        s = xp.astype(s, _ns.count_dtype(xp, None) if weights is None else fdt)
     return p, r, f, s
 
 

@@ -708,6 +708,42 @@ def test_edge_confusion_fast_paths_equal_generic(lib, clip):
     np.testing.assert_array_equal(got.numpy(), want)
 
 
+@pytest.mark.parametrize("case", ["in range", "edges", "a below", "a above", "b below",
+                                  "b above", "weights", "int32"])
+def test_numpy_edge_counts_fast_path_equals_generic(case):
+    # in-range int64 labels skip the clips; every out-of-range value (each array,
+    # each side) falls back to them: the same counts as the generic way
+    import array_api_compat.numpy as nxp
+
+    n = 5
+    rng = np.random.default_rng(11)
+    a, b = rng.integers(0, n, 3000), rng.integers(0, n, 3000)
+    w = None
+    if case == "edges":
+        a[:7], b[7:20] = -1, n  # the edge rows / columns themselves
+    elif case == "a below":
+        a[3] = -4
+    elif case == "a above":
+        a[-1] = n + 9
+    elif case == "b below":
+        b[0] = -2
+    elif case == "b above":
+        b[5] = n + 1
+    elif case == "weights":
+        a[1], w = n + 3, rng.random(3000)
+    elif case == "int32":
+        a, b = a.astype(np.int32), b.astype(np.int32)
+        a[2] = -7
+    want = GenericOps(nxp).edge_counts(a, b, n=n, weights=w)
+    got = ops(nxp).edge_counts(a, b, n=n, weights=w)
+    assert got.shape == ((n + 2) ** 2,)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)  # sums in another order
+    if w is None:  # the edge rows / columns hold the out-of-range values
+        cm = got.reshape(n + 2, n + 2)
+        assert cm[0].sum() == (a < 0).sum() and cm[-1].sum() == (a >= n).sum()
+        assert cm[:, 0].sum() == (b < 0).sum() and cm[:, -1].sum() == (b >= n).sum()
+
+
 @pytest.mark.parametrize("lib", ["numpy", "torch"])
 def test_pair_bincount_discover_grows_and_refuses(lib, chunked):
     n = (1 << 18) * 3 + 777
