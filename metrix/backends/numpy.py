@@ -108,18 +108,21 @@ class Ops(GenericOps):
             return super().edge_counts(a, b, n=n, weights=weights)
         size = n + 2
         if weights is None and a.dtype == np.int64 and b.dtype == np.int64:
-            # the training-loop case, labels in range: two reductions over b
-            # stand in for both clips (bincount itself refuses a below -1 and
-            # sizes its output past size * size for a above n)
-            if b.min() >= -1 and b.max() <= n:
+            # the training-loop case, labels in 0..n: no clips.  One unsigned
+            # max checks b (negatives wrap to huge values); bincount itself
+            # refuses a < 0 and sizes its output past the cells for a > n.  The
+            # codes a * size + b are the cells less size + 1 (no shift pass)
+            if b.view(np.uint64).max() <= n:
                 cells = a * size
                 cells += b
-                cells += n + 3
+                m = size * size - size - 1
                 try:
-                    out = np.bincount(cells, minlength=size * size)
-                except ValueError:  # a negative cell: some a < -1
-                    out = None
-                if out is not None and out.shape[0] == size * size:
+                    counts = np.bincount(cells, minlength=m)
+                except ValueError:  # a negative code: some a < 0
+                    counts = None
+                if counts is not None and counts.shape[0] == m:
+                    out = np.zeros(size * size, dtype=counts.dtype)
+                    out[size + 1:] = counts
                     return out
         cells = _clip(a, -1, n, dtype=np.int64, casting="unsafe")
         cells *= size
