@@ -206,6 +206,13 @@ class GenericOps:
         """
         return None
 
+    def auc_pairs(self, score, pos, /):
+        """``(2U, P, N)`` of unweighted binary ROC AUC (Mann-Whitney ``U``, ties
+        counting 1/2; ``P`` positives, ``N`` negatives) as Python ints, from
+        one sort of packed keys; None where the adapter has no such path (the
+        caller sorts).  NumPy: float32 / float16 scores (:mod:`._packed_auc`)."""
+        return None
+
     def split_rank_sums(self, q, r, /, *, precision=True):
         """The sums behind unweighted binary AUC and AP of a :meth:`split_sort`.
 

@@ -8,6 +8,7 @@ from ._generic import LANE_ROWS, GenericOps
 
 # the pair count's chunk is also the chunk of ``minmax`` and of the dense encoding
 from ._minmax import minmax_numpy
+from ._packed_auc import auc_pairs_numpy
 from ._pair_count import CHUNK as _CHUNK
 from ._pair_count import (
     codes_or_other_numpy,
@@ -158,6 +159,9 @@ class Ops(GenericOps):
         xt = x.T if overwrite and x.T.flags.c_contiguous else np.array(x.T, order="C")
         xt.sort(axis=1)
         return [xt[:, r] for r in ranks]
+
+    def auc_pairs(self, score, pos, /):
+        return auc_pairs_numpy(np.asarray(score), np.asarray(pos))
 
     def split_sort(self, score, pos, /):
         return split_sort_numpy(np.asarray(score), np.asarray(pos))
@@ -315,7 +319,9 @@ def split_sort_numpy(score, pos, threads=None):
     the GIL); ``threads`` caps them (torch passes its own setting)."""
     if pos.dtype != np.bool_:
         pos = pos != 0
-    q, r = score[pos], score[~pos]
+    # compress: a boolean-mask gather without the mask indexing's per-element
+    # branches (a quarter of its time on random labels)
+    q, r = np.compress(pos, score), np.compress(~pos, score)
     parts = split_points(score.shape[0], min_part=_SPLIT_MIN // 2, align=1, threads=threads)
     if len(parts) > 2:  # at least two threads and a million scores
         run_parts(np.ndarray.sort, [(q,), (r,)])

@@ -266,9 +266,9 @@ def roc_auc_score(
                                   ops=inp.ops, max_fpr=max_fpr, warn=validate))
 
 
-#: the binary ROC AUC lane's largest batch (its binary searches cost more than
-#: the general path's sort-split curve beyond that, on CPUs)
-AUC_LANE_MAX = 4096
+#: the binary ROC AUC lane's largest batch, a training-loop batch (on CPUs the
+#: general path's blocked one-pass curve serves larger inputs)
+AUC_LANE_MAX = 1 << 16
 #: from this many samples the host lane splits the classes and sorts values
 #: (below it one argsort costs less than the compaction)
 AUC_SPLIT_MIN = 1024
@@ -295,8 +295,10 @@ def _binary_auc_lane(xp, o, config, y, score):
     .. math:: \mathrm{AUC} = \frac{\sum_{k \in P} r_k - P (P + 1) / 2}{P N}
               = \frac{\sum_{k \in P} (lo_k + hi_k) - P^2}{2 P N}
 
-    On host arrays (NumPy, torch CPU views) two value sorts of the split
-    classes and one search (``ops.split_sort``: no argsort), elsewhere one
+    On host arrays (NumPy, torch CPU views) of float32 scores one value sort
+    of the keys with the labels packed in (``ops.auc_pairs``); of other
+    dtypes, from ``AUC_SPLIT_MIN`` samples, two value sorts of the split
+    classes and one search (``ops.split_sort``: no argsort); elsewhere one
     sort and two binary searches (``ops.mid_ranks``); the positive class is
     the larger label (as ``roc_auc_score``).  NaN where one class is absent.
     Taken up to ``AUC_LANE_MAX`` samples (a training-loop batch); larger
@@ -306,13 +308,19 @@ def _binary_auc_lane(xp, o, config, y, score):
     device = _ns.device_of(score)
     acc = _ns.max_float_dtype(xp, device)
     out = _ns.result_float_dtype(xp, device, score)
-    split = o.split_sort(score, y == xp.max(y)) if score.shape[0] >= AUC_SPLIT_MIN else None
+    is_pos = y == xp.max(y)
+    packed = o.auc_pairs(score, is_pos)
+    if packed is not None:  # host float32: one sort of packed keys, exact integer sums
+        pairs, n_pos, n_neg = packed
+        auc = pairs * 0.5 / (n_pos * n_neg) if n_pos and n_neg else float("nan")
+        return xp.asarray(auc, dtype=out, device=device)
+    split = o.split_sort(score, is_pos) if score.shape[0] >= AUC_SPLIT_MIN else None
     if split is not None:  # the sums as host integers, exact up to the division
         auc = binary_auc_split(*split, acc=acc, xp=xp,
                                sums=o.split_rank_sums(*split, precision=False))[0]
         return auc if auc.dtype == out else xp.astype(auc, out)
     ranks, order = o.mid_ranks(score)
-    pos = xp.astype((y if order is None else o.take(y, order)) == xp.max(y), acc)
+    pos = xp.astype(is_pos if order is None else o.take(is_pos, order), acc)
     n_pos = xp.sum(pos)
     u2 = xp.sum(pos * (xp.astype(ranks, acc) - n_pos))  # 2 U: sum over P of (lo + hi - P)
     den = n_pos * (score.shape[0] - n_pos) * 2.0

@@ -89,6 +89,70 @@ def test_split_value_and_tie_group_paths_agree(monkeypatch, lib):
            skm.roc_auc_score(YC, SC, multi_class="ovr", average=None), rtol=1e-12)
 
 
+@pytest.mark.parametrize("case", ["continuous", "cross ties", "signed zeros", "extremes",
+                                  "float16", "one tied value", "single class"])
+def test_packed_auc_pairs_exact(case):
+    # the one-sort packed path (host float32): 2U, P, N equal scikit-learn's AUC
+    # exactly, across ties, -0.0 / +0.0, infinities, subnormals and float16
+    from metrix.backends._packed_auc import auc_pairs_numpy
+
+    r = np.random.default_rng(3)
+    n = 3001
+    y = r.integers(0, 2, n)
+    if case == "continuous":
+        s = r.normal(size=n).astype(np.float32)
+    elif case == "cross ties":
+        s = r.integers(-4, 5, n).astype(np.float32)
+    elif case == "signed zeros":
+        s = np.where(r.random(n) < 0.5, np.float32(-0.0), np.float32(0.0))
+        s[:40] = r.normal(size=40)
+    elif case == "extremes":
+        s = r.choice(np.array([-np.inf, -3e38, -1e-45, 0.0, 1e-45, 1.5, 3e38, np.inf],
+                              dtype=np.float32), n)
+    elif case == "float16":
+        s = np.round(r.random(n), 2).astype(np.float16)
+    elif case == "one tied value":
+        s = np.full(n, 0.25, dtype=np.float32)
+    else:
+        y = np.ones(n, dtype=np.int64)
+        s = r.random(n).astype(np.float32)
+    pairs, p, m = auc_pairs_numpy(s, y == 1)
+    assert (p, m) == (int((y == 1).sum()), int((y != 1).sum()))
+    if case == "single class":
+        assert m == 0 and np.isnan(metrix.roc_auc_score(y, s, validate=False))
+        return
+    sp, sn = s[y == 1].astype(np.float64), s[y != 1].astype(np.float64)
+    # the definition, pair by pair (scikit-learn refuses infinities)
+    assert pairs == int(2 * (sp[:, None] > sn[None, :]).sum() + (sp[:, None] == sn[None, :]).sum())
+    if np.isfinite(s).all():
+        want = skm.roc_auc_score(y, s.astype(np.float64))
+        assert pairs * 0.5 / (p * m) == pytest.approx(want, rel=1e-15, abs=0)
+        _close(metrix.roc_auc_score(y, s, validate=False), want, rtol=1e-6)  # float32
+    assert auc_pairs_numpy(s.astype(np.float64), y == 1) is None  # float64: the split sorts
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_packed_auc_lane_equals_other_paths(monkeypatch, lib):
+    # the lane with and without the packed sort: one value (float32 scores)
+    from metrix.backends import ops
+
+    y, s = rng.integers(0, 2, 2500), np.round(rng.random(2500), 3).astype(np.float32)
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        y, s = torch.from_numpy(y), torch.from_numpy(s)
+    want = skm.roc_auc_score(np.asarray(y), np.asarray(s, dtype=np.float64))
+    packed = float(metrix.roc_auc_score(y, s, validate=False))
+    import metrix.backends.numpy as backend_numpy
+
+    lean = backend_numpy.lean_namespace()[1]
+    monkeypatch.setattr(lean, "auc_pairs", lambda score, pos: None)
+    adapter = ops(metrix._core.namespace.get_namespace_and_device(s)[0])
+    monkeypatch.setattr(adapter, "auc_pairs", lambda score, pos: None)
+    split = float(metrix.roc_auc_score(y, s, validate=False))
+    assert packed == split
+    _close(packed, want, rtol=1e-6)
+
+
 @pytest.mark.parametrize("n_pos, n_neg", [(0, 5), (5, 0), (1, 1), (0, 0)])
 def test_split_path_degenerate(n_pos, n_neg):
     y = np.array([1] * n_pos + [0] * n_neg)
