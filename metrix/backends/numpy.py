@@ -21,6 +21,11 @@ from ._threads import available_threads, run_parts, split_points
 #: the ``clip`` ufunc itself: ``np.clip``'s Python checks cost as much as the
 #: clip of 10,000 floats
 _clip = getattr(getattr(np, "_core", getattr(np, "core", None)).umath, "clip", np.clip)
+#: the batches whose edge count shifts its codes in place (a pass over them
+#: costs less than placing the counts in a new array)
+_SHIFT_ROWS = 1024
+#: the maximum as the ufunc reduction itself (``ndarray.max`` adds a Python layer)
+_umax = np.maximum.reduce
 #: elements per block of ``fused_sums``: its few temporaries stay in L2 and
 #: stay under glibc's mmap threshold (128 KiB), so they are reused, not faulted
 _FUSED_BLOCK = 1 << 14
@@ -111,17 +116,23 @@ class Ops(GenericOps):
         if weights is None and a.dtype == np.int64 and b.dtype == np.int64:
             # the training-loop case, labels in 0..n: no clips.  One unsigned
             # max checks b (negatives wrap to huge values); bincount itself
-            # refuses a < 0 and sizes its output past the cells for a > n.  The
-            # codes a * size + b are the cells less size + 1 (no shift pass)
-            if b.view(np.uint64).max() <= n:
+            # refuses a < 0 and sizes its output past the cells for a > n.
+            # Small batches shift the codes by size + 1 in place; larger ones
+            # count the unshifted codes and place the counts (one pass less)
+            if _umax(b.view(np.uint64)) <= n:
                 cells = a * size
                 cells += b
-                m = size * size - size - 1
+                shift = a.shape[0] <= _SHIFT_ROWS
+                if shift:
+                    cells += size + 1
+                m = size * size if shift else size * size - size - 1
                 try:
                     counts = np.bincount(cells, minlength=m)
                 except ValueError:  # a negative code: some a < 0
                     counts = None
                 if counts is not None and counts.shape[0] == m:
+                    if shift:
+                        return counts
                     out = np.zeros(size * size, dtype=counts.dtype)
                     out[size + 1:] = counts
                     return out

@@ -99,7 +99,7 @@ def confusion_matrix(
     if lane is not None and lane.n_classes > 1:
         cm = lane.ops.lane(_confusion_lane, (lane.n_classes, normalize), y_true, y_pred,
                            sample_weight)
-        if _ns.is_numpy_namespace(lane.xp) and cm.dtype == lane.xp.float32:
+        if cm.dtype == lane.xp.float32 and _ns.is_numpy_namespace(lane.xp):
             # float results on NumPy: float64, as scikit-learn
             cm = lane.xp.astype(cm, lane.xp.float64)
         if not validate or normalize is not None or all_present(cm, lane.xp, lane.ops):
@@ -392,6 +392,8 @@ def _prfs(y_true, y_pred, *, beta, labels, pos_label, average, warn_for, sample_
             config = (lane.n_classes, float(beta), average, "nan" if zd != zd else zd, pos,
                       want)
             out = lane.ops.lane(_prfs_lane, config, y_true, y_pred, sample_weight)
+            if type(out) is not tuple:  # the F-score alone
+                return None, None, _ns.to_output(out, lane.xp), None
             return tuple(_ns.to_output(v, lane.xp) for v in out)
     prob = setwise_problem(y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
                            sample_weight=sample_weight, validate=validate)
@@ -417,6 +419,8 @@ def _prfs_lane(xp, o, config, y_true, y_pred, weights):
                                  acc_dtype=acc, validate=False, want=want)
     if s is not None:
         s = xp.astype(s, _ns.count_dtype(xp, None) if weights is None else fdt)
+    elif want == ("f-score",):
+        return f  # one array back (torch CPU: one tensor made)
     return p, r, f, s
 
 
