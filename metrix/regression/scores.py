@@ -206,7 +206,10 @@ def _mean_error_lane(xp, o, kind, y_true, y_pred, weights):
     subtracts; its terms summed in the widest float, each sum of products one
     dot product (``ops.dot``): one cast of ``d`` instead of one per input."""
     acc, out = lane_float_dtypes(xp, y_true, y_pred, weights)
-    d = cast(cast(y_true, out, xp) - cast(y_pred, out, xp), acc, xp)
+    if y_true.dtype == out and y_pred.dtype == out:  # the usual call: one float dtype
+        d = cast(y_true - y_pred, acc, xp)
+    else:
+        d = cast(cast(y_true, out, xp) - cast(y_pred, out, xp), acc, xp)
     w = None if weights is None else cast(weights, acc, xp)
     if kind == "absolute":
         e = abs(d)
