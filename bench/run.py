@@ -265,7 +265,9 @@ def main(argv=None):
         sections.append((fam, run_family(fam, quick if args.quick else full, args.timeout)))
     sizes = [10**3, 10**4, 10**5] if args.quick else [10**4, 10**5, 10**6, 10**7]
     print("== time vs N", flush=True)
-    sweep_rows, pngs = sweep(sizes, HERE)
+    # the plots go next to the report (its links name them relative to it): a
+    # report written elsewhere leaves the committed plots alone
+    sweep_rows, pngs = sweep(sizes, os.path.dirname(os.path.abspath(args.out)))
     print("== bootstrap target", flush=True)
     # the two targets run at the sizes in both modes (about a minute)
     boot = bench_bootstrap(10**6, 10, 1000, 20 if args.quick else 50)
