@@ -113,7 +113,7 @@ class Ops(GenericOps):
         if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
             return super().edge_counts(a, b, n=n, weights=weights)
         size = n + 2
-        if weights is None and a.dtype == np.int64 and b.dtype == np.int64:
+        if weights is None and a.dtype == np.int64 and b.dtype == np.int64 and b.shape[0]:
             # the training-loop case, labels in 0..n: no clips.  One unsigned
             # max checks b (negatives wrap to huge values); bincount itself
             # refuses a < 0 and sizes its output past the cells for a > n.

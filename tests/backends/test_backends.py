@@ -710,7 +710,7 @@ def test_edge_confusion_fast_paths_equal_generic(lib, clip):
 
 @pytest.mark.parametrize("rows", [300, 3000])  # codes shifted in place / counts placed
 @pytest.mark.parametrize("case", ["in range", "edges", "a below", "a above", "b below",
-                                  "b above", "weights", "int32"])
+                                  "b above", "weights", "int32", "empty"])
 def test_numpy_edge_counts_fast_path_equals_generic(case, rows):
     # in-range int64 labels skip the clips; every out-of-range value (each array,
     # each side) falls back to them: the same counts as the generic way
@@ -735,6 +735,8 @@ def test_numpy_edge_counts_fast_path_equals_generic(case, rows):
     elif case == "int32":
         a, b = a.astype(np.int32), b.astype(np.int32)
         a[2] = -7
+    elif case == "empty":
+        a, b = a[:0], b[:0]
     want = GenericOps(nxp).edge_counts(a, b, n=n, weights=w)
     got = ops(nxp).edge_counts(a, b, n=n, weights=w)
     assert got.shape == ((n + 2) ** 2,)
