@@ -207,6 +207,12 @@ def jax_row(n, runs, calls):
     return {"N": n, "first call": fmt_time(first), "after": fmt_time(t["metrix"])}
 
 
+def _calls(calls, n):
+    """Calls per run at N rows: ``calls`` at 256, fewer for larger batches, but
+    at least 40 (a handful of calls makes the first, cache-cold one count)."""
+    return max(40, calls * 256 // max(n, 256))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="256,4096,65536")
@@ -223,10 +229,10 @@ def main(argv=None):
     if have("torch") and have("torchmetrics"):
         rows = []
         for n in sizes:
-            rows += torch_rows(n, args.runs, max(10, args.calls * 256 // max(n, 256)))
+            rows += torch_rows(n, args.runs, _calls(args.calls, n))
         print("\n### torch CPU, one thread: metrix against TorchMetrics\n")
         tables.append(print_table(rows, list(rows[0])))
-    rows = [numpy_rows(n, args.runs, max(10, args.calls * 256 // max(n, 256))) for n in sizes]
+    rows = [numpy_rows(n, args.runs, _calls(args.calls, n)) for n in sizes]
     print("\n### NumPy: metrix f1_score against one np.bincount\n")
     tables.append(print_table(rows, list(rows[0])))
     if have("jax") and not args.no_jax:
