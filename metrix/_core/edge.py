@@ -128,7 +128,7 @@ def _from_pandas(x):
 def python_scalars(result):
     """NumPy 0-d results as Python numbers (also inside a tuple); the rest as is."""
     kind = type(result)
-    if kind is np.ndarray:
+    if kind is np.ndarray:  # a NumPy result: host memory, no device read
         return result.item() if result.ndim == 0 else result
     if isinstance(result, np.generic):  # NumPy results only: host values
         return result.item()

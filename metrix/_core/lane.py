@@ -43,7 +43,7 @@ def lane_namespace_1d(y_true, y_pred, sample_weight, kind):
     if len(shape) != 1 or shape[0] == 0 or y_pred.shape != shape or (
             sample_weight is not None and sample_weight.shape != shape):
         return None
-    if kind_t is not np.ndarray:  # one device
+    if kind_t is not np.ndarray:  # one device (a type test: NumPy arrays have none)
         try:
             device = y_true.device
             if y_pred.device != device or (sample_weight is not None
@@ -80,6 +80,7 @@ def lane_float_dtypes(xp, y_true, y_pred, weights=None):
     one).  Cached per (namespace, device, dtypes): a training loop asks the same
     question every step (JAX asks once per compiled program: not cached, its
     64-bit types follow a runtime flag)."""
+    # a type test only (NumPy arrays have no device); nothing is read
     device = None if type(y_true) is np.ndarray else _ns.device_of(y_true)
     key = (xp, device, y_true.dtype, y_pred.dtype, None if weights is None else weights.dtype)
     try:

@@ -95,7 +95,8 @@ def all_present(cm, xp, o) -> bool:
     (host read): else a code absent from both arrays would be taken for a class."""
     view = o.host_view(cm)
     if view is not None:  # NumPy's reductions on a small matrix cost less
-        return bool(((view.sum(axis=0) + view.sum(axis=1)) > 0).all())  # a host view
+        # host read (validate=True callers only), on a NumPy view of host memory
+        return bool(((view.sum(axis=0) + view.sum(axis=1)) > 0).all())
     return bool(xp.all((xp.sum(cm, axis=0) + xp.sum(cm, axis=1)) > 0))  # validate=True only
 
 

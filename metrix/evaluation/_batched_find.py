@@ -98,6 +98,7 @@ def _proba_path(name, y_true, y_proba, kw):
     if name == "brier_score_loss" and ndim == 1 and kw.get("pos_label") is None:
         # inferred per call: stable over resamples only for {0, 1} / {-1, 1} labels
         classes = _ns.host_unique(_ns.to_host(y_true))  # host values, read once
+        # classes is a NumPy array on the host: tolist() reads no device
         if classes.dtype.kind in "OUS" or not set(classes.tolist()) <= {0, 1} and not set(
                 classes.tolist()) <= {-1, 1}:
             return None
