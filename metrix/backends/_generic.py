@@ -430,6 +430,12 @@ class GenericOps:
         k = n + 2
         return self.xp.reshape(flat, (k, k))[1:n + 1, 1:n + 1]
 
+    def inner_counts(self, a, b, /, *, n):
+        """The ``n x n`` counts of the pairs ``(a, b)`` with both labels in
+        ``0..n-1`` (a declared confusion matrix): the inner block of
+        :meth:`edge_counts`; other values fall outside it."""
+        return self.inner_block(self.edge_counts(a, b, n=n), n=n)
+
     def lane_fits(self, x, /):
         """Whether a lane beats the general path for ``x``'s rows here.  Generic
         (accelerators, JAX): always (a few kernels or one compiled program); the

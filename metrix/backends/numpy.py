@@ -24,6 +24,11 @@ _clip = getattr(getattr(np, "_core", getattr(np, "core", None)).umath, "clip", n
 #: the batches whose edge count shifts its codes in place (a pass over them
 #: costs less than placing the counts in a new array)
 _SHIFT_ROWS = 1024
+#: the batches whose declared confusion matrix raveled its codes with
+#: ``np.ravel_multi_index`` (one C loop that also checks the range: cheaper
+#: than a range check and two arithmetic passes on a small batch)
+_RAVEL_ROWS = 512
+_ravel = np.ravel_multi_index
 #: the maximum as the ufunc reduction itself (``ndarray.max`` adds a Python layer)
 _umax = np.maximum.reduce
 #: elements per block of ``fused_sums``: its few temporaries stay in L2 and
@@ -144,6 +149,32 @@ class Ops(GenericOps):
             return np.bincount(cells, minlength=size * size)
         return np.bincount(cells, weights, minlength=size * size).astype(weights.dtype,
                                                                          copy=False)
+
+    def inner_counts(self, a, b, /, *, n):
+        # small batches, every label in 0..n-1 (the training loop): one raveling
+        # that raises on any other value, then one count of the n * n cells
+        # larger int64 ones: one unsigned max checks b (as edge_counts), the
+        # codes a * (n + 1) + b keep b = n apart, and bincount refuses a < 0;
+        # rows a >= n fall past the cells read
+        rows = a.shape[0]
+        if 0 < rows <= _RAVEL_ROWS and a.dtype.kind == "i" and b.dtype.kind == "i":
+            try:
+                cells = _ravel((a, b), (n, n))
+            except ValueError:  # an undeclared label: the edge count ignores it
+                cells = None
+            if cells is not None:
+                return np.bincount(cells, minlength=n * n).reshape(n, n)
+        elif rows and a.dtype == np.int64 and b.dtype == np.int64 and _umax(
+                b.view(np.uint64)) <= n:
+            cells = a * (n + 1)
+            cells += b
+            try:
+                counts = np.bincount(cells, minlength=n * (n + 1))
+            except ValueError:  # a negative code: some a < 0
+                counts = None
+            if counts is not None:
+                return counts[:n * (n + 1)].reshape(n, n + 1)[:, :n]
+        return super().inner_counts(a, b, n=n)
 
     def host_view(self, x, /):
         return x

@@ -116,7 +116,9 @@ def declared_matrix(xp, o, y_true, y_pred, weights, c, acc):
     """The declared ``C x C`` confusion matrix: the inner block of the edge
     counts (int counts, or the weights summed in ``acc``); samples with an
     undeclared label fall in the edge rows / columns, outside it."""
-    if weights is not None and weights.dtype != acc:
+    if weights is None:
+        return o.inner_counts(y_true, y_pred, n=c)
+    if weights.dtype != acc:
         weights = xp.astype(weights, acc)
     return o.inner_block(o.edge_counts(y_true, y_pred, n=c, weights=weights), n=c)
 

@@ -93,6 +93,11 @@ def confusion_matrix(
         raise ValueError(
             "The 'normalize' parameter must be a str among {'all', 'pred', 'true'} or None."
             f" Got {normalize!r} instead.")
+    if not validate and sample_weight is None and normalize is None:
+        # the training-loop call: the integer counts alone
+        lane = lane_inputs(y_true, y_pred, None, labels, False)
+        if lane is not None and lane.n_classes > 1:
+            return lane.ops.lane(_counts_lane, lane.n_classes, y_true, y_pred)
     lane = lane_inputs(y_true, y_pred, sample_weight, labels, validate) if not validate \
         else discovered_lane_inputs(y_true, y_pred, sample_weight, labels,
                                     check_present=normalize is not None)
@@ -134,11 +139,16 @@ def confusion_matrix(
     return cm
 
 
+def _counts_lane(xp, o, c, y_true, y_pred):
+    """The lane's unweighted ``C x C`` counts (declared labels ``0..C-1``)."""
+    return o.inner_counts(y_true, y_pred, n=c)
+
+
 def _confusion_lane(xp, o, config, y_true, y_pred, weights):
     """The lane's confusion matrix: the inner block of the edge matrix (see :mod:`._lane`)."""
     c, normalize = config
     if weights is None and normalize is None:  # the counts themselves
-        return o.inner_block(o.edge_counts(y_true, y_pred, n=c), n=c)
+        return o.inner_counts(y_true, y_pred, n=c)
     acc, fdt = float_dtypes(xp, _ns.device_of(y_true), weights)
     cm = declared_matrix(xp, o, y_true, y_pred, weights, c, acc)
     if normalize is not None:

@@ -747,6 +747,43 @@ def test_numpy_edge_counts_fast_path_equals_generic(case, rows):
         assert cm[:, 0].sum() == (b < 0).sum() and cm[:, -1].sum() == (b >= n).sum()
 
 
+@pytest.mark.parametrize("rows", [1, 300, 513, 5000])
+@pytest.mark.parametrize("case", ["in range", "a below", "a above", "a at n", "b below",
+                                  "b above", "b at n", "huge", "int32", "int8", "uint8",
+                                  "empty"])
+def test_numpy_inner_counts_equal_edge_block(case, rows):
+    # the declared confusion matrix: the raveled count (small batches), the
+    # checked one (larger int64) and the edge count's inner block agree, and a
+    # label outside 0..n-1 (either array, either side) is left out, not aliased
+    import array_api_compat.numpy as nxp
+
+    n = 4
+    rng = np.random.default_rng(rows)
+    a, b = rng.integers(0, n, rows), rng.integers(0, n, rows)
+    i = rows - 1
+    bad = {"a below": (a, -1), "a above": (a, n + 7), "a at n": (a, n),
+           "b below": (b, -3), "b above": (b, 2 * n + 1), "b at n": (b, n),
+           "huge": (b, np.iinfo(np.int64).max)}
+    if case in bad:
+        arr, v = bad[case]
+        arr[i] = v
+    elif case in ("int32", "int8", "uint8"):
+        a, b = a.astype(case), b.astype(case)
+        if case != "uint8":
+            a[i] = -2
+    elif case == "empty":
+        a, b = a[:0], b[:0]
+    got = ops(nxp).inner_counts(a, b, n=n)
+    assert got.shape == (n, n)
+    want = np.zeros((n, n), dtype=np.int64)
+    keep = (a >= 0) & (a < n) & (b >= 0) & (b < n)
+    np.add.at(want, (a[keep].astype(np.int64), b[keep].astype(np.int64)), 1)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, GenericOps(nxp).inner_counts(a, b, n=n))
+    if case in bad:
+        assert got.sum() == rows - 1  # the undeclared sample is counted nowhere
+
+
 @pytest.mark.parametrize("lib", ["numpy", "torch"])
 def test_pair_bincount_discover_grows_and_refuses(lib, chunked):
     n = (1 << 18) * 3 + 777
