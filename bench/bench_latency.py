@@ -16,6 +16,8 @@ One thread, N = 256, 4,096 and 65,536, C = 10.  Each cell is the best over
   and in NumPy on zero-copy views of the tensors (the result back as a
   tensor); "floor / tm" is the cheaper one against TorchMetrics: where it is
   above 0.5x, no implementation meets the 0.5x target;
+* binary ``average_precision_score`` is timed too (no target: the floor is
+  one sort, as for the AUC);
 * NumPy: metrix ``f1_score`` macro against one ``np.bincount`` of the codes
   ``C * y_true + y_pred`` (target <= 20x at N = 256) and scikit-learn;
 * eager JAX: ``f1_score`` macro after the first call (target < 1 ms at N = 4,096).
@@ -87,6 +89,7 @@ def torch_rows(n, runs, calls):
         "accuracy_score": lambda: (y == p).double().mean(),
         "confusion_matrix": lambda: torch.bincount(C * y + p, minlength=C * C).reshape(C, C),
         "roc_auc_score binary": lambda: torch.sort(s),
+        "average_precision_score binary": lambda: torch.sort(s),
         "mean_squared_error": lambda: torch.linalg.vector_norm(
             r - q, dtype=torch.float64).square() / n,
     }
@@ -97,6 +100,7 @@ def torch_rows(n, runs, calls):
         "confusion_matrix": lambda: torch.from_numpy(
             np.bincount(C * y.numpy() + p.numpy(), minlength=C * C).reshape(C, C)),
         "roc_auc_score binary": lambda: torch.from_numpy(np.sort(s.numpy())),
+        "average_precision_score binary": lambda: torch.from_numpy(np.sort(s.numpy())),
         "mean_squared_error": lambda: torch.from_numpy(_mse_floor_numpy(r.numpy(), q.numpy())),
     }
     cases = {
@@ -120,6 +124,11 @@ def torch_rows(n, runs, calls):
             lambda: tmc.binary_auroc(s, yb, **tv),
             lambda: metrix.roc_auc_score(yb, s),
             lambda: tmc.binary_auroc(s, yb)),
+        "average_precision_score binary": (
+            lambda: metrix.average_precision_score(yb, s, **nv),
+            lambda: tmc.binary_average_precision(s, yb, **tv),
+            lambda: metrix.average_precision_score(yb, s),
+            lambda: tmc.binary_average_precision(s, yb)),
         "mean_squared_error": (
             lambda: metrix.mean_squared_error(r, q, **nv),
             lambda: tmr.mean_squared_error(q, r),

@@ -210,7 +210,14 @@ class GenericOps:
         """``(2U, P, N)`` of unweighted binary ROC AUC (Mann-Whitney ``U``, ties
         counting 1/2; ``P`` positives, ``N`` negatives) as Python ints, from
         one sort of packed keys; None where the adapter has no such path (the
-        caller sorts).  NumPy: float32 / float16 scores (:mod:`._packed_auc`)."""
+        caller sorts).  NumPy: float32 / float16 scores (:mod:`._packed_sort`)."""
+        return None
+
+    def ap_sum(self, score, pos, /):
+        """``(S, P)`` of unweighted binary average precision, ``AP = S / P`` (0
+        for ``P = 0``), as a Python float and int, from one sort of packed keys;
+        None where the adapter has no such path (the caller sorts).  NumPy:
+        float32 / float16 scores (:mod:`._packed_sort`)."""
         return None
 
     def split_rank_sums(self, q, r, /, *, precision=True):

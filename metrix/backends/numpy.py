@@ -8,7 +8,7 @@ from ._generic import LANE_ROWS, GenericOps
 
 # the pair count's chunk is also the chunk of ``minmax`` and of the dense encoding
 from ._minmax import minmax_numpy
-from ._packed_auc import auc_pairs_numpy
+from ._packed_sort import ap_sum_numpy, auc_pairs_numpy
 from ._pair_count import CHUNK as _CHUNK
 from ._pair_count import (
     codes_or_other_numpy,
@@ -205,6 +205,9 @@ class Ops(GenericOps):
 
     def auc_pairs(self, score, pos, /):
         return auc_pairs_numpy(np.asarray(score), np.asarray(pos))
+
+    def ap_sum(self, score, pos, /):
+        return ap_sum_numpy(np.asarray(score), np.asarray(pos))
 
     def split_sort(self, score, pos, /):
         return split_sort_numpy(np.asarray(score), np.asarray(pos))

@@ -274,13 +274,16 @@ AUC_LANE_MAX = 1 << 16
 AUC_SPLIT_MIN = 1024
 
 
-def _binary_and_finite(xp, y, score) -> bool:
-    """Host reads of a validated lane call: ``y`` holds exactly two values and
-    every score is finite (else the general path raises scikit-learn's error)."""
+def _binary_and_finite(xp, y, score, pos_label=None) -> bool:
+    """Host reads of a validated lane call: ``y`` holds exactly two values (one
+    of them ``pos_label`` where given) and every score is finite (else the
+    general path raises scikit-learn's error or warning)."""
     o = ops(xp)
     lo, hi = o.minmax(y)
     if bool(lo == hi):  # host read (validate=True): one class, the general path's error
         return False
+    if pos_label is not None and not (bool(lo == pos_label) or bool(hi == pos_label)):
+        return False  # host reads (validate=True): the general path's pos_label error
     # host reads (validate=True): exactly two label values, finite scores
     return bool(xp.all((y == lo) | (y == hi))) and bool(o.sum_is_finite(score))
 
@@ -326,6 +329,41 @@ def _binary_auc_lane(xp, o, config, y, score):
     den = n_pos * (score.shape[0] - n_pos) * 2.0
     auc = nan_divide(u2, den, xp=xp)  # one class absent: NaN
     return auc if auc.dtype == out else xp.astype(auc, out)
+
+
+def _binary_ap_lane(xp, o, pos_label, y, score):
+    r"""The training-loop lane of the binary average precision (1-D, unweighted).
+
+    With the scores sorted ascending, ``s_i`` the first position of sample
+    ``i``'s tie group and ``b_i`` the positives before ``s_i``, the precision
+    at ``i``'s threshold is ``(P - b_i) / (n - s_i)`` and
+
+    .. math:: \mathrm{AP} = \frac{1}{\max(P, 1)} \sum_{i \in P}
+              \frac{P - b_i}{n - s_i}
+
+    scikit-learn's step-wise sum over distinct thresholds (0 without
+    positives).  Host float32 scores: one value sort of packed keys
+    (``ops.ap_sum``); elsewhere one sort, one search and one cumulative sum,
+    in the widest float; the result in the scores' float (as the general
+    path).  Taken up to ``AUC_LANE_MAX`` samples.
+    Reference: scikit-learn, ``sklearn.metrics.average_precision_score``.
+    """
+    device = _ns.device_of(score)
+    acc = _ns.max_float_dtype(xp, device)
+    out = _ns.result_float_dtype(xp, device, score)
+    is_pos = y == pos_label
+    packed = o.ap_sum(score, is_pos)
+    if packed is not None:  # host float32: one sort of packed keys
+        total, n_pos = packed
+        return xp.asarray(total / n_pos if n_pos else 0.0, dtype=out, device=device)
+    ordered, order = o.sort_with_order(score)
+    first = xp.searchsorted(ordered, ordered, side="left")  # each tie group's start
+    pos = xp.astype(o.take(is_pos, order), acc)
+    before = xp.cumulative_sum(pos) - pos  # the positives ahead of each position
+    n_pos = xp.sum(pos)
+    precision = (n_pos - o.take(before, first)) / xp.astype(score.shape[0] - first, acc)
+    ap = xp.sum(pos * precision) / xp.where(n_pos == 0, 1.0, n_pos)  # no positive: 0 / 1
+    return ap if ap.dtype == out else xp.astype(ap, out)
 
 
 def binary_auc_ap(y_true, y_score, names=("roc_auc", "average_precision"), *, pos_label=1,
@@ -456,6 +494,13 @@ def average_precision_score(
     .. [1] https://en.wikipedia.org/wiki/Evaluation_measures_(information_retrieval)
     """
     _check_average(average, "average_precision_score")
+    if sample_weight is None and type(pos_label) is int:
+        xp = lane_namespace_1d(y_true, y_score, None, None)
+        if (xp is not None and y_true.shape[0] <= AUC_LANE_MAX
+                and _ns.has_kind(xp, y_true.dtype, "integral")
+                and _ns.has_kind(xp, y_score.dtype, "real floating")
+                and (not validate or _binary_and_finite(xp, y_true, y_score, pos_label))):
+            return _ns.to_output(ops(xp).lane(_binary_ap_lane, pos_label, y_true, y_score), xp)
     inp = Inputs(y_true, y_score, sample_weight, validate=validate)
     xp = inp.xp
     y_type = target_type(inp) if validate else _infer_type(inp, labels)

@@ -94,7 +94,7 @@ def test_split_value_and_tie_group_paths_agree(monkeypatch, lib):
 def test_packed_auc_pairs_exact(case):
     # the one-sort packed path (host float32): 2U, P, N equal scikit-learn's AUC
     # exactly, across ties, -0.0 / +0.0, infinities, subnormals and float16
-    from metrix.backends._packed_auc import auc_pairs_numpy
+    from metrix.backends._packed_sort import auc_pairs_numpy
 
     r = np.random.default_rng(3)
     n = 3001
@@ -151,6 +151,91 @@ def test_packed_auc_lane_equals_other_paths(monkeypatch, lib):
     split = float(metrix.roc_auc_score(y, s, validate=False))
     assert packed == split
     _close(packed, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("case", ["continuous", "cross ties", "positive ties", "signed zeros",
+                                  "extremes", "float16", "one tied value", "no positive",
+                                  "all positive", "one sample"])
+def test_packed_ap_sum_exact(case):
+    # the one-sort packed path of the average precision (host float32) against
+    # scikit-learn's step-wise sum, across ties (within and across the
+    # classes), -0.0 / +0.0, float16 and the degenerate label sets
+    from metrix.backends._packed_sort import ap_sum_numpy
+
+    r = np.random.default_rng(5)
+    n = 1 if case == "one sample" else 3001
+    y = r.integers(0, 2, n)
+    s = r.normal(size=n).astype(np.float32)
+    if case == "cross ties":
+        s = r.integers(-4, 5, n).astype(np.float32)
+    elif case == "positive ties":  # ties among positives only
+        s = r.normal(size=n).astype(np.float32)
+        s[y == 1] = np.round(s[y == 1])
+        s[y == 0] += np.float32(0.5)
+    elif case == "signed zeros":
+        s = np.where(r.random(n) < 0.5, np.float32(-0.0), np.float32(0.0))
+        s[:40] = r.normal(size=40)
+    elif case == "extremes":
+        s = r.choice(np.array([-3e38, -1e-45, 0.0, 1e-45, 1.5, 3e38], dtype=np.float32), n)
+    elif case == "float16":
+        s = np.round(r.random(n), 2).astype(np.float16)
+    elif case == "one tied value":
+        s = np.full(n, 0.25, dtype=np.float32)
+    elif case == "no positive":
+        y = np.zeros(n, dtype=np.int64)
+    elif case in ("all positive", "one sample"):
+        y = np.ones(n, dtype=np.int64)
+    total, p = ap_sum_numpy(s, y == 1)
+    assert p == int((y == 1).sum())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scikit-learn warns without positives
+        want = skm.average_precision_score(y, s.astype(np.float64))
+    got = total / p if p else 0.0
+    assert got == pytest.approx(want, rel=1e-13, abs=1e-15)
+    assert float(metrix.average_precision_score(y, s, validate=False)) == pytest.approx(
+        want, rel=1e-7, abs=1e-15)  # the result in the scores' float32
+    assert ap_sum_numpy(s.astype(np.float64), y == 1) is None  # float64: the sort path
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+@pytest.mark.parametrize("pos_label", [1, 0])
+def test_ap_lane_equals_other_paths(monkeypatch, lib, pos_label):
+    # the AP lane with the packed sort, with the generic sort (accelerators,
+    # other dtypes) and the general path (weights) agree with scikit-learn
+    from metrix.backends import ops
+
+    r = np.random.default_rng(8)
+    y, s = r.integers(0, 2, 2500), np.round(r.random(2500), 3).astype(np.float32)  # ties
+    w = np.ones(2500, dtype=np.float32)
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        y, s, w = torch.from_numpy(y), torch.from_numpy(s), torch.from_numpy(w)
+    want = skm.average_precision_score(np.asarray(y), np.asarray(s, dtype=np.float64),
+                                       pos_label=pos_label)
+    packed = float(metrix.average_precision_score(y, s, pos_label=pos_label, validate=False))
+    checked = float(metrix.average_precision_score(y, s, pos_label=pos_label))
+    general = float(metrix.average_precision_score(y, s, pos_label=pos_label,
+                                                   sample_weight=w, validate=False))
+    import metrix.backends.numpy as backend_numpy
+
+    lean = backend_numpy.lean_namespace()[1]
+    monkeypatch.setattr(lean, "ap_sum", lambda score, pos: None)
+    adapter = ops(metrix._core.namespace.get_namespace_and_device(s)[0])
+    monkeypatch.setattr(adapter, "ap_sum", lambda score, pos: None)
+    sorted_ = float(metrix.average_precision_score(y, s, pos_label=pos_label, validate=False))
+    for got in (packed, checked, general, sorted_):
+        _close(got, want, rtol=1e-6)  # the result in the scores' float32
+
+
+def test_ap_lane_keeps_the_checks():
+    # a validated lane call takes the general path where scikit-learn raises or warns
+    s = np.array([0.1, 0.7, 0.4, 0.9], dtype=np.float32)
+    with pytest.raises(ValueError, match="pos_label=1 is not a valid label"):
+        metrix.average_precision_score(np.array([0, 2, 2, 0]), s)
+    with pytest.warns(UserWarning, match="No positive class found"):
+        assert metrix.average_precision_score(np.zeros(4, dtype=np.int64), s) == 0.0
+    with pytest.raises(ValueError, match="NaN"):
+        metrix.average_precision_score(np.array([0, 1, 1, 0]), np.array([0.1, np.nan, 0, 1]))
 
 
 @pytest.mark.parametrize("n_pos, n_neg", [(0, 5), (5, 0), (1, 1), (0, 0)])
