@@ -70,6 +70,29 @@ def packed_sorted(score, pos):
     return z
 
 
+def tie_groups(z):
+    """``(first, last)`` positions (int64, inclusive) of the tie groups of the
+    sorted codes ``z`` (runs of one key over two or more codes), or None
+    without ties.  One pass finds the tied neighbours; the rest works on them
+    alone (a training-loop batch of float32 scores has few)."""
+    t = np.flatnonzero((z[1:] ^ z[:-1]) <= 1)  # position i ties with i + 1
+    if t.shape[0] == 0:
+        return None
+    new = np.empty(t.shape[0], dtype=bool)
+    new[0] = True
+    np.not_equal(t[1:], t[:-1] + 1, out=new[1:])
+    last = np.empty_like(new)
+    last[-1] = True
+    last[:-1] = new[1:]
+    return t[new], t[last] + 1
+
+
+def _group_positives(z, first, last):
+    """The positives of each tie group: its codes from the first odd one (the
+    negatives sort first within a key) to its end."""
+    return last + 1 - np.searchsorted(z, z[first] | 1)
+
+
 def auc_pairs_numpy(score, pos):
     """``(2U, P, N)`` of float32 / float16 ``score`` and boolean ``pos``
     (1-D, one length), or None for other dtypes or sizes."""
@@ -80,17 +103,11 @@ def auc_pairs_numpy(score, pos):
     n_pos = int(np.count_nonzero(pos))
     label = z & 1
     pairs = 2 * int(np.dot(label.astype(np.float64), _positions(n))) - n_pos * (n_pos - 1)
-    # a tie across the classes: a negative's code directly followed by the
-    # positive code of the same key (code ^ 1)
-    if n > 1 and bool(np.any(z[1:] == (z[:-1] ^ 1))):
-        k = z >> 1
-        start = np.empty(n, dtype=bool)
-        start[0] = True
-        np.not_equal(k[1:], k[:-1], out=start[1:])
-        first = np.flatnonzero(start)
-        p_g = np.add.reduceat(label, first).astype(np.int64)
-        n_g = np.diff(first, append=n) - p_g
-        pairs -= int(np.dot(n_g, p_g))
+    groups = tie_groups(z)
+    if groups is not None:  # each tie group's cross-class pairs count 1/2, not 1
+        first, last = groups
+        p_g = _group_positives(z, first, last)
+        pairs -= int(np.dot(last + 1 - first - p_g, p_g))
     return pairs, n_pos, n - n_pos
 
 
@@ -102,16 +119,22 @@ def ap_sum_numpy(score, pos):
     if z is None:
         return None
     n = z.shape[0]
-    at = np.flatnonzero(z & 1)  # the positives' positions, ascending
+    # the positives' positions, ascending (nonzero of a boolean array: its
+    # branch-free loop, a third of the time of the uint64 one)
+    at = np.flatnonzero((z & 1).astype(bool))
     n_pos = at.shape[0]
     if n_pos == 0:
         return 0.0, 0
-    k = z >> 1
-    if n > 1 and bool(np.any(k[1:] == k[:-1])):  # ties: each group's first position
-        start = np.empty(n, dtype=bool)
-        start[0] = True
-        np.not_equal(k[1:], k[:-1], out=start[1:])
-        first = np.maximum.accumulate(np.where(start, np.arange(n), 0))[at]
-        before = np.searchsorted(at, first)  # the positives ahead of each group
-        return float(np.sum((n_pos - before) / (n - first))), n_pos
-    return float(np.sum((n_pos - _positions(n_pos)) / (n - at))), n_pos
+    terms = (n_pos - _positions(n_pos)) / (n - at)  # without ties: s_j = i_j, b_j = j
+    groups = tie_groups(z)
+    if groups is None:
+        return float(np.sum(terms)), n_pos
+    # a tie group's positives share the precision at its first position: their
+    # terms (the run b .. b + p - 1 of ``terms``) give way to p times that one
+    first, last = groups
+    p_g = _group_positives(z, first, last)
+    b_g = np.searchsorted(at, first)
+    offsets = np.cumsum(p_g) - p_g
+    tied = np.arange(offsets[-1] + p_g[-1]) + np.repeat(b_g - offsets, p_g)
+    shared = np.dot(p_g, (n_pos - b_g) / (n - first))
+    return float(np.sum(terms) - np.sum(terms[tied]) + shared), n_pos

@@ -89,8 +89,8 @@ def test_split_value_and_tie_group_paths_agree(monkeypatch, lib):
            skm.roc_auc_score(YC, SC, multi_class="ovr", average=None), rtol=1e-12)
 
 
-@pytest.mark.parametrize("case", ["continuous", "cross ties", "signed zeros", "extremes",
-                                  "float16", "one tied value", "single class"])
+@pytest.mark.parametrize("case", ["continuous", "cross ties", "end ties", "signed zeros",
+                                  "extremes", "float16", "one tied value", "single class"])
 def test_packed_auc_pairs_exact(case):
     # the one-sort packed path (host float32): 2U, P, N equal scikit-learn's AUC
     # exactly, across ties, -0.0 / +0.0, infinities, subnormals and float16
@@ -103,6 +103,10 @@ def test_packed_auc_pairs_exact(case):
         s = r.normal(size=n).astype(np.float32)
     elif case == "cross ties":
         s = r.integers(-4, 5, n).astype(np.float32)
+    elif case == "end ties":  # sparse tie groups, two at the very ends of the order
+        s = r.normal(size=n).astype(np.float32)
+        s[:3], s[3:5], s[5:7] = -9, 9, s[7]
+        y[:5] = [0, 1, 1, 0, 1]
     elif case == "signed zeros":
         s = np.where(r.random(n) < 0.5, np.float32(-0.0), np.float32(0.0))
         s[:40] = r.normal(size=40)
@@ -153,7 +157,8 @@ def test_packed_auc_lane_equals_other_paths(monkeypatch, lib):
     _close(packed, want, rtol=1e-6)
 
 
-@pytest.mark.parametrize("case", ["continuous", "cross ties", "positive ties", "signed zeros",
+@pytest.mark.parametrize("case", ["continuous", "cross ties", "end ties", "positive ties",
+                                  "signed zeros",
                                   "extremes", "float16", "one tied value", "no positive",
                                   "all positive", "one sample"])
 def test_packed_ap_sum_exact(case):
@@ -168,6 +173,9 @@ def test_packed_ap_sum_exact(case):
     s = r.normal(size=n).astype(np.float32)
     if case == "cross ties":
         s = r.integers(-4, 5, n).astype(np.float32)
+    elif case == "end ties":  # sparse tie groups, two at the very ends of the order
+        s[:3], s[3:5], s[5:7] = -9, 9, s[7]
+        y[:5] = [0, 1, 1, 0, 1]
     elif case == "positive ties":  # ties among positives only
         s = r.normal(size=n).astype(np.float32)
         s[y == 1] = np.round(s[y == 1])
