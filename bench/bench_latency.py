@@ -236,17 +236,20 @@ def main(argv=None):
         torch.set_num_threads(1)
     tables = []
     if have("torch") and have("torchmetrics"):
+        print("```")  # each run's figures, a block of the Markdown report
         rows = []
         for n in sizes:
             rows += torch_rows(n, args.runs, _calls(args.calls, n))
-        print("\n### torch CPU, one thread: metrix against TorchMetrics\n")
+        print("```\n\n### torch CPU, one thread: metrix against TorchMetrics\n")
         tables.append(print_table(rows, list(rows[0])))
+    print("\n```")
     rows = [numpy_rows(n, args.runs, _calls(args.calls, n)) for n in sizes]
-    print("\n### NumPy: metrix f1_score against one np.bincount\n")
+    print("```\n\n### NumPy: metrix f1_score against one np.bincount\n")
     tables.append(print_table(rows, list(rows[0])))
     if have("jax") and not args.no_jax:
+        print("\n```")
         rows = [jax_row(n, args.runs, max(10, args.calls // 10)) for n in sizes]
-        print("\n### eager JAX (not jitted by the caller)\n")
+        print("```\n\n### eager JAX (not jitted by the caller)\n")
         tables.append(print_table(rows, list(rows[0])))
     return "\n\n".join(tables)
 

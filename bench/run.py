@@ -42,6 +42,7 @@ FAMILIES = {
     "segmentation": (["--images", "4", "--size", "256", "--repeat", "2"], []),
     "eval": (["--n", "1e6", "--bootstrap", "20"], []),
     "bootstrap": (["--n", "1e5", "--b", "200", "--repeat", "1"], []),
+    "latency": (["--sizes", "256,4096", "--runs", "5"], ["--runs", "7"]),
 }
 
 
