@@ -93,19 +93,15 @@ def confusion_matrix(
         raise ValueError(
             "The 'normalize' parameter must be a str among {'all', 'pred', 'true'} or None."
             f" Got {normalize!r} instead.")
-    if not validate and sample_weight is None and normalize is None:
-        # the training-loop call: the integer counts alone
-        lane = lane_inputs(y_true, y_pred, None, labels, False)
-        if lane is not None and lane.n_classes > 1:
-            return lane.ops.lane(_counts_lane, lane.n_classes, y_true, y_pred)
     lane = lane_inputs(y_true, y_pred, sample_weight, labels, validate) if not validate \
         else discovered_lane_inputs(y_true, y_pred, sample_weight, labels,
                                     check_present=normalize is not None)
     if lane is not None and lane.n_classes > 1:
         cm = lane.ops.lane(_confusion_lane, (lane.n_classes, normalize), y_true, y_pred,
                            sample_weight)
-        if cm.dtype == lane.xp.float32 and _ns.is_numpy_namespace(lane.xp):
-            # float results on NumPy: float64, as scikit-learn
+        if (sample_weight is not None or normalize is not None) and (
+                cm.dtype == lane.xp.float32 and _ns.is_numpy_namespace(lane.xp)):
+            # float results (weights, normalize) on NumPy: float64, as scikit-learn
             cm = lane.xp.astype(cm, lane.xp.float64)
         if not validate or normalize is not None or all_present(cm, lane.xp, lane.ops):
             return cm
@@ -137,11 +133,6 @@ def confusion_matrix(
             "to have the correct shape, use the 'labels' parameter to pass all known "
             "labels.", UserWarning, stacklevel=find_stack_level())
     return cm
-
-
-def _counts_lane(xp, o, c, y_true, y_pred):
-    """The lane's unweighted ``C x C`` counts (declared labels ``0..C-1``)."""
-    return o.inner_counts(y_true, y_pred, n=c)
 
 
 def _confusion_lane(xp, o, config, y_true, y_pred, weights):

@@ -229,11 +229,8 @@ def roc_auc_score(
         raise ValueError("The 'multi_class' parameter of roc_auc_score must be a str among "
                          f"{{'ovo', 'ovr', 'raise'}}. Got {multi_class!r} instead.")
     if max_fpr is None and labels is None and sample_weight is None:
-        xp = lane_namespace_1d(y_true, y_score, None, None)
-        if (xp is not None and y_true.shape[0] <= AUC_LANE_MAX
-                and _ns.has_kind(xp, y_true.dtype, "integral")
-                and _ns.has_kind(xp, y_score.dtype, "real floating")
-                and (not validate or _binary_and_finite(xp, y_true, y_score))):
+        xp = _binary_lane_namespace(y_true, y_score, validate)
+        if xp is not None:
             return _ns.to_output(ops(xp).lane(_binary_auc_lane, None, y_true, y_score), xp)
     # scikit-learn checks no weights before its one-vs-one "not supported" error
     ovo_weight = multi_class == "ovo" and sample_weight is not None
@@ -272,6 +269,19 @@ AUC_LANE_MAX = 1 << 16
 #: from this many samples the host lane splits the classes and sorts values
 #: (below it one argsort costs less than the compaction)
 AUC_SPLIT_MIN = 1024
+
+
+def _binary_lane_namespace(y, score, validate, pos_label=None):
+    """The namespace of an unweighted binary lane call (1-D integer ``y`` and
+    real floating ``score`` of one type and device, up to ``AUC_LANE_MAX``
+    samples; validated calls after :func:`_binary_and_finite`), else None."""
+    xp = lane_namespace_1d(y, score, None, None)
+    if (xp is not None and y.shape[0] <= AUC_LANE_MAX
+            and _ns.has_kind(xp, y.dtype, "integral")
+            and _ns.has_kind(xp, score.dtype, "real floating")
+            and (not validate or _binary_and_finite(xp, y, score, pos_label))):
+        return xp
+    return None
 
 
 def _binary_and_finite(xp, y, score, pos_label=None) -> bool:
@@ -495,11 +505,8 @@ def average_precision_score(
     """
     _check_average(average, "average_precision_score")
     if sample_weight is None and type(pos_label) is int:
-        xp = lane_namespace_1d(y_true, y_score, None, None)
-        if (xp is not None and y_true.shape[0] <= AUC_LANE_MAX
-                and _ns.has_kind(xp, y_true.dtype, "integral")
-                and _ns.has_kind(xp, y_score.dtype, "real floating")
-                and (not validate or _binary_and_finite(xp, y_true, y_score, pos_label))):
+        xp = _binary_lane_namespace(y_true, y_score, validate, pos_label)
+        if xp is not None:
             return _ns.to_output(ops(xp).lane(_binary_ap_lane, pos_label, y_true, y_score), xp)
     inp = Inputs(y_true, y_score, sample_weight, validate=validate)
     xp = inp.xp
