@@ -350,6 +350,15 @@ class GenericOps:
         kernel where the library has a dot product (``xp.sum(a * b)`` here)."""
         return self.xp.sum(a * b)
 
+    def mean_error(self, kind, a, b, /):
+        """The unweighted mean of ``|a - b|`` ("absolute"), ``(a - b)^2``
+        ("squared") or its root ("root") of two 1-D arrays of one float dtype,
+        as a 0-d array of that dtype: the difference in that dtype, its terms
+        summed in float64.  One kernel call where the adapter has one (NumPy:
+        the training-loop batch's cost is the namespace's dispatch, not the
+        arithmetic); None here (the caller's lane computes it)."""
+        return None
+
     def sum_is_finite(self, x, /):
         """0-d bool: a NaN/inf-propagating reduction of ``x`` is finite.
 
@@ -430,6 +439,13 @@ class GenericOps:
         which torch CPU takes the NumPy views.
         """
         return fn(self.xp, self, config, *arrays)
+
+    def host_views(self, a, b, w, /):
+        """``(a, b, w, back)`` for a lane on host memory: the arrays as NumPy
+        arrays (``w`` may be None) and the function that gives a NumPy result
+        back in this library; None where they are not on the host or have no
+        NumPy view (generic: never).  See :mod:`metrix._core.host_lane`."""
+        return None
 
     def inner_block(self, flat, /, *, n):
         """The inner ``n x n`` block of a flat ``(n + 2) ** 2`` edge count

@@ -61,6 +61,11 @@ def _reshape(x, /, shape, *, copy=None):
 _LEAN = []
 
 
+def _host_result(x):
+    """A host lane's NumPy result as the edge gives it: a 0-d one as a Python number."""
+    return x.item() if x.ndim == 0 else x
+
+
 def lean_namespace():
     """``(xp, adapter)``: array-api-compat's NumPy namespace with ``sum`` as the
     ufunc method and ``astype`` / ``reshape`` as the array methods (their Python
@@ -112,6 +117,9 @@ class Ops(GenericOps):
     def lane(self, fn, config, /, *arrays):
         xp, lean_ops = lean_namespace()
         return fn(xp, lean_ops, config, *arrays)
+
+    def host_views(self, a, b, w, /):
+        return a, b, w, _host_result
 
     def edge_counts(self, a, b, /, *, n, weights=None):
         # the clip ufunc in place on one temporary (no np.clip wrapper)
@@ -182,6 +190,22 @@ class Ops(GenericOps):
     def dot(self, a, b, /):
         # BLAS: one read of each, no temporary (the method: no dispatch layer)
         return a.dot(b) if type(a) is np.ndarray else np.dot(a, b)
+
+    def mean_error(self, kind, a, b, /):
+        # float32 / float64 (float16 takes the lane: its result is float32)
+        dt = a.dtype
+        if b.dtype != dt or dt.kind != "f" or dt.itemsize < 4:
+            return None
+        d = a - b
+        if dt.itemsize == 4:
+            d = d.astype(np.float64)
+        if kind == "absolute":
+            m = np.add.reduce(np.abs(d)) / d.shape[0]
+        else:
+            m = d.dot(d) / d.shape[0]
+            if kind == "root":
+                m = np.sqrt(m)
+        return np.asarray(m, dt)
 
     def sum_is_finite(self, x, /):
         # x . x: a BLAS dot reads x once, threaded, without a temporary

@@ -117,6 +117,17 @@ class Ops(GenericOps):
                 return _from_numpy(fn(_LEAN[0], _LEAN[1], config, *views))
         return fn(self.xp, self, config, *arrays)
 
+    def host_views(self, a, b, w, /):
+        # eager CPU tensors: zero-copy views (never while torch.compile traces);
+        # Tensor.numpy refuses any other (the cheapest test; _lane_views for
+        # three arrays, without its list)
+        if _compiling():
+            return None
+        try:
+            return a.numpy(), b.numpy(), None if w is None else w.numpy(), _from_numpy
+        except (TypeError, RuntimeError):
+            return None
+
     def dot(self, a, b, /):
         return torch.dot(a, b)  # one kernel, not a product and a sum
 

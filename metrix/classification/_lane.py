@@ -1,9 +1,9 @@
 """The training-loop lane of the label metrics.
 
 A call takes the lane when nothing about it needs a host read or the general
-preparation: ``validate=False``, declared ``labels`` that are exactly the
-integers ``0..C-1``, and 1-D integer ``y_true`` / ``y_pred`` (and 1-D float
-``sample_weight``) of one array type on one device.  A validated call without
+preparation: ``validate=False``, declared ``labels`` equal to ``0..C-1``, and
+1-D integer ``y_true`` / ``y_pred`` (and 1-D float ``sample_weight``) of one
+array type on one device.  A validated call without
 ``labels`` takes it too when a few host reads find the labels to be exactly
 ``0..C-1`` (:func:`discovered_lane_inputs`).  Everything else (lists, strings,
 other label sets, weights under validation, empty input, offline sizes on a
@@ -46,7 +46,7 @@ def lane_inputs(y_true, y_pred, sample_weight, labels, validate, *,
         return None
     c = None
     if declared:
-        c = None if labels is None else _declared_range(labels)
+        c = None if labels is None else declared_range(labels)
         if c is None:
             return None
     xp = lane_namespace_1d(y_true, y_pred, sample_weight, "integral")
@@ -100,16 +100,32 @@ def all_present(cm, xp, o) -> bool:
     return bool(xp.all((xp.sum(cm, axis=0) + xp.sum(cm, axis=1)) > 0))  # validate=True only
 
 
-def _declared_range(labels) -> int | None:
-    """``C`` when host ``labels`` are exactly ``0..C-1`` (C >= 1), else None."""
+#: ``(list or tuple, C)`` -> ``0..C-1`` of that type, to compare declared labels with
+_RANGES: dict = {}
+
+
+def declared_range(labels) -> int | None:
+    """``C`` when host ``labels`` (a list, tuple or range) equal ``0..C-1``
+    (C >= 1), else None.  Compared by value, as labels match the values of
+    ``y``: ``[0.0, 1.0]`` or NumPy integers declare the classes ``[0, 1]`` do
+    (one C-level comparison of the two lists per call)."""
+    kind = type(labels)
+    if kind is list or kind is tuple:
+        c = len(labels)
+        ref = _RANGES.get((kind, c))
+        if ref is None:
+            if not c:
+                return None
+            ref = kind(range(c))
+            if c <= 1024:
+                _RANGES[kind, c] = ref
+        try:
+            return c if labels == ref else None
+        except (ValueError, TypeError):  # elements that compare as arrays
+            return None
     if isinstance(labels, range):
         return len(labels) if labels.start == 0 and labels.step == 1 and len(labels) else None
-    if not isinstance(labels, (list, tuple)) or not labels:
-        return None
-    for i, v in enumerate(labels):
-        if type(v) is not int or v != i:
-            return None
-    return len(labels)
+    return None
 
 
 def declared_matrix(xp, o, y_true, y_pred, weights, c, acc):

@@ -16,7 +16,8 @@ from typing import Literal
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
-from .._core.edge import metric_edge
+from .._core.edge import host_entry, metric_edge
+from .._core.host_lane import host_lane
 from .._core.stacklevel import find_stack_level
 from .._core.typing import Array, ArrayLike
 from .._core.validation import check_zero_division
@@ -26,6 +27,7 @@ from ._lane import (
     all_present,
     declared_counts,
     declared_matrix,
+    declared_range,
     discovered_lane_inputs,
     float_dtypes,
     lane_inputs,
@@ -47,48 +49,9 @@ __all__ = [
 
 
 @metric_edge
-def confusion_matrix(
-    y_true: ArrayLike,
-    y_pred: ArrayLike,
-    *,
-    labels: ArrayLike | None = None,
-    sample_weight: ArrayLike | None = None,
-    normalize: Literal["true", "pred", "all"] | None = None,
-    validate: bool = True,
-) -> Array:
-    r"""Confusion matrix ``C[i, j]``: samples of true class i predicted as class j.
-
-    Computed by one ``bincount(n_classes * y_true + y_pred)`` on the inputs'
-    device.
-
-    Parameters
-    ----------
-    y_true : array of shape (n_samples,)
-        Ground-truth labels (any supported array library).
-    y_pred : array of shape (n_samples,)
-        Predicted labels, as returned by a classifier.
-    labels : array-like of shape (n_classes,), default=None
-        Classes (rows/columns, in this order). Samples whose true or predicted
-        label is not among them are ignored. Declaring labels (with
-        ``validate=False``) makes the call sync-free.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
-    normalize : {"true", "pred", "all"}, default=None
-        Normalise over rows, columns or the whole matrix (0 where undefined).
-    validate : bool, default=True
-        Check values (target types, NaN, labels present). ``False`` reads no
-        value on the host.
-
-    Returns
-    -------
-    C : array of shape (n_classes, n_classes)
-        Counts, int64 (float with float weights or ``normalize``), in the
-        inputs' namespace and on their device.
-
-    References
-    ----------
-    .. [1] scikit-learn, ``sklearn.metrics.confusion_matrix``.
-    """
+def _confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normalize=None,
+                      validate=True):
+    """:func:`confusion_matrix` past its host entry."""
     if normalize not in (None, "true", "pred", "all"):
         raise ValueError(
             "The 'normalize' parameter must be a str among {'all', 'pred', 'true'} or None."
@@ -133,6 +96,60 @@ def confusion_matrix(
             "to have the correct shape, use the 'labels' parameter to pass all known "
             "labels.", UserWarning, stacklevel=find_stack_level())
     return cm
+
+
+@host_entry(_confusion_matrix)
+def confusion_matrix(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+    normalize: Literal["true", "pred", "all"] | None = None,
+    validate: bool = True,
+) -> Array:
+    r"""Confusion matrix ``C[i, j]``: samples of true class i predicted as class j.
+
+    Computed by one ``bincount(n_classes * y_true + y_pred)`` on the inputs'
+    device.
+
+    Parameters
+    ----------
+    y_true : array of shape (n_samples,)
+        Ground-truth labels (any supported array library).
+    y_pred : array of shape (n_samples,)
+        Predicted labels, as returned by a classifier.
+    labels : array-like of shape (n_classes,), default=None
+        Classes (rows/columns, in this order). Samples whose true or predicted
+        label is not among them are ignored. Declaring labels (with
+        ``validate=False``) makes the call sync-free.
+    sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
+    normalize : {"true", "pred", "all"}, default=None
+        Normalise over rows, columns or the whole matrix (0 where undefined).
+    validate : bool, default=True
+        Check values (target types, NaN, labels present). ``False`` reads no
+        value on the host.
+
+    Returns
+    -------
+    C : array of shape (n_classes, n_classes)
+        Counts, int64 (float with float weights or ``normalize``), in the
+        inputs' namespace and on their device.
+
+    References
+    ----------
+    .. [1] scikit-learn, ``sklearn.metrics.confusion_matrix``.
+    """
+    if not validate and sample_weight is None and normalize is None:
+        # the training-loop call on host arrays (:mod:`metrix._core.host_lane`)
+        c = declared_range(labels)
+        if c is not None and c > 1:
+            cm = host_lane(_confusion_lane, (c, None), "integral", y_true, y_pred)
+            if cm is not None:
+                return cm
+    return _confusion_matrix(y_true, y_pred, labels=labels, sample_weight=sample_weight,
+                             normalize=normalize, validate=validate)
 
 
 def _confusion_lane(xp, o, config, y_true, y_pred, weights):

@@ -40,7 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, NamedTuple
 
 from .._core import namespace as _ns
-from .._core.edge import as_host_array, python_scalars
+from .._core.edge import array_metric, as_host_array, python_scalars
 from .._core.typing import ArrayLike
 from ..backends._random import _seed_from, generator
 from ..backends._threads import available_threads
@@ -347,8 +347,7 @@ def _prepare(metric, arrays, metric_kwargs, conv):
     inputs get the same arrays), the metric unwrapped, its full-data value."""
     kw = dict(metric_kwargs)
     sw = kw.get("sample_weight")
-    if getattr(metric, "__metrix_edge__", False):
-        metric = metric.__wrapped__  # arrays in, arrays out: no Python float per resample
+    metric = array_metric(metric)  # arrays in, arrays out: no Python float per resample
 
     def host(a):
         key = ("host", id(a))

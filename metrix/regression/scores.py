@@ -27,7 +27,8 @@ import warnings
 from typing import Any, Literal
 
 from .._core import namespace as _ns
-from .._core.edge import metric_edge
+from .._core.edge import host_entry, metric_edge
+from .._core.host_lane import host_lane
 from .._core.lane import cast, lane_float_dtypes, lane_namespace_1d
 from .._core.stacklevel import find_stack_level
 from ..backends import ops
@@ -204,7 +205,13 @@ def _mean_error_lane(xp, o, kind, y_true, y_pred, weights):
     weighted mean of ``|d|`` or ``d^2`` (its root for "root").  The difference
     ``d`` in the inputs' float dtype (float32 at least), as scikit-learn
     subtracts; its terms summed in the widest float, each sum of products one
-    dot product (``ops.dot``): one cast of ``d`` instead of one per input."""
+    dot product (``ops.dot``): one cast of ``d`` instead of one per input.
+    Unweighted, on NumPy arrays of one float dtype: the same arithmetic in one
+    adapter call (``ops.mean_error``)."""
+    if weights is None:
+        value = o.mean_error(kind, y_true, y_pred)
+        if value is not None:
+            return value
     acc, out = lane_float_dtypes(xp, y_true, y_pred, weights)
     if y_true.dtype == out and y_pred.dtype == out:  # the usual call: one float dtype
         d = cast(y_true - y_pred, acc, xp)
@@ -245,17 +252,40 @@ def _mean_error(kind, y_true, y_pred, sample_weight, multioutput, validate):
     return value  # a 0-d array: the edge makes a NumPy one a Python float
 
 
+def _with_host_entry(kind, general):
+    """The public mean error of ``general`` (its path past the host entry),
+    whose training-loop call (``validate=False``, the uniform average) on host
+    arrays is answered by :func:`~metrix._core.host_lane.host_lane` first."""
+    @host_entry(general)
+    def metric(
+            y_true: Any, y_pred: Any, *, sample_weight: Any = None,
+            multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
+            validate: bool = True) -> Any:
+        if not validate and type(multioutput) is str and multioutput == "uniform_average":
+            value = host_lane(_mean_error_lane, kind, "real floating", y_true, y_pred,
+                              sample_weight)
+            if value is not None:
+                return value
+        return general(y_true, y_pred, sample_weight=sample_weight, multioutput=multioutput,
+                       validate=validate)
+
+    metric.__name__ = metric.__qualname__ = general.__name__[1:]
+    return metric
+
+
 @metric_edge
-def mean_absolute_error(
-        y_true: Any, y_pred: Any, *, sample_weight: Any = None,
-        multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
-        validate: bool = True) -> Any:
+def _mean_absolute_error(y_true, y_pred, *, sample_weight=None,
+                           multioutput="uniform_average", validate=True):
+    """:func:`mean_absolute_error` past its host entry."""
     fast = _mean_error("absolute", y_true, y_pred, sample_weight, multioutput, validate)
     if fast is not None:
         return fast
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="mean_absolute_error")
     return _reduce(_means(t, lambda a, b: (abs(b - a),), t.y_true, t.y_pred)[0], t)
+
+
+mean_absolute_error = _with_host_entry("absolute", _mean_absolute_error)
 
 
 def _mse_raw(t, log=False):
@@ -271,10 +301,9 @@ def _mse_raw(t, log=False):
 
 
 @metric_edge
-def mean_squared_error(
-        y_true: Any, y_pred: Any, *, sample_weight: Any = None,
-        multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
-        validate: bool = True) -> Any:
+def _mean_squared_error(y_true, y_pred, *, sample_weight=None,
+                          multioutput="uniform_average", validate=True):
+    """:func:`mean_squared_error` past its host entry."""
     fast = _mean_error("squared", y_true, y_pred, sample_weight, multioutput, validate)
     if fast is not None:
         return fast
@@ -283,17 +312,22 @@ def mean_squared_error(
     return _reduce(_mse_raw(t), t)
 
 
+mean_squared_error = _with_host_entry("squared", _mean_squared_error)
+
+
 @metric_edge
-def root_mean_squared_error(
-        y_true: Any, y_pred: Any, *, sample_weight: Any = None,
-        multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
-        validate: bool = True) -> Any:
+def _root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
+                               multioutput="uniform_average", validate=True):
+    """:func:`root_mean_squared_error` past its host entry."""
     fast = _mean_error("root", y_true, y_pred, sample_weight, multioutput, validate)
     if fast is not None:
         return fast
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="root_mean_squared_error", custom_checks=False)
     return _reduce(t.xp.sqrt(_mse_raw(t)), t)
+
+
+root_mean_squared_error = _with_host_entry("root", _root_mean_squared_error)
 
 
 @metric_edge

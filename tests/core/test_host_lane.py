@@ -1,0 +1,261 @@
+"""The host entry of the training-loop lane (:mod:`metrix._core.host_lane`).
+
+A metric with a host entry (``confusion_matrix``, the mean errors) takes the
+training-loop call on CPU tensors or NumPy arrays itself, before its edge;
+every other call goes the usual way.  Both must give scikit-learn's numbers
+with the usual types: the entry is checked to be *taken* where it should be
+(else these tests would compare the general path with itself), declined
+where it must be, and to equal the path behind it.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+import sklearn.metrics as skm
+
+import metrix
+from metrix._core.edge import host_entry
+from metrix.classification import confusion
+from metrix.classification._lane import declared_range
+from metrix.regression import scores
+
+torch = pytest.importorskip("torch")
+
+C = 5
+L = list(range(C))
+MEAN_ERRORS = {
+    "mean_absolute_error": ("_mean_absolute_error", skm.mean_absolute_error),
+    "mean_squared_error": ("_mean_squared_error", skm.mean_squared_error),
+    "root_mean_squared_error": ("_root_mean_squared_error", skm.root_mean_squared_error),
+}
+
+
+class _Reached(Exception):
+    pass
+
+
+@pytest.fixture
+def no_general(monkeypatch):
+    """The metrics' paths past the host entry raise: a call that returns was
+    answered by its host entry."""
+    def refuse(*args, **kwargs):
+        raise _Reached
+
+    monkeypatch.setattr(confusion, "_confusion_matrix", refuse)
+    monkeypatch.setattr(scores, "_mean_error", refuse)  # the mean errors' first step
+
+
+def _labels(n, seed, lo=0, hi=C, dtype=np.int64):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(lo, hi, n).astype(dtype)
+    p = np.where(rng.random(n) < 0.6, y, rng.integers(lo, hi, n)).astype(dtype)
+    return y, p
+
+
+LIBS = {"numpy": lambda a: a, "torch": torch.from_numpy}
+
+
+def _direct_counts(y, p):
+    """The declared confusion matrix by a loop (scikit-learn refuses a batch
+    with no declared label in ``y``; the training-loop call counts it)."""
+    cm = np.zeros((C, C), dtype=np.int64)
+    for t, q in zip(y.tolist(), p.tolist()):
+        if 0 <= t < C and 0 <= q < C:
+            cm[t, q] += 1
+    return cm
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("n", [1, 2, 255, 512, 513, 4096])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8])
+@pytest.mark.parametrize("span", ["declared", "undeclared"])
+def test_confusion_entry_equals_scikit_learn(lib, n, dtype, span):
+    lo, hi = (0, C) if span == "declared" else (-3 if dtype != np.uint8 else 0, C + 3)
+    y, p = _labels(n, n, lo, hi, dtype)
+    conv = LIBS[lib]
+    got = metrix.confusion_matrix(conv(y), conv(p), labels=L, validate=False)
+    want = _direct_counts(y, p)
+    if np.isin(y, L).any():
+        np.testing.assert_array_equal(want, skm.confusion_matrix(y, p, labels=L))
+    assert type(got) is type(conv(y))
+    np.testing.assert_array_equal(np.asarray(got), want)
+    assert np.asarray(got).dtype == np.int64
+    general = confusion._confusion_matrix(conv(y), conv(p), labels=L, validate=False)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(general))
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_confusion_entry_is_taken(lib, no_general):
+    y, p = _labels(300, 1)
+    conv = LIBS[lib]
+    for labels in (L, tuple(L), range(C), [float(v) for v in L],
+                   [np.int64(v) for v in L]):
+        got = metrix.confusion_matrix(conv(y), conv(p), labels=labels, validate=False)
+        np.testing.assert_array_equal(np.asarray(got), skm.confusion_matrix(y, p, labels=L))
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_confusion_entry_declines(lib, no_general):
+    """Calls the entry must leave to the path behind it (which raises here)."""
+    y, p = _labels(64, 2)
+    conv = LIBS[lib]
+    declined = [
+        dict(labels=L),                                        # validate=True
+        dict(labels=L, validate=False, sample_weight=conv(np.ones(64))),
+        dict(labels=L, validate=False, normalize="true"),
+        dict(labels=[1, 2, 3], validate=False),                # not 0..C-1
+        dict(labels=[0], validate=False),                      # one class
+        dict(labels=np.arange(C), validate=False),             # not a host list
+        dict(validate=False),                                  # no labels
+    ]
+    for kwargs in declined:
+        with pytest.raises(_Reached):
+            metrix.confusion_matrix(conv(y), conv(p), **kwargs)
+    odd_inputs = [
+        (conv(y.astype(np.float64)), conv(p.astype(np.float64))),   # float labels
+        (conv(y[:10]), conv(p[:11])),                                # lengths differ
+        (conv(y.reshape(8, 8)), conv(p.reshape(8, 8))),              # 2-D
+        (conv(y[:0]), conv(p[:0])),                                  # empty
+        (conv(y), list(p)),                                          # mixed types
+    ]
+    for a, b in odd_inputs:
+        with pytest.raises(_Reached):
+            metrix.confusion_matrix(a, b, labels=L, validate=False)
+
+
+def test_confusion_entry_declines_what_has_no_host_view(no_general):
+    y, p = (torch.from_numpy(v) for v in _labels(64, 3))
+    for a, b in [(y.to("meta"), p.to("meta")),                 # off the host
+                 (y.to(torch.bool), p.to(torch.bool))]:         # not integral
+        with pytest.raises(_Reached):
+            metrix.confusion_matrix(a, b, labels=L, validate=False)
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("name", MEAN_ERRORS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("n", [1, 3, 256, 8192])
+def test_mean_error_entry_equals_scikit_learn(lib, name, dtype, n):
+    rng = np.random.default_rng(n)
+    y = (rng.normal(size=n) * 3 + 100).astype(dtype)     # a large mean: float32 rounding
+    p = (y + rng.normal(size=n)).astype(dtype)
+    conv = LIBS[lib]
+    general_name, sk = MEAN_ERRORS[name]
+    got = getattr(metrix, name)(conv(y), conv(p), validate=False)
+    general = getattr(scores, general_name)(conv(y), conv(p), validate=False)
+    if lib == "numpy":
+        assert type(got) is float and type(general) is float
+    else:
+        assert isinstance(got, torch.Tensor) and got.ndim == 0
+        assert got.dtype == general.dtype == (torch.float64 if dtype == np.float64
+                                              else torch.float32)
+    assert float(got) == float(general)
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(float(got), sk(y.astype(np.float64), p.astype(np.float64)),
+                               rtol=tol if dtype != np.float16 else 2e-3)
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_mean_error_entry_is_taken_and_declines(lib, no_general):
+    rng = np.random.default_rng(4)
+    conv = LIBS[lib]
+    y, p, w = (conv(rng.random(50).astype(np.float32)) for _ in range(3))
+    for name in MEAN_ERRORS:
+        metric = getattr(metrix, name)
+        metric(y, p, validate=False)
+        metric(y, p, sample_weight=w, validate=False)
+        for kwargs in (dict(), dict(validate=False, multioutput="raw_values"),
+                       dict(validate=False, multioutput=np.ones(1))):
+            with pytest.raises(_Reached):
+                metric(y, p, **kwargs)
+        with pytest.raises(_Reached):   # integer targets: not the lane's kind
+            metric(conv(np.arange(50)), conv(np.arange(50)), validate=False)
+        with pytest.raises(_Reached):   # past the lane's rows on the host
+            big = conv(np.zeros(8193, dtype=np.float32))
+            metric(big, big, validate=False)
+
+
+def test_mean_error_entry_weights_equal_scikit_learn():
+    rng = np.random.default_rng(5)
+    y, p = rng.normal(size=(2, 300))
+    w = rng.random(300)
+    w[:100] = 0.0
+    for name, (_, sk) in MEAN_ERRORS.items():
+        got = getattr(metrix, name)(torch.from_numpy(y), torch.from_numpy(p),
+                                    sample_weight=torch.from_numpy(w), validate=False)
+        np.testing.assert_allclose(float(got), sk(y, p, sample_weight=w), rtol=1e-12)
+
+
+def test_grad_tensors_take_the_usual_way():
+    """A tensor that needs grad has no host view: the call goes the usual way."""
+    y = torch.randn(40, dtype=torch.float64, requires_grad=True)
+    p = torch.randn(40, dtype=torch.float64)
+    got = metrix.mean_squared_error(y, p, validate=False)
+    assert got.requires_grad  # the general path keeps the graph
+    np.testing.assert_allclose(float(got.detach()), skm.mean_squared_error(
+        y.detach().numpy(), p.numpy()), rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["absolute", "squared", "root"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_numpy_mean_error_kernel_equals_the_lane(kind, dtype):
+    """``ops.mean_error`` (NumPy) is the lane's arithmetic, to the bit."""
+    from metrix.backends.numpy import lean_namespace
+
+    xp, o = lean_namespace()
+
+    class WithoutKernel(type(o)):  # the lane's own arithmetic, NumPy's dot
+        def mean_error(self, kind, a, b, /):
+            return None
+    rng = np.random.default_rng(6)
+    for n in (1, 7, 1000, 8192):
+        a = (rng.normal(size=n) * 1e3).astype(dtype)
+        # differences over six decades: a float32 sum would round differently
+        b = (a + rng.normal(size=n) * 10.0 ** rng.uniform(-3, 3, n)).astype(dtype)
+        got = o.mean_error(kind, a, b)
+        generic = scores._mean_error_lane(xp, WithoutKernel(xp), kind, a, b, None)
+        assert got.dtype == dtype and np.asarray(generic).dtype == dtype
+        assert got == generic
+    assert o.mean_error(kind, a, b.astype(np.float64 if dtype == np.float32
+                                          else np.float32)) is None
+    assert o.mean_error(kind, a.astype(np.float16), b.astype(np.float16)) is None
+
+
+def test_declared_range_compares_values():
+    assert declared_range([0, 1, 2]) == 3
+    assert declared_range((0, 1)) == 2
+    assert declared_range(range(4)) == 4
+    assert declared_range([0.0, 1.0]) == 2
+    assert declared_range([np.int32(0), np.int32(1)]) == 2
+    for labels in ([], (), range(0), range(1, 3), range(0, 6, 2), [1, 0], [0, 2],
+                   ["0", "1"], [0, None], np.arange(3), None, "01",
+                   [np.arange(2), np.arange(2)]):
+        assert declared_range(labels) is None, labels
+
+
+def test_host_entry_checks_the_signature():
+    def general(y_true, y_pred, *, labels=None, validate=True):
+        pass
+
+    def same(y_true, y_pred, *, labels=None, validate=True):
+        pass
+
+    def other(y_true, y_pred, *, labels=None, validate=False):
+        pass
+
+    assert host_entry(general)(same).__metrix_edge__
+    with pytest.raises(TypeError, match="signature"):
+        host_entry(general)(other)
+
+
+@pytest.mark.parametrize("name", ["confusion_matrix", *MEAN_ERRORS])
+def test_public_and_general_signatures_agree(name):
+    general = {"confusion_matrix": confusion._confusion_matrix,
+               **{k: getattr(scores, v[0]) for k, v in MEAN_ERRORS.items()}}[name]
+    public = getattr(metrix, name)
+    assert [(p.name, p.default) for p in inspect.signature(public).parameters.values()] \
+        == [(p.name, p.default) for p in inspect.signature(general).parameters.values()]
+    assert public.__doc__ and len(public.__doc__) > 200
