@@ -440,11 +440,15 @@ class GenericOps:
         """
         return fn(self.xp, self, config, *arrays)
 
-    def host_views(self, a, b, w, /):
-        """``(a, b, w, back)`` for a lane on host memory: the arrays as NumPy
-        arrays (``w`` may be None) and the function that gives a NumPy result
-        back in this library; None where they are not on the host or have no
-        NumPy view (generic: never).  See :mod:`metrix._core.host_lane`."""
+    def host_lane(self, fn, config, kinds, a, b, w, /):
+        """``fn(xp, ops, config, a, b, w)`` run in NumPy on zero-copy views of
+        host arrays and given back in this library, or None where the call must
+        take its usual way: arrays off the host or without a NumPy view, not
+        1-D of one length (1 to ``fn.host_view_rows``, default the lanes' cap),
+        ``a`` / ``b`` of another NumPy dtype kind than ``kinds`` ("iu", "f"),
+        ``w`` (None or weights) not a float of their length.  The host entry
+        of a public metric (:mod:`metrix._core.host_lane`), registered for the
+        adapter's array type there; generic: None (no array type registered)."""
         return None
 
     def inner_block(self, flat, /, *, n):

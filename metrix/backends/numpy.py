@@ -61,11 +61,6 @@ def _reshape(x, /, shape, *, copy=None):
 _LEAN = []
 
 
-def _host_result(x):
-    """A host lane's NumPy result as the edge gives it: a 0-d one as a Python number."""
-    return x.item() if x.ndim == 0 else x
-
-
 def lean_namespace():
     """``(xp, adapter)``: array-api-compat's NumPy namespace with ``sum`` as the
     ufunc method and ``astype`` / ``reshape`` as the array methods (their Python
@@ -117,9 +112,6 @@ class Ops(GenericOps):
     def lane(self, fn, config, /, *arrays):
         xp, lean_ops = lean_namespace()
         return fn(xp, lean_ops, config, *arrays)
-
-    def host_views(self, a, b, w, /):
-        return a, b, w, _host_result
 
     def edge_counts(self, a, b, /, *, n, weights=None):
         # the clip ufunc in place on one temporary (no np.clip wrapper)

@@ -14,10 +14,10 @@ import math
 import warnings
 from typing import Literal
 
+from .._core import host_lane as _host
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from .._core.edge import host_entry, metric_edge
-from .._core.host_lane import host_lane
 from .._core.stacklevel import find_stack_level
 from .._core.typing import Array, ArrayLike
 from .._core.validation import check_zero_division
@@ -141,11 +141,11 @@ def confusion_matrix(
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.confusion_matrix``.
     """
-    if not validate and sample_weight is None and normalize is None:
-        # the training-loop call on host arrays (:mod:`metrix._core.host_lane`)
+    if type(y_true) is _host.ARRAY_TYPE and not validate and sample_weight is None and (
+            normalize is None):  # the training-loop call (:mod:`metrix._core.host_lane`)
         c = declared_range(labels)
         if c is not None and c > 1:
-            cm = host_lane(_confusion_lane, (c, None), "integral", y_true, y_pred)
+            cm = _host.LANE(_confusion_lane, (c, None), "iu", y_true, y_pred, None)
             if cm is not None:
                 return cm
     return _confusion_matrix(y_true, y_pred, labels=labels, sample_weight=sample_weight,

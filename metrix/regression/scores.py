@@ -26,9 +26,9 @@ import math
 import warnings
 from typing import Any, Literal
 
+from .._core import host_lane as _host
 from .._core import namespace as _ns
 from .._core.edge import host_entry, metric_edge
-from .._core.host_lane import host_lane
 from .._core.lane import cast, lane_float_dtypes, lane_namespace_1d
 from .._core.stacklevel import find_stack_level
 from ..backends import ops
@@ -255,15 +255,15 @@ def _mean_error(kind, y_true, y_pred, sample_weight, multioutput, validate):
 def _with_host_entry(kind, general):
     """The public mean error of ``general`` (its path past the host entry),
     whose training-loop call (``validate=False``, the uniform average) on host
-    arrays is answered by :func:`~metrix._core.host_lane.host_lane` first."""
+    arrays is answered by its host lane first (:mod:`metrix._core.host_lane`)."""
     @host_entry(general)
     def metric(
             y_true: Any, y_pred: Any, *, sample_weight: Any = None,
             multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
             validate: bool = True) -> Any:
-        if not validate and type(multioutput) is str and multioutput == "uniform_average":
-            value = host_lane(_mean_error_lane, kind, "real floating", y_true, y_pred,
-                              sample_weight)
+        if type(y_true) is _host.ARRAY_TYPE and not validate and (
+                type(multioutput) is str and multioutput == "uniform_average"):
+            value = _host.LANE(_mean_error_lane, kind, "f", y_true, y_pred, sample_weight)
             if value is not None:
                 return value
         return general(y_true, y_pred, sample_weight=sample_weight, multioutput=multioutput,

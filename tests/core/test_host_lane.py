@@ -1,8 +1,8 @@
 """The host entry of the training-loop lane (:mod:`metrix._core.host_lane`).
 
 A metric with a host entry (``confusion_matrix``, the mean errors) takes the
-training-loop call on CPU tensors or NumPy arrays itself, before its edge;
-every other call goes the usual way.  Both must give scikit-learn's numbers
+training-loop call on eager torch CPU tensors itself, before its edge; every
+other call (NumPy arrays too) goes the usual way.  Both must give scikit-learn's numbers
 with the usual types: the entry is checked to be *taken* where it should be
 (else these tests would compare the general path with itself), declined
 where it must be, and to equal the path behind it.
@@ -87,10 +87,9 @@ def test_confusion_entry_equals_scikit_learn(lib, n, dtype, span):
     np.testing.assert_array_equal(np.asarray(got), np.asarray(general))
 
 
-@pytest.mark.parametrize("lib", LIBS)
-def test_confusion_entry_is_taken(lib, no_general):
+def test_confusion_entry_is_taken(no_general):
     y, p = _labels(300, 1)
-    conv = LIBS[lib]
+    conv = torch.from_numpy
     for labels in (L, tuple(L), range(C), [float(v) for v in L],
                    [np.int64(v) for v in L]):
         got = metrix.confusion_matrix(conv(y), conv(p), labels=labels, validate=False)
@@ -99,9 +98,13 @@ def test_confusion_entry_is_taken(lib, no_general):
 
 @pytest.mark.parametrize("lib", LIBS)
 def test_confusion_entry_declines(lib, no_general):
-    """Calls the entry must leave to the path behind it (which raises here)."""
+    """Calls the entry must leave to the path behind it (which raises here):
+    NumPy arrays, and tensor calls that are not the training-loop call."""
     y, p = _labels(64, 2)
     conv = LIBS[lib]
+    if lib == "numpy":
+        with pytest.raises(_Reached):
+            metrix.confusion_matrix(y, p, labels=L, validate=False)
     declined = [
         dict(labels=L),                                        # validate=True
         dict(labels=L, validate=False, sample_weight=conv(np.ones(64))),
@@ -129,7 +132,8 @@ def test_confusion_entry_declines(lib, no_general):
 def test_confusion_entry_declines_what_has_no_host_view(no_general):
     y, p = (torch.from_numpy(v) for v in _labels(64, 3))
     for a, b in [(y.to("meta"), p.to("meta")),                 # off the host
-                 (y.to(torch.bool), p.to(torch.bool))]:         # not integral
+                 (y.to(torch.bool), p.to(torch.bool)),          # not integral
+                 (y, p.to("meta"))]:                            # two devices
         with pytest.raises(_Reached):
             metrix.confusion_matrix(a, b, labels=L, validate=False)
 
@@ -158,15 +162,18 @@ def test_mean_error_entry_equals_scikit_learn(lib, name, dtype, n):
                                rtol=tol if dtype != np.float16 else 2e-3)
 
 
-@pytest.mark.parametrize("lib", LIBS)
-def test_mean_error_entry_is_taken_and_declines(lib, no_general):
+def test_mean_error_entry_is_taken_and_declines(no_general):
     rng = np.random.default_rng(4)
-    conv = LIBS[lib]
+    conv = torch.from_numpy
     y, p, w = (conv(rng.random(50).astype(np.float32)) for _ in range(3))
     for name in MEAN_ERRORS:
         metric = getattr(metrix, name)
         metric(y, p, validate=False)
         metric(y, p, sample_weight=w, validate=False)
+        with pytest.raises(_Reached):   # NumPy arrays: the usual way
+            metric(y.numpy(), p.numpy(), validate=False)
+        with pytest.raises(_Reached):   # a tensor subclass: the usual way
+            metric(torch.nn.Parameter(y, requires_grad=False), p, validate=False)
         for kwargs in (dict(), dict(validate=False, multioutput="raw_values"),
                        dict(validate=False, multioutput=np.ones(1))):
             with pytest.raises(_Reached):
@@ -234,6 +241,16 @@ def test_declared_range_compares_values():
                    ["0", "1"], [0, None], np.arange(3), None, "01",
                    [np.arange(2), np.arange(2)]):
         assert declared_range(labels) is None, labels
+
+
+def test_compiled_call_takes_the_usual_way():
+    """Under torch.compile the lane declines (it reads NumPy views): the call
+    compiles in one graph to the same counts."""
+    y, p = (torch.from_numpy(v) for v in _labels(100, 8))
+    compiled = torch.compile(lambda a, b: metrix.confusion_matrix(a, b, labels=L,
+                                                                  validate=False),
+                             fullgraph=True, backend="eager")
+    np.testing.assert_array_equal(compiled(y, p).numpy(), _direct_counts(y.numpy(), p.numpy()))
 
 
 def test_host_entry_checks_the_signature():
