@@ -142,7 +142,8 @@ class Ops(GenericOps):
             from .numpy import lean_namespace
 
             _LEAN.extend(lean_namespace())
-        return _from_numpy(fn(_LEAN[0], _LEAN[1], config, a, b, w))
+        out = fn(_LEAN[0], _LEAN[1], config, a, b, w)
+        return torch.from_numpy(out) if type(out) is np.ndarray else _from_numpy(out)
 
     def dot(self, a, b, /):
         return torch.dot(a, b)  # one kernel, not a product and a sum

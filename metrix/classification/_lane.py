@@ -100,8 +100,8 @@ def all_present(cm, xp, o) -> bool:
     return bool(xp.all((xp.sum(cm, axis=0) + xp.sum(cm, axis=1)) > 0))  # validate=True only
 
 
-#: ``(list or tuple, C)`` -> ``0..C-1`` of that type, to compare declared labels with
-_RANGES: dict = {}
+#: list / tuple -> ``{C: 0..C-1 of that type}``, to compare declared labels with
+_RANGES: dict = {list: {}, tuple: {}}
 
 
 def declared_range(labels) -> int | None:
@@ -112,13 +112,14 @@ def declared_range(labels) -> int | None:
     kind = type(labels)
     if kind is list or kind is tuple:
         c = len(labels)
-        ref = _RANGES.get((kind, c))
+        refs = _RANGES[kind]
+        ref = refs.get(c)
         if ref is None:
             if not c:
                 return None
             ref = kind(range(c))
             if c <= 1024:
-                _RANGES[kind, c] = ref
+                refs[c] = ref
         try:
             return c if labels == ref else None
         except (ValueError, TypeError):  # elements that compare as arrays
