@@ -15,7 +15,9 @@ One thread, N = 256, 4,096 and 65,536, C = 10.  Each cell is the best over
   ``mean_squared_error``'s is one subtraction and one float64 norm), in torch
   and in NumPy on zero-copy views of the tensors (the result back as a
   tensor); "floor / tm" is the cheaper one against TorchMetrics: where it is
-  above 0.5x, no implementation meets the 0.5x target;
+  above 0.5x, no implementation meets the 0.5x target.  "checked floor / tm"
+  (the label metrics): the NumPy floor with the one range check a correct
+  count needs (declared labels leave out the others, as scikit-learn's);
 * binary ``average_precision_score`` is timed too (no target: the floor is
   one sort, as for the AUC);
 * NumPy: metrix ``f1_score`` macro against one ``np.bincount`` of the codes
@@ -103,6 +105,14 @@ def torch_rows(n, runs, calls):
         "average_precision_score binary": lambda: torch.from_numpy(np.sort(s.numpy())),
         "mean_squared_error": lambda: torch.from_numpy(_mse_floor_numpy(r.numpy(), q.numpy())),
     }
+    # the label floors with the one check a correct count needs (labels outside
+    # 0..C-1 left out, as scikit-learn's declared labels): one unsigned max
+    checked = {
+        "f1_score macro": lambda: torch.from_numpy(
+            _f1_floor_numpy(y.numpy(), p.numpy(), checked=True)),
+        "confusion_matrix": lambda: torch.from_numpy(
+            _cm_checked_numpy(y.numpy(), p.numpy())),
+    }
     cases = {
         "f1_score macro": (
             lambda: metrix.f1_score(y, p, labels=L, average="macro", **nv),
@@ -137,15 +147,20 @@ def torch_rows(n, runs, calls):
     }
     rows = []
     for name, (fast, tm_fast, default, tm_default) in cases.items():
-        t = interleaved({"metrix": fast, "tm": tm_fast, "metrix default": default,
-                         "tm default": tm_default, "floor torch": floors[name],
-                         "floor numpy": floors_np[name]}, runs=runs,
-                        calls=calls, label=f"torch {name} N={n}")
+        fns = {"metrix": fast, "tm": tm_fast, "metrix default": default,
+               "tm default": tm_default, "floor torch": floors[name],
+               "floor numpy": floors_np[name]}
+        if name in checked:
+            fns["checked floor numpy"] = checked[name]
+        t = interleaved(fns, runs=runs, calls=calls, label=f"torch {name} N={n}")
         floor = min(t["floor torch"], t["floor numpy"])
+        checked_floor = t.get("checked floor numpy")
         rows.append({"N": n, "metric": name,
                      "floor (bare torch / NumPy views)": (
                          f"{fmt_time(t['floor torch'])} / {fmt_time(t['floor numpy'])}"),
                      "floor / tm": f"{floor / t['tm']:.2f}x",
+                     "checked floor / tm": ("" if checked_floor is None
+                                            else f"{checked_floor / t['tm']:.2f}x"),
                      "metrix (labels, validate=False)": fmt_time(t["metrix"]),
                      "TorchMetrics (validate_args=False)": fmt_time(t["tm"]),
                      "ratio": f"{t['metrix'] / t['tm']:.2f}x",
@@ -163,10 +178,28 @@ def _f1_floor(torch, y, p):
     return torch.where(den > 0, 2 * tp / den.clamp(min=1), 0.0).mean()
 
 
-def _f1_floor_numpy(y, p):
+def _cm_checked_numpy(y, p):
+    """The declared confusion matrix in bare NumPy with its range check, the
+    cheaper of two: a small batch, one ``ravel_multi_index`` (it raises on a
+    label outside ``0..C-1``) and one bincount; a larger one, one unsigned max
+    of ``p`` (negatives wrap past C), the codes ``y * (C + 1) + p`` (``p = C``
+    falls in a column cut off) and one bincount (it refuses ``y < 0``; ``y >=
+    C`` falls past the cells kept)."""
+    if y.shape[0] <= 512:
+        return np.bincount(np.ravel_multi_index((y, p), (C, C)),
+                           minlength=C * C).reshape(C, C)
+    if np.maximum.reduce(p.view(np.uint64)) > C:
+        raise ValueError("an undeclared label (not in the bench's data)")
+    counts = np.bincount(y * (C + 1) + p, minlength=C * (C + 1))
+    return counts[:C * (C + 1)].reshape(C, C + 1)[:, :C]
+
+
+def _f1_floor_numpy(y, p, checked=False):
     """Macro F1 in bare NumPy (zero-copy views of the tensors): one bincount, the
-    C-vector formula, the 0-d result."""
-    cm = np.bincount(C * y + p, minlength=C * C).reshape(C, C).astype(np.float64)
+    C-vector formula, the 0-d result (``checked``: the count of
+    :func:`_cm_checked_numpy`)."""
+    cm = (_cm_checked_numpy(y, p) if checked
+          else np.bincount(C * y + p, minlength=C * C).reshape(C, C)).astype(np.float64)
     tp = cm.diagonal()
     den = cm.sum(0) + cm.sum(1)
     return np.asarray(np.mean(np.where(den > 0, 2 * tp / np.maximum(den, 1), 0.0)))
