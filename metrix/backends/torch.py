@@ -111,11 +111,8 @@ class Ops(GenericOps):
         if not _compiling() and arrays[0].shape[0] <= getattr(fn, "host_view_rows", LANE_ROWS):
             views = _lane_views(arrays)
             if views is not None:
-                if not _LEAN:
-                    from .numpy import lean_namespace
-
-                    _LEAN.extend(lean_namespace())
-                return _from_numpy(fn(_LEAN[0], _LEAN[1], config, *views))
+                lean_xp, lean_ops = _LEAN or _load_lean()
+                return _from_numpy(fn(lean_xp, lean_ops, config, *views))
         return fn(self.xp, self, config, *arrays)
 
     @staticmethod
@@ -138,11 +135,8 @@ class Ops(GenericOps):
                 or a.dtype.kind not in kinds or b.dtype.kind not in kinds
                 or (w is not None and (w.shape != shape or w.dtype.kind != "f"))):
             return None
-        if not _LEAN:
-            from .numpy import lean_namespace
-
-            _LEAN.extend(lean_namespace())
-        out = fn(_LEAN[0], _LEAN[1], config, a, b, w)
+        lean_xp, lean_ops = _LEAN or _load_lean()
+        out = fn(lean_xp, lean_ops, config, a, b, w)
         return torch.from_numpy(out) if type(out) is np.ndarray else _from_numpy(out)
 
     def dot(self, a, b, /):
@@ -432,6 +426,15 @@ class TorchKernel:
 
 
 _LEAN: list = []  # NumPy's lean namespace and adapter, loaded at the first lane call
+
+
+def _load_lean():
+    from .numpy import lean_namespace
+
+    _LEAN.extend(lean_namespace())
+    return _LEAN
+
+
 _host.register(torch.Tensor, Ops.host_lane)  # the host entries' lane
 
 
