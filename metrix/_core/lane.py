@@ -82,7 +82,10 @@ def lane_float_dtypes(xp, y_true, y_pred, weights=None):
     64-bit types follow a runtime flag)."""
     # a type test only (NumPy arrays have no device); nothing is read
     device = None if type(y_true) is np.ndarray else _ns.device_of(y_true)
-    key = (xp, device, y_true.dtype, y_pred.dtype, None if weights is None else weights.dtype)
+    # the namespace by id (it lives as long as the process): torch.compile
+    # cannot compare a module in a dict key once the cache holds one
+    key = (id(xp), device, y_true.dtype, y_pred.dtype,
+           None if weights is None else weights.dtype)
     try:
         return _FLOATS[key]
     except KeyError:
