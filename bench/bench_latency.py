@@ -16,7 +16,7 @@ One thread, N = 256, 4,096 and 65,536, C = 10.  Each cell is the best over
   and in NumPy on zero-copy views of the tensors (the result back as a
   tensor); "floor / tm" is the cheaper one against TorchMetrics: where it is
   above 0.5x, no implementation meets the 0.5x target.  "checked floor / tm"
-  (the label metrics): the NumPy floor with the one range check a correct
+  (the label metrics): the NumPy floor with the range checks a correct
   count needs (declared labels leave out the others, as scikit-learn's);
 * binary ``average_precision_score`` is timed too (no target: the floor is
   one sort, as for the AUC);
@@ -105,8 +105,9 @@ def torch_rows(n, runs, calls):
         "average_precision_score binary": lambda: torch.from_numpy(np.sort(s.numpy())),
         "mean_squared_error": lambda: torch.from_numpy(_mse_floor_numpy(r.numpy(), q.numpy())),
     }
-    # the label floors with the one check a correct count needs (labels outside
-    # 0..C-1 left out, as scikit-learn's declared labels): one unsigned max
+    # the label floors with the checks a correct count needs (labels outside
+    # 0..C-1 left out, as scikit-learn's declared labels): a raveling or two
+    # unsigned maxima
     checked = {
         "f1_score macro": lambda: torch.from_numpy(
             _f1_floor_numpy(y.numpy(), p.numpy(), checked=True)),
@@ -179,16 +180,16 @@ def _f1_floor(torch, y, p):
 
 
 def _cm_checked_numpy(y, p):
-    """The declared confusion matrix in bare NumPy with its range check, the
+    """The declared confusion matrix in bare NumPy with its range checks, the
     cheaper of two: a small batch, one ``ravel_multi_index`` (it raises on a
     label outside ``0..C-1``) and one bincount; a larger one, one unsigned max
-    of ``p`` (negatives wrap past C), the codes ``y * (C + 1) + p`` (``p = C``
-    falls in a column cut off) and one bincount (it refuses ``y < 0``; ``y >=
-    C`` falls past the cells kept)."""
+    of each array (negatives wrap past C; a huge label would wrap its code
+    into a declared cell), the codes ``y * (C + 1) + p`` (the label C falls in
+    a row or column cut off) and one bincount."""
     if y.shape[0] <= 512:
         return np.bincount(np.ravel_multi_index((y, p), (C, C)),
                            minlength=C * C).reshape(C, C)
-    if np.maximum.reduce(p.view(np.uint64)) > C:
+    if np.maximum.reduce(y.view(np.uint64)) > C or np.maximum.reduce(p.view(np.uint64)) > C:
         raise ValueError("an undeclared label (not in the bench's data)")
     counts = np.bincount(y * (C + 1) + p, minlength=C * (C + 1))
     return counts[:C * (C + 1)].reshape(C, C + 1)[:, :C]

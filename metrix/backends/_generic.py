@@ -350,12 +350,13 @@ class GenericOps:
         kernel where the library has a dot product (``xp.sum(a * b)`` here)."""
         return self.xp.sum(a * b)
 
-    def mean_error(self, kind, a, b, /):
-        """The unweighted mean of ``|a - b|`` ("absolute"), ``(a - b)^2``
-        ("squared") or its root ("root") of two 1-D arrays of one float dtype,
-        as a 0-d array of that dtype: the difference in that dtype, its terms
-        summed in float64.  One kernel call where the adapter has one (NumPy:
-        the training-loop batch's cost is the namespace's dispatch, not the
+    def mean_error(self, kind, a, b, w=None, /):
+        """The mean of ``|a - b|`` ("absolute"), ``(a - b)^2`` ("squared") or
+        its root ("root") of two 1-D arrays of one float dtype, weighted by the
+        float ``w`` where given, as a 0-d array: the difference in that dtype,
+        its terms summed in float64.  One kernel call where the adapter has one
+        (NumPy, :func:`~metrix.backends._small_batch.mean_error`: the
+        training-loop batch's cost is the namespace's dispatch, not the
         arithmetic); None here (the caller's lane computes it)."""
         return None
 
@@ -439,17 +440,6 @@ class GenericOps:
         which torch CPU takes the NumPy views.
         """
         return fn(self.xp, self, config, *arrays)
-
-    def host_lane(self, fn, config, kinds, a, b, w, /):
-        """``fn(xp, ops, config, a, b, w)`` run in NumPy on zero-copy views of
-        host arrays and given back in this library, or None where the call must
-        take its usual way: arrays off the host or without a NumPy view, not
-        1-D of one length (1 to ``fn.host_view_rows``, default the lanes' cap),
-        ``a`` / ``b`` of another NumPy dtype kind than ``kinds`` ("iu", "f"),
-        ``w`` (None or weights) not a float of their length.  The host entry
-        of a public metric (:mod:`metrix._core.host_lane`), registered for the
-        adapter's array type there; generic: None (no array type registered)."""
-        return None
 
     def inner_block(self, flat, /, *, n):
         """The inner ``n x n`` block of a flat ``(n + 2) ** 2`` edge count

@@ -16,6 +16,7 @@ from ._pair_count import (
     pair_bincount_discover_numpy,
     pair_bincount_numpy,
 )
+from ._small_batch import confusion_counts, mean_error
 from ._threads import available_threads, run_parts, split_points
 
 #: the ``clip`` ufunc itself: ``np.clip``'s Python checks cost as much as the
@@ -24,11 +25,6 @@ _clip = getattr(getattr(np, "_core", getattr(np, "core", None)).umath, "clip", n
 #: the batches whose edge count shifts its codes in place (a pass over them
 #: costs less than placing the counts in a new array)
 _SHIFT_ROWS = 1024
-#: the batches whose declared confusion matrix raveled its codes with
-#: ``np.ravel_multi_index`` (one C loop that also checks the range: cheaper
-#: than a range check and two arithmetic passes on a small batch)
-_RAVEL_ROWS = 512
-_ravel = np.ravel_multi_index
 #: the maximum as the ufunc reduction itself (``ndarray.max`` adds a Python layer)
 _umax = np.maximum.reduce
 #: elements per block of ``fused_sums``: its few temporaries stay in L2 and
@@ -119,28 +115,21 @@ class Ops(GenericOps):
             return super().edge_counts(a, b, n=n, weights=weights)
         size = n + 2
         if weights is None and a.dtype == np.int64 and b.dtype == np.int64 and b.shape[0]:
-            # the training-loop case, labels in 0..n: no clips.  One unsigned
-            # max checks b (negatives wrap to huge values); bincount itself
-            # refuses a < 0 and sizes its output past the cells for a > n.
-            # Small batches shift the codes by size + 1 in place; larger ones
-            # count the unshifted codes and place the counts (one pass less)
-            if _umax(b.view(np.uint64)) <= n:
+            # the training-loop case, labels in 0..n: no clips.  Two unsigned
+            # maxima bound both labels by n (negatives wrap to huge values), so
+            # the codes a * size + b neither wrap nor alias.  Small batches shift
+            # the codes by size + 1 in place; larger ones count the unshifted
+            # codes and place the counts (one pass less)
+            if _umax(a.view(np.uint64)) <= n and _umax(b.view(np.uint64)) <= n:
                 cells = a * size
                 cells += b
-                shift = a.shape[0] <= _SHIFT_ROWS
-                if shift:
+                if a.shape[0] <= _SHIFT_ROWS:
                     cells += size + 1
-                m = size * size if shift else size * size - size - 1
-                try:
-                    counts = np.bincount(cells, minlength=m)
-                except ValueError:  # a negative code: some a < 0
-                    counts = None
-                if counts is not None and counts.shape[0] == m:
-                    if shift:
-                        return counts
-                    out = np.zeros(size * size, dtype=counts.dtype)
-                    out[size + 1:] = counts
-                    return out
+                    return np.bincount(cells, minlength=size * size)
+                counts = np.bincount(cells, minlength=size * size - size - 1)
+                out = np.zeros(size * size, dtype=counts.dtype)
+                out[size + 1:] = counts
+                return out
         cells = _clip(a, -1, n, dtype=np.int64, casting="unsafe")
         cells *= size
         cells += _clip(b, -1, n, dtype=np.int64, casting="unsafe")
@@ -151,30 +140,10 @@ class Ops(GenericOps):
                                                                          copy=False)
 
     def inner_counts(self, a, b, /, *, n):
-        # small batches, every label in 0..n-1 (the training loop): one raveling
-        # that raises on any other value, then one count of the n * n cells
-        # larger int64 ones: one unsigned max checks b (as edge_counts), the
-        # codes a * (n + 1) + b keep b = n apart, and bincount refuses a < 0;
-        # rows a >= n fall past the cells read
-        rows = a.shape[0]
-        if 0 < rows <= _RAVEL_ROWS and a.dtype.kind == "i" and b.dtype.kind == "i":
-            try:
-                cells = _ravel((a, b), (n, n))
-            except ValueError:  # an undeclared label: the edge count ignores it
-                cells = None
-            if cells is not None:
-                return np.bincount(cells, minlength=n * n).reshape(n, n)
-        elif rows and a.dtype == np.int64 and b.dtype == np.int64 and _umax(
-                b.view(np.uint64)) <= n:
-            cells = a * (n + 1)
-            cells += b
-            try:
-                counts = np.bincount(cells, minlength=n * (n + 1))
-            except ValueError:  # a negative code: some a < 0
-                counts = None
-            if counts is not None:
-                return counts[:n * (n + 1)].reshape(n, n + 1)[:, :n]
-        return super().inner_counts(a, b, n=n)
+        # integer labels all in 0..n-1 (the training loop): the small-batch
+        # kernel; any other value: the edge count, which leaves it out
+        counts = confusion_counts(a, b, n)
+        return super().inner_counts(a, b, n=n) if counts is None else counts
 
     def host_view(self, x, /):
         return x
@@ -183,21 +152,8 @@ class Ops(GenericOps):
         # BLAS: one read of each, no temporary (the method: no dispatch layer)
         return a.dot(b) if type(a) is np.ndarray else np.dot(a, b)
 
-    def mean_error(self, kind, a, b, /):
-        # float32 / float64 (float16 takes the lane: its result is float32)
-        dt = a.dtype
-        if b.dtype != dt or dt.kind != "f" or dt.itemsize < 4:
-            return None
-        d = a - b
-        if dt.itemsize == 4:
-            d = d.astype(np.float64)
-        if kind == "absolute":
-            m = np.add.reduce(np.abs(d)) / d.shape[0]
-        else:
-            m = d.dot(d) / d.shape[0]
-            if kind == "root":
-                m = np.sqrt(m)
-        return np.asarray(m, dt)
+    def mean_error(self, kind, a, b, w=None, /):
+        return mean_error(kind, a, b, w)
 
     def sum_is_finite(self, x, /):
         # x . x: a BLAS dot reads x once, threaded, without a temporary

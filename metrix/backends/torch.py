@@ -115,32 +115,6 @@ class Ops(GenericOps):
                 return _from_numpy(fn(lean_xp, lean_ops, config, *views))
         return fn(self.xp, self, config, *arrays)
 
-    @staticmethod
-    def host_lane(fn, config, kinds, a, b, w, /):
-        # eager CPU tensors (never while torch.compile traces): ``is_cpu`` turns
-        # device tensors away (Tensor.numpy's error costs ~9 us), Tensor.numpy
-        # refuses the rest.  One frame, checks inline: on a batch of 256 each
-        # Python call is a few percent of the metric's time
-        if _compiling() or not a.is_cpu or type(b) is not type(a) or (
-                w is not None and type(w) is not type(a)):
-            return None
-        try:
-            a = a.numpy()
-            b = b.numpy()
-            if w is not None:
-                w = w.numpy()
-        except (TypeError, RuntimeError):
-            return None
-        shape = a.shape
-        if (len(shape) != 1 or b.shape != shape
-                or not 0 < shape[0] <= getattr(fn, "host_view_rows", LANE_ROWS)
-                or a.dtype.kind not in kinds or b.dtype.kind not in kinds
-                or (w is not None and (w.shape != shape or w.dtype.kind != "f"))):
-            return None
-        lean_xp, lean_ops = _LEAN or _load_lean()
-        out = fn(lean_xp, lean_ops, config, a, b, w)
-        return torch.from_numpy(out) if type(out) is np.ndarray else _from_numpy(out)
-
     def dot(self, a, b, /):
         return torch.dot(a, b)  # one kernel, not a product and a sum
 
@@ -437,7 +411,32 @@ def _load_lean():
     return _LEAN
 
 
-_host.register(torch.Tensor, Ops.host_lane)  # the host entries' lane
+def _host_views(a, b, w, rows, /):
+    """The host entries' views (:mod:`metrix._core.host_lane`): zero-copy NumPy
+    views ``(a, b, w)`` of eager CPU tensors, 1-D and of one length (1 to
+    ``rows``; ``w`` may be None), or None (never while torch.compile traces).
+    ``is_cpu`` turns device tensors away first (Tensor.numpy's error costs
+    ~9 us, a GPU call's hot path); Tensor.numpy refuses the rest (grad,
+    no NumPy dtype).  One frame, checks inline: on a batch of 256 each Python
+    call is a few percent of the metric's time."""
+    if _compiling() or not a.is_cpu or type(b) is not type(a) or (
+            w is not None and type(w) is not type(a)):
+        return None
+    try:
+        a = a.numpy()
+        b = b.numpy()
+        if w is not None:
+            w = w.numpy()
+    except (TypeError, RuntimeError):
+        return None
+    shape = a.shape
+    if len(shape) != 1 or b.shape != shape or not 0 < shape[0] <= rows or (
+            w is not None and w.shape != shape):
+        return None
+    return a, b, w
+
+
+_host.register(torch.Tensor, _host_views, torch.from_numpy)
 
 
 def _lane_views(arrays):

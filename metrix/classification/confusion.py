@@ -21,6 +21,8 @@ from .._core.edge import host_entry, metric_edge
 from .._core.stacklevel import find_stack_level
 from .._core.typing import Array, ArrayLike
 from .._core.validation import check_zero_division
+from ..backends._generic import LANE_ROWS
+from ..backends._small_batch import confusion_counts
 from ._encoding import comparable
 from ._input import any_label_in_y_true, label_problem, prepare_inputs, setwise_problem
 from ._lane import (
@@ -145,9 +147,11 @@ def confusion_matrix(
             normalize is None):  # the training-loop call (:mod:`metrix._core.host_lane`)
         c = declared_range(labels)
         if c is not None and c > 1:
-            cm = _host.LANE(_confusion_lane, (c, None), "iu", y_true, y_pred, None)
-            if cm is not None:
-                return cm
+            views = _host.VIEWS(y_true, y_pred, None, LANE_ROWS)
+            if views is not None:
+                cm = confusion_counts(views[0], views[1], c)
+                if cm is not None:
+                    return _host.TO_ARRAY(cm)
     return _confusion_matrix(y_true, y_pred, labels=labels, sample_weight=sample_weight,
                              normalize=normalize, validate=validate)
 

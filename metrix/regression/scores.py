@@ -32,6 +32,7 @@ from .._core.edge import host_entry, metric_edge
 from .._core.lane import cast, lane_float_dtypes, lane_namespace_1d
 from .._core.stacklevel import find_stack_level
 from ..backends import ops
+from ..backends._small_batch import mean_error
 from ..exceptions import UndefinedMetricWarning
 from ._input import (
     MULTIOUTPUT_VARIANCE,
@@ -206,12 +207,11 @@ def _mean_error_lane(xp, o, kind, y_true, y_pred, weights):
     ``d`` in the inputs' float dtype (float32 at least), as scikit-learn
     subtracts; its terms summed in the widest float, each sum of products one
     dot product (``ops.dot``): one cast of ``d`` instead of one per input.
-    Unweighted, on NumPy arrays of one float dtype: the same arithmetic in one
-    adapter call (``ops.mean_error``)."""
-    if weights is None:
-        value = o.mean_error(kind, y_true, y_pred)
-        if value is not None:
-            return value
+    On NumPy arrays of one float32 / float64 dtype (and float weights): the
+    same arithmetic in one adapter call (``ops.mean_error``)."""
+    value = o.mean_error(kind, y_true, y_pred, weights)
+    if value is not None:
+        return value
     acc, out = lane_float_dtypes(xp, y_true, y_pred, weights)
     if y_true.dtype == out and y_pred.dtype == out:  # the usual call: one float dtype
         d = cast(y_true - y_pred, acc, xp)
@@ -228,7 +228,7 @@ def _mean_error_lane(xp, o, kind, y_true, y_pred, weights):
 
 #: torch CPU: NumPy views up to 8,192 rows; beyond, torch's kernels (a
 #: float64 cast inside the vectorised loop) cost less than NumPy's casts
-_mean_error_lane.host_view_rows = 8192
+_HOST_ROWS = _mean_error_lane.host_view_rows = 8192
 
 
 def _mean_error(kind, y_true, y_pred, sample_weight, multioutput, validate):
@@ -263,9 +263,11 @@ def _with_host_entry(kind, general):
             validate: bool = True) -> Any:
         if type(y_true) is _host.ARRAY_TYPE and not validate and (
                 type(multioutput) is str and multioutput == "uniform_average"):
-            value = _host.LANE(_mean_error_lane, kind, "f", y_true, y_pred, sample_weight)
-            if value is not None:
-                return value
+            views = _host.VIEWS(y_true, y_pred, sample_weight, _HOST_ROWS)
+            if views is not None:
+                value = mean_error(kind, *views)
+                if value is not None:
+                    return _host.TO_ARRAY(value)
         return general(y_true, y_pred, sample_weight=sample_weight, multioutput=multioutput,
                        validate=validate)
 

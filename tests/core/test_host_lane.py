@@ -94,6 +94,11 @@ def test_confusion_entry_is_taken(no_general):
                    [np.int64(v) for v in L]):
         got = metrix.confusion_matrix(conv(y), conv(p), labels=labels, validate=False)
         np.testing.assert_array_equal(np.asarray(got), skm.confusion_matrix(y, p, labels=L))
+    for dtype in (np.bool_, np.uint8, np.int8, np.int16, np.int32):  # labels 0 / 1 as bool
+        a, b = (v % 2 if dtype == np.bool_ else v for v in (y, p))
+        got = metrix.confusion_matrix(conv(a.astype(dtype)), conv(b.astype(dtype)), labels=L,
+                                      validate=False)
+        np.testing.assert_array_equal(np.asarray(got), skm.confusion_matrix(a, b, labels=L))
 
 
 @pytest.mark.parametrize("lib", LIBS)
@@ -132,7 +137,6 @@ def test_confusion_entry_declines(lib, no_general):
 def test_confusion_entry_declines_what_has_no_host_view(no_general):
     y, p = (torch.from_numpy(v) for v in _labels(64, 3))
     for a, b in [(y.to("meta"), p.to("meta")),                 # off the host
-                 (y.to(torch.bool), p.to(torch.bool)),          # not integral
                  (y, p.to("meta"))]:                            # two devices
         with pytest.raises(_Reached):
             metrix.confusion_matrix(a, b, labels=L, validate=False)
@@ -185,15 +189,23 @@ def test_mean_error_entry_is_taken_and_declines(no_general):
             metric(big, big, validate=False)
 
 
-def test_mean_error_entry_weights_equal_scikit_learn():
+@pytest.mark.parametrize("dtypes", [(np.float64, np.float64), (np.float32, np.float64),
+                                    (np.float32, np.float32), (np.float64, np.float16)])
+def test_mean_error_entry_weights_equal_scikit_learn(no_general, dtypes):
+    """Weighted calls are taken (the general path raises here), in the
+    general path's result dtype: the wider of the targets and the weights."""
+    dt, wt = dtypes
     rng = np.random.default_rng(5)
-    y, p = rng.normal(size=(2, 300))
-    w = rng.random(300)
+    y, p = rng.normal(size=(2, 300)).astype(dt)
+    w = rng.random(300).astype(wt)
     w[:100] = 0.0
     for name, (_, sk) in MEAN_ERRORS.items():
         got = getattr(metrix, name)(torch.from_numpy(y), torch.from_numpy(p),
                                     sample_weight=torch.from_numpy(w), validate=False)
-        np.testing.assert_allclose(float(got), sk(y, p, sample_weight=w), rtol=1e-12)
+        assert got.dtype == (torch.float64 if np.float64 in dtypes else torch.float32)
+        np.testing.assert_allclose(float(got), sk(y.astype(np.float64), p.astype(np.float64),
+                                                  sample_weight=w.astype(np.float64)),
+                                   rtol=1e-12 if dt == np.float64 else 1e-6)
 
 
 def test_grad_tensors_take_the_usual_way():
@@ -208,27 +220,71 @@ def test_grad_tensors_take_the_usual_way():
 
 @pytest.mark.parametrize("kind", ["absolute", "squared", "root"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_numpy_mean_error_kernel_equals_the_lane(kind, dtype):
-    """``ops.mean_error`` (NumPy) is the lane's arithmetic, to the bit."""
+@pytest.mark.parametrize("weights", [None, np.float16, np.float32, np.float64])
+def test_numpy_mean_error_kernel_equals_the_lane(kind, dtype, weights):
+    """``ops.mean_error`` (NumPy: the host entry's kernel) is the lane's
+    arithmetic, to the bit, with its result dtype."""
     from metrix.backends.numpy import lean_namespace
 
     xp, o = lean_namespace()
 
     class WithoutKernel(type(o)):  # the lane's own arithmetic, NumPy's dot
-        def mean_error(self, kind, a, b, /):
+        def mean_error(self, kind, a, b, w=None, /):
             return None
     rng = np.random.default_rng(6)
     for n in (1, 7, 1000, 8192):
         a = (rng.normal(size=n) * 1e3).astype(dtype)
         # differences over six decades: a float32 sum would round differently
         b = (a + rng.normal(size=n) * 10.0 ** rng.uniform(-3, 3, n)).astype(dtype)
-        got = o.mean_error(kind, a, b)
-        generic = scores._mean_error_lane(xp, WithoutKernel(xp), kind, a, b, None)
-        assert got.dtype == dtype and np.asarray(generic).dtype == dtype
+        w = None if weights is None else rng.random(n).astype(weights)
+        got = o.mean_error(kind, a, b, w)
+        generic = scores._mean_error_lane(xp, WithoutKernel(xp), kind, a, b, w)
+        want_dtype = np.float64 if weights == np.float64 else dtype
+        assert got.dtype == want_dtype and np.asarray(generic).dtype == want_dtype
         assert got == generic
     assert o.mean_error(kind, a, b.astype(np.float64 if dtype == np.float32
                                           else np.float32)) is None
     assert o.mean_error(kind, a.astype(np.float16), b.astype(np.float16)) is None
+    assert o.mean_error(kind, a, b, np.ones(a.shape[0], dtype=np.int64)) is None
+
+
+def _wrapping_label(stride, lo, hi):
+    """A label ``a`` in ``[2**62, 2**63)`` whose code ``a * stride`` wraps
+    (int64) into ``[lo, hi)``: a count that does not bound its labels before
+    coding them puts the sample in a declared cell."""
+    e = (stride & -stride).bit_length() - 1
+    mod = 1 << (64 - e)
+    inv = pow(stride >> e, -1, mod)
+    for t in range(lo, hi):
+        if t % (1 << e) == 0:
+            a = (t >> e) * inv % mod
+            while a < 1 << 63:
+                if a >= 1 << 62:
+                    assert a * stride % (1 << 64) == t
+                    return a
+                a += mod
+    raise AssertionError("no wrapping label")
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("n", [300, 600, 2000, 4096])
+def test_a_label_whose_code_wraps_is_left_out(lib, n):
+    """A huge label (undeclared) is left out, as scikit-learn leaves it out,
+    not counted in the declared cell its wrapped code would name: in the
+    confusion matrix (stride C + 1 past 512 rows) and in the metrics of the
+    edge count (stride C + 2)."""
+    conv = LIBS[lib]
+    for stride in (C + 1, C + 2):
+        y, p = _labels(n, n)
+        y[5] = _wrapping_label(stride, stride, stride * C)
+        p[5] = 0
+        cm = metrix.confusion_matrix(conv(y), conv(p), labels=L, validate=False)
+        np.testing.assert_array_equal(np.asarray(cm), skm.confusion_matrix(y, p, labels=L))
+        for name in ("recall_score", "precision_score", "f1_score"):
+            got = getattr(metrix, name)(conv(y), conv(p), labels=L, average=None,
+                                        validate=False)
+            want = getattr(skm, name)(y, p, labels=L, average=None, zero_division=0)
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, err_msg=name)
 
 
 def test_declared_range_compares_values():
