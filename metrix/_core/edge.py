@@ -183,10 +183,16 @@ def host_entry(general):
     entry (:mod:`.host_lane`): it takes the training-loop call on host arrays
     itself and hands every other call to ``general``, the edge-wrapped metric
     of the same signature.  Written out, not wrapped: the call to a host
-    entry costs no argument packing (a third of its time on a small batch)."""
+    entry costs no argument packing (a third of its time on a small batch).
+    ``general`` (and the function behind its edge) takes the public name:
+    the bootstrap finds a metric's batched path by the name of the function
+    :func:`array_metric` gives it."""
     def mark(func):
         if _parameters(func) != _parameters(general):
             raise TypeError(f"{func.__name__} and its general path differ in signature")
+        for f in (general, getattr(general, "__wrapped__", None)):
+            if f is not None:
+                f.__name__, f.__qualname__ = func.__name__, func.__qualname__
         func.__metrix_edge__ = True
         func.__metrix_general__ = general
         return func

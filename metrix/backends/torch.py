@@ -436,9 +436,6 @@ def _host_views(a, b, w, rows, /):
     return a, b, w
 
 
-_host.register(torch.Tensor, _host_views, torch.from_numpy)
-
-
 def _lane_views(arrays):
     """Zero-copy NumPy views of CPU tensors for :meth:`Ops.lane` (None entries
     stay None), or None where one is off the CPU, needs grad or has no NumPy
@@ -458,6 +455,9 @@ def _from_numpy(out):
     if isinstance(out, tuple):
         return tuple(None if v is None else torch.from_numpy(np.asarray(v)) for v in out)
     return torch.from_numpy(np.asarray(out))
+
+
+_host.register(torch.Tensor, _host_views, torch.from_numpy, _from_numpy)
 
 
 def _chunked(a, b, size) -> bool:

@@ -400,6 +400,10 @@ def _prfs(y_true, y_pred, *, beta, labels, pos_label, average, warn_for, sample_
     zd = check_zero_division(zero_division)
     check_beta(beta)
     if not validate:
+        if type(y_true) is _host.ARRAY_TYPE and sample_weight is None:
+            out = _prfs_on_host(y_true, y_pred, beta, labels, pos_label, average, zd, want)
+            if out is not None:
+                return out
         lane = lane_inputs(y_true, y_pred, sample_weight, labels, validate)
     elif want == ("f-score",) and 0 < beta < math.inf and average in (
             "macro", "micro", "weighted", None):
@@ -427,6 +431,30 @@ def _prfs(y_true, y_pred, *, beta, labels, pos_label, average, warn_for, sample_
     if s is not None and prob.weights is not None:
         s = xp.astype(s, prob.float_dtype)
     return _ns.to_output(p, xp), _ns.to_output(r, xp), _ns.to_output(f, xp), s
+
+
+def _prfs_on_host(y_true, y_pred, beta, labels, pos_label, average, zd, want):
+    """The lane of :func:`_prfs` run on host views (:mod:`metrix._core.host_lane`):
+    declared integer labels of eager torch CPU tensors, no weights.  Past the
+    edge, but before the namespace lookup and the adapter's lane (a third of
+    a training-loop call on a batch of 256).  None where the call takes the
+    usual way."""
+    c = declared_range(labels)
+    if c is None:
+        return None
+    pos = lane_position(average, pos_label, c)
+    if pos is False:
+        return None
+    views = _host.VIEWS(y_true, y_pred, None, LANE_ROWS)
+    if views is None:
+        return None
+    a, b, _ = views
+    if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":  # the lane's integral labels
+        return None
+    xp, o = _host.numpy_lane()
+    config = (c, float(beta), average, "nan" if zd != zd else zd, pos, want)
+    out = _host.TO_ARRAYS(_prfs_lane(xp, o, config, a, b, None))
+    return out if type(out) is tuple else (None, None, out, None)  # the F-score alone
 
 
 def _prfs_lane(xp, o, config, y_true, y_pred, weights):
@@ -511,6 +539,16 @@ def fbeta_score(
 
 
 @metric_edge
+def _f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
+              sample_weight=None, zero_division="warn", validate=True):
+    """:func:`f1_score` past its host entry."""
+    _, _, f, _ = _prfs(y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label,
+                       average=average, warn_for=("f-score",), sample_weight=sample_weight,
+                       zero_division=zero_division, validate=validate, want=("f-score",))
+    return f
+
+
+@host_entry(_f1_score)
 def f1_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -562,10 +600,15 @@ def f1_score(
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.f1_score``.
     """
-    _, _, f, _ = _prfs(y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label,
-                       average=average, warn_for=("f-score",), sample_weight=sample_weight,
-                       zero_division=zero_division, validate=validate, want=("f-score",))
-    return f
+    if type(y_true) is _host.ARRAY_TYPE and not validate and sample_weight is None:
+        # the training-loop call on host tensors (:mod:`metrix._core.host_lane`)
+        out = _prfs_on_host(y_true, y_pred, 1.0, labels, pos_label, average,
+                            check_zero_division(zero_division), ("f-score",))
+        if out is not None:
+            return out[2]
+    return _f1_score(y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
+                     sample_weight=sample_weight, zero_division=zero_division,
+                     validate=validate)
 
 
 @metric_edge

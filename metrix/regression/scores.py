@@ -256,7 +256,6 @@ def _with_host_entry(kind, general):
     """The public mean error of ``general`` (its path past the host entry),
     whose training-loop call (``validate=False``, the uniform average) on host
     arrays is answered by its host lane first (:mod:`metrix._core.host_lane`)."""
-    @host_entry(general)
     def metric(
             y_true: Any, y_pred: Any, *, sample_weight: Any = None,
             multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
@@ -272,7 +271,7 @@ def _with_host_entry(kind, general):
                        validate=validate)
 
     metric.__name__ = metric.__qualname__ = general.__name__[1:]
-    return metric
+    return host_entry(general)(metric)
 
 
 @metric_edge

@@ -239,7 +239,7 @@ def test_move_impossible_is_a_clear_error():
 def test_edge_keeps_signature_and_docs():
     assert inspect.signature(metrix.f1_score).parameters["average"].default == "binary"
     assert "F1 score" in metrix.f1_score.__doc__
-    assert metrix.f1_score.__wrapped__.__name__ == "f1_score"
+    assert metrix.precision_score.__wrapped__.__name__ == "precision_score"
 
 
 def test_as_host_array_passes_arrays_through():

@@ -11,18 +11,20 @@ where it must be, and to equal the path behind it.
 from __future__ import annotations
 
 import inspect
+import warnings
 
 import numpy as np
 import pytest
 import sklearn.metrics as skm
 
 import metrix
-from metrix._core.edge import host_entry
+from metrix._core.edge import array_metric, host_entry
 from metrix.classification import confusion
 from metrix.classification._lane import declared_range
 from metrix.regression import scores
 
 torch = pytest.importorskip("torch")
+import metrix.backends.torch  # noqa: E402,F401  (its adapter registers the host views)
 
 C = 5
 L = list(range(C))
@@ -140,6 +142,95 @@ def test_confusion_entry_declines_what_has_no_host_view(no_general):
                  (y, p.to("meta"))]:                            # two devices
         with pytest.raises(_Reached):
             metrix.confusion_matrix(a, b, labels=L, validate=False)
+
+
+PRF_METRICS = {
+    "f1_score": skm.f1_score,
+    "precision_score": skm.precision_score,
+    "recall_score": skm.recall_score,
+}
+
+
+@pytest.fixture
+def no_prf_general(monkeypatch):
+    """The precision / recall / F paths past the host views raise (the
+    namespace's lane and the general statistic): a call that returns was
+    answered on host views."""
+    def refuse(*args, **kwargs):
+        raise _Reached
+
+    monkeypatch.setattr(confusion, "lane_inputs", refuse)
+    monkeypatch.setattr(confusion, "setwise_problem", refuse)
+
+
+@pytest.mark.parametrize("name", PRF_METRICS)
+@pytest.mark.parametrize("average", ["macro", "micro", "weighted", None, "binary"])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8])
+@pytest.mark.parametrize("n", [1, 256, 513, 4096])
+def test_prf_on_host_views_equals_scikit_learn(no_prf_general, name, average, dtype, n):
+    c = 2 if average == "binary" else C
+    labels = list(range(c))
+    rng = np.random.default_rng(n)
+    # undeclared labels on both sides (above C; below 0 where the dtype has them)
+    lo = 0 if dtype == np.uint8 else -1
+    y = rng.integers(lo, c + 2, n).astype(dtype)
+    p = np.where(rng.random(n) < 0.6, y, rng.integers(lo, c + 2, n)).astype(dtype)
+    for zd in ("warn", 0.0, 1):
+        got = getattr(metrix, name)(torch.from_numpy(y), torch.from_numpy(p), labels=labels,
+                                    average=average, zero_division=zd, validate=False)
+        assert isinstance(got, torch.Tensor) and got.dtype == torch.float64
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # scikit-learn's ill-defined warnings
+            # binary: pos_label's score (scikit-learn refuses "binary" on the
+            # undeclared labels a validate=False call leaves out)
+            want = PRF_METRICS[name](y.astype(np.int64), p.astype(np.int64), labels=labels,
+                                     average=None if average == "binary" else average,
+                                     zero_division=0.0 if zd == "warn" else zd)
+            if average == "binary":
+                want = want[1]
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, atol=0)
+
+
+def test_prf_on_host_views_is_taken_and_declines(no_prf_general):
+    y, p = (torch.from_numpy(v) for v in _labels(300, 9))
+    metrix.f1_score(y, p, labels=L, average="macro", validate=False)
+    metrix.fbeta_score(y, p, beta=2.0, labels=L, average="weighted", validate=False)
+    got = metrix.precision_recall_fscore_support(y, p, labels=L, average=None, validate=False)
+    want = skm.precision_recall_fscore_support(y.numpy(), p.numpy(), labels=L)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), w, rtol=1e-12)
+    assert got[3].dtype == torch.int64
+    declined = [
+        dict(labels=L, average="macro"),                                   # validated
+        dict(labels=L, average="macro", validate=False,
+             sample_weight=torch.ones(300, dtype=torch.float64)),          # weighted
+        dict(labels=[1, 2], average="macro", validate=False),              # not 0..C-1
+        dict(average="macro", validate=False),                             # no labels
+        dict(labels=L, average="binary", validate=False),                  # binary, C = 5
+        dict(labels=L, average="macro", pos_label=3, validate=False),     # pos_label given
+    ]
+    for kwargs in declined:
+        with pytest.raises(_Reached):
+            metrix.f1_score(y, p, **kwargs)
+    for a, b in [(y.double(), p.double()),                       # float labels
+                 (y.to(torch.bool), p.to(torch.bool)),          # bool labels
+                 (y, p.numpy()),                                 # mixed types
+                 (y.to("meta"), p.to("meta")),                   # off the host
+                 (y[:10], p[:11])]:                              # lengths differ
+        with pytest.raises(_Reached):
+            metrix.f1_score(a, b, labels=L, average="macro", validate=False)
+
+
+def test_prf_on_host_views_equals_the_lane():
+    """The same lane function through the namespace's lane: the same bits."""
+    y, p = (torch.from_numpy(v) for v in _labels(2000, 10, -1, C + 1))
+    for average in ("macro", "micro", "weighted", None):
+        host = confusion._prfs_on_host(y, p, 1.0, L, 1, average, 0.0, ("f-score",))
+        assert host is not None
+        lane = confusion._prfs(y, p, beta=1.0, labels=L, pos_label=1, average=average,
+                               warn_for=(), sample_weight=torch.ones(2000, dtype=torch.float64),
+                               zero_division=0.0, validate=False, want=("f-score",))
+        np.testing.assert_array_equal(host[2].numpy(), lane[2].numpy())
 
 
 @pytest.mark.parametrize("lib", LIBS)
@@ -332,3 +423,18 @@ def test_public_and_general_signatures_agree(name):
     assert [(p.name, p.default) for p in inspect.signature(public).parameters.values()] \
         == [(p.name, p.default) for p in inspect.signature(general).parameters.values()]
     assert public.__doc__ and len(public.__doc__) > 200
+
+
+@pytest.mark.parametrize("name", ["f1_score", *MEAN_ERRORS])
+def test_bootstrap_finds_the_batched_path_behind_a_host_entry(name):
+    """The bootstrap tells a metric by the name of the function behind its
+    edge: past a host entry it still finds the metric's batched path."""
+    from metrix.evaluation._batched_find import find_path
+
+    if name == "f1_score":
+        arrays, kw = _labels(50, 12), {"average": "macro"}
+    else:
+        arrays, kw = tuple(np.random.default_rng(12).random((2, 50))), {}
+    behind = array_metric(getattr(metrix, name))
+    assert behind.__name__ == name
+    assert find_path(behind, arrays, kw) is not None
