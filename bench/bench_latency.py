@@ -80,8 +80,6 @@ def torch_rows(n, runs, calls):
 
     y, p, yb, s, r, q = (torch.from_numpy(a) for a in _data(n))
     s, r, q = s.float(), r.float(), q.float()
-    nv = {"validate": False}
-    tv = {"validate_args": False}
     # the floor: the bare expression of the value from the same inputs (no
     # checks, labels assumed in range, float64 sums), in torch and in NumPy on
     # zero-copy views with the result back as a tensor; the cheaper of the two
@@ -116,32 +114,32 @@ def torch_rows(n, runs, calls):
     }
     cases = {
         "f1_score macro": (
-            lambda: metrix.f1_score(y, p, labels=L, average="macro", **nv),
-            lambda: tmc.multiclass_f1_score(p, y, C, average="macro", **tv),
+            lambda: metrix.f1_score(y, p, labels=L, average="macro", validate=False),
+            lambda: tmc.multiclass_f1_score(p, y, C, average="macro", validate_args=False),
             lambda: metrix.f1_score(y, p, average="macro"),
             lambda: tmc.multiclass_f1_score(p, y, C, average="macro")),
         "accuracy_score": (
-            lambda: metrix.accuracy_score(y, p, **nv),
-            lambda: tmc.multiclass_accuracy(p, y, C, average="micro", **tv),
+            lambda: metrix.accuracy_score(y, p, validate=False),
+            lambda: tmc.multiclass_accuracy(p, y, C, average="micro", validate_args=False),
             lambda: metrix.accuracy_score(y, p),
             lambda: tmc.multiclass_accuracy(p, y, C, average="micro")),
         "confusion_matrix": (
-            lambda: metrix.confusion_matrix(y, p, labels=L, **nv),
-            lambda: tmc.multiclass_confusion_matrix(p, y, C, **tv),
+            lambda: metrix.confusion_matrix(y, p, labels=L, validate=False),
+            lambda: tmc.multiclass_confusion_matrix(p, y, C, validate_args=False),
             lambda: metrix.confusion_matrix(y, p),
             lambda: tmc.multiclass_confusion_matrix(p, y, C)),
         "roc_auc_score binary": (
-            lambda: metrix.roc_auc_score(yb, s, **nv),
-            lambda: tmc.binary_auroc(s, yb, **tv),
+            lambda: metrix.roc_auc_score(yb, s, validate=False),
+            lambda: tmc.binary_auroc(s, yb, validate_args=False),
             lambda: metrix.roc_auc_score(yb, s),
             lambda: tmc.binary_auroc(s, yb)),
         "average_precision_score binary": (
-            lambda: metrix.average_precision_score(yb, s, **nv),
-            lambda: tmc.binary_average_precision(s, yb, **tv),
+            lambda: metrix.average_precision_score(yb, s, validate=False),
+            lambda: tmc.binary_average_precision(s, yb, validate_args=False),
             lambda: metrix.average_precision_score(yb, s),
             lambda: tmc.binary_average_precision(s, yb)),
         "mean_squared_error": (
-            lambda: metrix.mean_squared_error(r, q, **nv),
+            lambda: metrix.mean_squared_error(r, q, validate=False),
             lambda: tmr.mean_squared_error(q, r),
             lambda: metrix.mean_squared_error(r, q),
             lambda: tmr.mean_squared_error(q, r)),

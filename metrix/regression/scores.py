@@ -264,7 +264,7 @@ def _with_host_entry(kind, general):
                 type(multioutput) is str and multioutput == "uniform_average"):
             views = _host.VIEWS(y_true, y_pred, sample_weight, _HOST_ROWS)
             if views is not None:
-                value = mean_error(kind, *views)
+                value = mean_error(kind, views[0], views[1], views[2])
                 if value is not None:
                     return _host.TO_ARRAY(value)
         return general(y_true, y_pred, sample_weight=sample_weight, multioutput=multioutput,
