@@ -398,6 +398,11 @@ def test_compiled_call_takes_the_usual_way():
                                                                   validate=False),
                              fullgraph=True, backend="eager")
     np.testing.assert_array_equal(compiled(y, p).numpy(), _direct_counts(y.numpy(), p.numpy()))
+    compiled = torch.compile(lambda a, b: metrix.f1_score(a, b, labels=L, average="macro",
+                                                          validate=False),
+                             fullgraph=True, backend="eager")
+    assert float(compiled(y, p)) == pytest.approx(
+        skm.f1_score(y.numpy(), p.numpy(), labels=L, average="macro"), rel=1e-12)
 
 
 def test_host_entry_checks_the_signature():
