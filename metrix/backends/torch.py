@@ -111,7 +111,7 @@ class Ops(GenericOps):
         if not _compiling() and arrays[0].shape[0] <= getattr(fn, "host_view_rows", LANE_ROWS):
             views = _lane_views(arrays)
             if views is not None:
-                lean_xp, lean_ops = _LEAN or _load_lean()
+                lean_xp, lean_ops = _host.numpy_lane()
                 return _from_numpy(fn(lean_xp, lean_ops, config, *views))
         return fn(self.xp, self, config, *arrays)
 
@@ -399,16 +399,6 @@ class TorchKernel:
     @staticmethod
     def other(x, n, out):
         return torch.where((x >= 0) & (x < n), x, x.new_tensor(n), out=out)
-
-
-_LEAN: list = []  # NumPy's lean namespace and adapter, loaded at the first lane call
-
-
-def _load_lean():
-    from .numpy import lean_namespace
-
-    _LEAN.extend(lean_namespace())
-    return _LEAN
 
 
 def _host_views(a, b, w, rows, /):

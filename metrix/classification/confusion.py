@@ -415,8 +415,7 @@ def _prfs(y_true, y_pred, *, beta, labels, pos_label, average, warn_for, sample_
     if lane is not None:
         pos = lane_position(average, pos_label, lane.n_classes)
         if pos is not False:
-            config = (lane.n_classes, float(beta), average, "nan" if zd != zd else zd, pos,
-                      want)
+            config = _prfs_config(lane.n_classes, beta, average, zd, pos, want)
             out = lane.ops.lane(_prfs_lane, config, y_true, y_pred, sample_weight)
             if type(out) is not tuple:  # the F-score alone
                 return None, None, _ns.to_output(out, lane.xp), None
@@ -452,9 +451,14 @@ def _prfs_on_host(y_true, y_pred, beta, labels, pos_label, average, zd, want):
     if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":  # the lane's integral labels
         return None
     xp, o = _host.numpy_lane()
-    config = (c, float(beta), average, "nan" if zd != zd else zd, pos, want)
-    out = _host.TO_ARRAYS(_prfs_lane(xp, o, config, a, b, None))
+    out = _host.TO_ARRAYS(_prfs_lane(xp, o, _prfs_config(c, beta, average, zd, pos, want),
+                                     a, b, None))
     return out if type(out) is tuple else (None, None, out, None)  # the F-score alone
+
+
+def _prfs_config(c, beta, average, zd, pos, want):
+    """The configuration of :func:`_prfs_lane` (hashable: NaN as "nan")."""
+    return c, float(beta), average, "nan" if zd != zd else zd, pos, want
 
 
 def _prfs_lane(xp, o, config, y_true, y_pred, weights):
