@@ -15,6 +15,8 @@ from typing import Callable
 
 import numpy as np
 
+from .util import jax_x64
+
 
 def _has(mod: str) -> bool:
     return importlib.util.find_spec(mod) is not None
@@ -75,9 +77,7 @@ class Combo:
     def context(self):
         """A context the metric call must run in (JAX x64 toggling)."""
         if self.lib == "jax":
-            import jax
-
-            return jax.enable_x64(self.float_dtype == "float64")
+            return jax_x64(self.float_dtype == "float64")
         return contextlib.nullcontext()
 
     def namespace(self):

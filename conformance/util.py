@@ -93,3 +93,14 @@ def assert_close(result, expected, *, rtol, atol, path="result"):
         return
     np.testing.assert_allclose(got.astype(np.float64), exp.astype(np.float64),
                                rtol=rtol, atol=atol, equal_nan=True, err_msg=path)
+
+
+def jax_x64(on: bool = True):
+    """A context with JAX's 64-bit types on or off: ``jax.enable_x64`` (JAX 0.8
+    and newer), else ``jax.experimental.enable_x64`` (the JAX floor, 0.5)."""
+    import jax
+
+    enable = getattr(jax, "enable_x64", None)
+    if enable is None:
+        from jax.experimental import enable_x64 as enable
+    return enable(on)

@@ -22,6 +22,9 @@ RUNNERS = {
     "cpu": lambda labels: labels == ["ubuntu-latest"],
     "mps": lambda labels: labels == ["macos-14"],  # Apple silicon (M1)
     "cuda": lambda labels: {"self-hosted", "gpu"} <= set(labels),
+    # the version matrix: the lower bounds of pyproject.toml, the newest releases
+    "minimum": lambda labels: labels == ["ubuntu-latest"],
+    "newest": lambda labels: labels == ["ubuntu-latest"],
 }
 
 
@@ -94,6 +97,40 @@ def _scripts() -> list[str]:
 def test_workflow_and_scripts_exist():
     assert WORKFLOW.is_file()
     assert _scripts() == sorted(RUNNERS), "ci/ must hold exactly one script per target"
+
+
+def test_ci_run_runs_the_minimum_leg_after_the_main_tests():
+    text = (ROOT / ".ci" / "run").read_text()
+    assert "bash ci/minimum.sh" in text
+    assert text.index("test-command") < text.index("bash ci/minimum.sh")
+
+
+def test_minimum_leg_installs_the_lower_bounds():
+    """Every lower bound of pyproject.toml is installed by a stage of the leg, or is
+    named as one the leg cannot install (with the reason in ci/min_deps.py)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("min_deps", CI_DIR / "min_deps.py")
+    md = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(md)
+    extras = md.project()["optional-dependencies"]
+    staged = {e for es in md.STAGE_EXTRAS.values() for e in es}
+    untestable = {"cupy"}  # CUDA only: no CPU build to install on CPU runners
+    versioned = set(extras) - {"test", "bench", "docs"}
+    assert versioned - staged == untestable
+    installed = {}
+    for st in md.STAGE_EXTRAS:  # a later stage's NumPy is not NumPy's floor
+        for p in md.requirements(st):
+            installed.setdefault(md._name(p), p)
+    for pin in md.floors(sorted(staged)):
+        name = md._name(pin)
+        if name == "torch" and not os.environ.get("METRIX_TORCH_INDEX"):
+            assert installed[name] == f"torch=={md.TORCH_HERE}"
+        else:
+            assert installed[name] == pin, (name, installed.get(name), pin)
+    floor = "%d.%d" % md.python_floor()
+    assert f'python-version: "{floor}"' in WORKFLOW.read_text().split("  minimum:")[1].split(
+        "\n  newest:")[0], "the minimum job runs on the requires-python floor"
 
 
 def test_plain_reader_agrees_with_yaml():

@@ -110,6 +110,13 @@ def _namespace_of(x):
     return xp
 
 
+def namespace_for(xp):
+    """The namespace metrix computes in for a library a caller names
+    (``init(xp=numpy)``): the one its arrays get from :func:`get_namespace_and_device`
+    (array-api-compat's wrapper: NumPy 1.x's own ``zeros`` takes no ``device``)."""
+    return _namespace_of(xp.empty(0))
+
+
 def get_namespace_and_device(*arrays):
     """Return ``(xp, device)`` for the inputs.
 

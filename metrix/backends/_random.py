@@ -30,7 +30,7 @@ __all__ = ["generator"]
 def _seed_from(random_state, rng=None):
     """An int seed from ``None`` (fresh entropy), an int or a NumPy Generator."""
     if random_state is None:
-        return int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0] >> 1)
+        return int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0]) >> 1
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         return int(random_state)
     if isinstance(random_state, np.random.Generator):

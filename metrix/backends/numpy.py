@@ -19,9 +19,25 @@ from ._pair_count import (
 from ._small_batch import confusion_counts, mean_error
 from ._threads import available_threads, run_parts, split_points
 
-#: the ``clip`` ufunc itself: ``np.clip``'s Python checks cost as much as the
-#: clip of 10,000 floats
-_clip = getattr(getattr(np, "_core", getattr(np, "core", None)).umath, "clip", np.clip)
+#: arrays from which :func:`_clip` takes ``ndarray.clip`` (one pass; its Python
+#: layer, ~2 us, is then negligible) instead of two ufuncs (two passes, no layer)
+_CLIP_ONE_PASS = 1 << 16
+
+
+def _clip(x, lo, hi, /, *, out=None, dtype=None, casting="same_kind"):
+    """``np.clip`` through public API only, fast at both ends.
+
+    Small arrays (the training loop): ``maximum`` then ``minimum`` in place,
+    two ufunc calls with no Python layer (``np.clip``'s checks cost as much as
+    clipping 10,000 values).  Large arrays: ``ndarray.clip``, one pass over
+    memory.  NaN propagates either way, as in ``np.clip``.
+    """
+    if x.size >= _CLIP_ONE_PASS:
+        return x.clip(lo, hi, out=out, dtype=dtype, casting=casting)
+    out = np.maximum(x, lo, out=out, dtype=dtype, casting=casting)
+    return np.minimum(out, hi, out=out)
+
+
 #: the batches whose edge count shifts its codes in place (a pass over them
 #: costs less than placing the counts in a new array)
 _SHIFT_ROWS = 1024

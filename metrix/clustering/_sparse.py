@@ -12,12 +12,16 @@ from ._contingency import Table
 def sparse_contingency(ct, cp, rows, cols, dtype):
     """The ``rows x cols`` CSR matrix of the code pairs ``(ct, cp)``: the non-zero
     cells from one ``unique`` of the pair codes (no dense matrix)."""
-    from scipy.sparse import csr_matrix  # scikit-learn's default sparse interface
+    from scipy import sparse
 
     codes = np.asarray(ct, dtype=np.int64) * cols + np.asarray(cp, dtype=np.int64)
     cells, counts = np.unique(codes, return_counts=True)
-    return csr_matrix((counts.astype(dtype), (cells // cols, cells % cols)),
-                      shape=(rows, cols))
+    table = sparse.csr_array((counts.astype(dtype), (cells // cols, cells % cols)),
+                             shape=(rows, cols))
+    # scikit-learn's default sparse interface ("spmatrix") turns what SciPy calls
+    # an spmatrix into csr_matrix; SciPy < 1.11 calls sparse arrays spmatrix too,
+    # so there scikit-learn returns the csr_array
+    return table if sparse.isspmatrix(table) else sparse.csr_matrix(table)
 
 
 def coo_table(contingency, *, validate):

@@ -126,6 +126,8 @@ class StreamMetric:
         """
         if xp is None:
             xp, device = _ns.get_namespace_and_device(like)
+        else:
+            xp = _ns.namespace_for(xp)
         _ops(xp)  # warm the adapter cache eagerly: filling it inside a compiled step
         # would invalidate dynamo's guard on the cache and recompile the step once
         fdt = _ns.max_float_dtype(xp, device)

@@ -25,6 +25,12 @@ from .calls import CALLS, EXEMPT, C, N
 torch = pytest.importorskip("torch")
 from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
+#: the torch the budgets were counted on (the ``test`` pin): older releases
+#: decompose some ops into more aten ops (torch 2.6: 2-7 more per metric), so on
+#: them (the minimum-versions leg) only the sync check holds
+BUDGET_TORCH = (2, 13)
+BUDGETED = tuple(int(v) for v in torch.__version__.split("+")[0].split(".")[:2]) >= BUDGET_TORCH
+
 #: aten ops that read device values on the host (or size their output by them)
 SYNC_OPS = frozenset({
     "bincount", "nonzero", "nonzero_static", "unique", "_unique", "_unique2", "unique_dim",
@@ -91,6 +97,8 @@ def test_meta_path_is_sync_free_and_within_budget(name, record_property):
     ops, syncs = count_ops(CALLS[name])
     record_property("kernel_ops", len(ops))
     assert not syncs, f"{name} dispatches host-sync ops {syncs} on the accelerator path"
+    if not BUDGETED:
+        return
     budget = read_budget()
     assert name in budget, (
         f"{name} has no entry in tests/accelerator/kernel_budget.txt ({len(ops)} ops): "

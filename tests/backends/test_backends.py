@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conformance.util import jax_x64
 from metrix.backends import GenericOps, ops
 
 RNG = np.random.default_rng(0)
@@ -493,7 +494,7 @@ def test_jax_bincount_and_topk_under_jit():
         return (o.bincount(x, length=9), o.bincount(x, length=9, weights=w),
                 o.bincount(x, length=9, weights=w2), o.topk(s, 2))
 
-    with jax.enable_x64(True):
+    with jax_x64(True):
         c, cw, cw2, (tv, ti) = step(jnp.asarray(X), jnp.asarray(W), jnp.asarray(W2),
                                    jnp.asarray([1.0, 3.0, 3.0, 2.0]))
         assert c.dtype == jnp.int64 and cw.dtype == jnp.float64

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import metrix
+from conformance.util import jax_x64
 
 pytestmark = pytest.mark.compile
 
@@ -71,7 +72,7 @@ def test_jax_jit(name, args, kwargs):
     jax = pytest.importorskip("jax")
     import jax.numpy as jnp
 
-    with jax.enable_x64(True):
+    with jax_x64(True):
         expected = _expected(name, args, kwargs)
         arr_kw = {k: jnp.asarray(v) for k, v in kwargs.items() if k in ARRAY_KW}
         static_kw = {k: v for k, v in kwargs.items() if k not in ARRAY_KW}

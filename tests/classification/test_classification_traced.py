@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import metrix
+from conformance.util import jax_x64
 
 pytestmark = pytest.mark.compile
 
@@ -52,7 +53,7 @@ def test_jax_jit(name, args, kwargs):
     jax = pytest.importorskip("jax")
     import jax.numpy as jnp
 
-    with jax.enable_x64(True):
+    with jax_x64(True):
         expected = _expected(name, args, kwargs)
         kw = {k: (jnp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
         arr_kw = {k: v for k, v in kw.items() if k == "sample_weight"}

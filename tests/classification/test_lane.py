@@ -15,6 +15,7 @@ import pytest
 import sklearn.metrics as skm
 
 import metrix
+from conformance.util import jax_x64
 
 C = 6
 L = list(range(C))
@@ -61,9 +62,7 @@ CONVERTERS = _converters()
 def _context(lib):
     """JAX with 64-bit types (as the float64 references), others as they are."""
     if lib == "jax":
-        import jax
-
-        return jax.enable_x64(True)
+        return jax_x64(True)
     return contextlib.nullcontext()
 
 

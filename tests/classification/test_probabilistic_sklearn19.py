@@ -11,6 +11,7 @@ import pytest
 import sklearn.metrics as skm
 
 import metrix
+from conformance.util import jax_x64
 from metrix.exceptions import UndefinedMetricWarning
 
 PROBA = ["log_loss", "brier_score_loss", "d2_log_loss_score", "d2_brier_score"]
@@ -151,7 +152,7 @@ def test_multilabel_jax_jit():
     jax = pytest.importorskip("jax")
     import jax.numpy as jnp
 
-    with jax.enable_x64(True):
+    with jax_x64(True):
         for name in PROBA:
             fn = getattr(metrix, name)
             run = jax.jit(lambda y, p, w, fn=fn: fn(y, p, sample_weight=w, validate=False))

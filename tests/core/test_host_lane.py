@@ -390,6 +390,7 @@ def test_declared_range_compares_values():
         assert declared_range(labels) is None, labels
 
 
+@pytest.mark.compile
 def test_compiled_call_takes_the_usual_way():
     """Under torch.compile the lane declines (it reads NumPy views): the call
     compiles in one graph to the same counts."""

@@ -9,6 +9,7 @@ import pytest
 from sklearn import metrics as skm
 
 import metrix
+from conformance.util import jax_x64
 from metrix.backends import ops
 
 rng = np.random.default_rng(5)
@@ -143,7 +144,7 @@ def test_jax_jit():
     jax = pytest.importorskip("jax")
     import jax.numpy as jnp
 
-    with jax.enable_x64(True):
+    with jax_x64(True):
         want = metrix.evaluate(YT, YP, PM, metrics=TRACED, labels=[0, 1, 2, 3], sample_weight=W)
 
         @jax.jit

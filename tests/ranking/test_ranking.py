@@ -9,6 +9,7 @@ import pytest
 from sklearn import metrics as skm
 
 import metrix
+from conformance.util import jax_x64
 from metrix.exceptions import UndefinedMetricWarning
 
 rng = np.random.default_rng(7)
@@ -394,7 +395,7 @@ def test_jax_jit(case):
     jax = pytest.importorskip("jax")
     name, args, call, ref = case
     fn = getattr(metrix, name)
-    with jax.enable_x64(True):
+    with jax_x64(True):
         jitted = jax.jit(lambda a, b, c: call(fn, a, b, c))
         got = jitted(*[jax.numpy.asarray(a) for a in args])
     _close(got, ref(), rtol=1e-10)
@@ -418,7 +419,7 @@ def test_binned_curves_trace():
     torch = pytest.importorskip("torch")
     s = rng.random(N)  # no score on a threshold: linspace rounding differs by library
     want = metrix.precision_recall_curve(Y, s, thresholds=21)
-    with jax.enable_x64(True):
+    with jax_x64(True):
         got = jax.jit(lambda a, b: metrix.precision_recall_curve(a, b, thresholds=21,
                                                                  validate=False))(
             jax.numpy.asarray(Y), jax.numpy.asarray(s))

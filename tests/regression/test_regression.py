@@ -10,6 +10,7 @@ import sklearn.metrics as skm
 from sklearn.utils.stats import _weighted_percentile
 
 import metrix
+from conformance.util import jax_x64
 from metrix import UndefinedMetricWarning
 from metrix.backends import ops
 from metrix.backends._quantile import weighted_quantile
@@ -288,7 +289,7 @@ def test_jax_jit(name, args, kwargs):
     arrays = {k: v for k, v in kwargs.items() if isinstance(v, np.ndarray)}
     static = {k: v for k, v in kwargs.items() if k not in arrays}
     fn = getattr(metrix, name)
-    with jax.enable_x64(True):
+    with jax_x64(True):
         @jax.jit
         def run(a, b, extra):
             return fn(a, b, validate=False, **static, **extra)

@@ -18,7 +18,7 @@ from sklearn.metrics import classification_report, precision_recall_fscore_suppo
 
 import metrix
 from conformance.combos import COMBOS
-from conformance.util import to_numpy
+from conformance.util import jax_x64, to_numpy
 from metrix.exceptions import UndefinedMetricWarning
 
 HYP = settings(max_examples=60, deadline=None,
@@ -615,7 +615,7 @@ def test_jax_jit():
     import jax.numpy as jnp
 
     yt, ys, q = _compile_inputs()
-    with jax.enable_x64(True):
+    with jax_x64(True):
         f = jax.jit(lambda a, b: metrix.precision_recall_fscore_at_k(
             a, b, k=2, average="macro", validate=False)[:3])
         got = f(jnp.asarray(yt), jnp.asarray(ys))

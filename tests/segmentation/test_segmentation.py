@@ -17,6 +17,7 @@ import pytest
 import sklearn.metrics as skm
 
 import metrix
+from conformance.util import jax_x64
 from metrix import UndefinedMetricWarning
 from metrix.segmentation import _statistic
 
@@ -303,7 +304,7 @@ def test_jax_jit(func):
 
     kw = dict(labels=[1, 2, 4], ignore_index=0, per_image=True)
     want = func(T, P, **kw)
-    with jax.enable_x64(True):
+    with jax_x64(True):
         got = jax.jit(lambda a, b: func(a, b, validate=False, **kw))(jnp.asarray(T),
                                                                     jnp.asarray(P))
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)

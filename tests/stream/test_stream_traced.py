@@ -7,6 +7,7 @@ import pytest
 import sklearn.metrics as skm
 
 import metrix.stream as ms
+from conformance.util import jax_x64
 
 pytestmark = pytest.mark.compile
 
@@ -99,7 +100,7 @@ def test_jax_jit_update_does_not_retrace_and_scans():
     import jax.numpy as jnp
 
     ys, ps, _, _ = _data(2)
-    with jax.enable_x64(True):
+    with jax_x64(True):
         spec = _collection().spec
         traces = []
 
