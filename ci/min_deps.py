@@ -14,7 +14,8 @@ each installed over the previous one (``ci/minimum.sh`` runs them):
     JAX's floor, which needs NumPy >= 1.25: NumPy 1.26.4, the last 1.x (whose
     ``numpy._core`` stub once broke every metric after ``import scipy.sparse``).
 ``flax``
-    Flax's floor, which needs JAX >= 0.7.1.
+    Flax's floor, with the JAX and NumPy it resolves to (it needs a newer JAX
+    than JAX's floor, and that JAX needs NumPy 2).
 
 torch: the project's machines have one CPU build of torch, 2.13.0, on local
 disk (PyPI's Linux torch is a multi-GB CUDA build); with ``METRIX_TORCH_INDEX``
@@ -95,9 +96,10 @@ def requirements(stage: str) -> list[str]:
     if not os.environ.get("METRIX_TORCH_INDEX"):
         pins = [f"torch=={TORCH_HERE}" if _name(p) == "torch" else p for p in pins]
     if stage != "numpy":
-        # over the numpy stage: only what this stage adds, at NumPy 1.26
+        # over the numpy stage: only what this stage adds (JAX's floor at NumPy 1.26)
         core = {_name(p) for p in floors()}
-        return [f"numpy=={NUMPY_FOR_JAX}"] + [p for p in pins if _name(p) not in core]
+        added = [p for p in pins if _name(p) not in core]
+        return [f"numpy=={NUMPY_FOR_JAX}", *added] if stage == "jax" else added
     taken = {_name(p) for p in pins}
     test = project()["optional-dependencies"]["test"]
     for pin in test:

@@ -6,7 +6,7 @@
 #          its combos run in the main leg), the framework faces, Dask, the CLI;
 #   jax    JAX's floor on NumPy 1.26.4: the conformance suite on JAX, and every
 #          metric after `import scipy.sparse` on NumPy 1.26;
-#   flax   Flax's floor: the Flax face.
+#   flax   Flax's floor (with the JAX it resolves to): the Flax face.
 # .ci/run runs it after the main tests (about 5 minutes on 2 cores); the GitHub workflow as its own job, with
 # METRIX_TORCH_INDEX set to a CPU wheel index so torch's floor installs too.
 set -euo pipefail
