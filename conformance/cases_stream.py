@@ -1,10 +1,11 @@
-"""Conformance rows: the ``metrix.stream`` metrics, fed batch by batch.
+"""Conformance rows: the ``metrix.stream`` metrics, through every face.
 
-Each row builds a stream metric, updates it over uneven batches of the row's
-data (an empty batch first, then one sample, then larger ones and another
-empty batch: ``EDGES``) and compares ``compute()`` with scikit-learn's
-one-shot value on all of it.  A few rows split the data over two metrics and
-``merge`` them, or stream a ``MetricCollection``.
+Each row builds a stream metric and runs it through the faces of
+``conformance/faces.py``: uneven batches (an empty batch first, then one
+sample, then larger ones and another empty batch), one batch, a merge of two
+metrics, and a ``state_dict`` reload mid-stream; the label rows of ``NARROW``
+also take uint8, int8 and int16 labels.  Every face's ``compute()`` is compared
+with scikit-learn's one-shot value on all of the data.
 
 The streamed result's float dtype is the state's: ``y_pred``'s float dtype for
 arrays on a device, the widest float for host NumPy arrays and for labels
@@ -19,14 +20,12 @@ import numpy as np
 from sklearn import metrics as skm
 
 import metrix.stream as ms
+from conformance.faces import FACES, N, merged, narrowed, streamed
 from conformance.registry import Case
 
 rng = np.random.default_rng(20261209)
 
-N, C = 80, 4
-#: batch edges: an empty batch, one sample, 26, an empty batch, 26, 26 and one sample
-#: (few distinct sizes: JAX compiles each op once per shape)
-EDGES = (0, 0, 1, 27, 27, 53, 79, N)
+C = 4
 LABELS = list(range(C))
 MC_T = rng.integers(0, C, N)
 MC_P = np.where(rng.random(N) < 0.6, MC_T, rng.integers(0, C, N))
@@ -48,40 +47,26 @@ THRESHOLDS = 20
 CASES: list[Case] = []
 
 
-def _batches(arrays, sample_weight, edges):
-    for a, b in zip(edges[:-1], edges[1:]):
-        kw = {} if sample_weight is None else {"sample_weight": sample_weight[a:b]}
-        yield tuple(x[a:b, ...] for x in arrays), kw
-
-
-def streamed(make, edges=EDGES):
-    """Call ``make()`` for a fresh metric, update it batch by batch, compute."""
-
-    def run(*arrays, sample_weight=None):
-        metric = make()
-        for batch, kw in _batches(arrays, sample_weight, edges):
-            metric.update(*batch, **kw)
-        return metric.compute()
-
-    return run
-
-
-def merged(make, cut=3):
-    """Stream the batches before ``EDGES[cut]`` and after into two metrics, merge them."""
-
-    def run(*arrays, sample_weight=None):
-        first, second = make(), make()
-        for metric, edges in ((first, EDGES[:cut + 1]), (second, EDGES[cut:])):
-            for batch, kw in _batches(arrays, sample_weight, edges):
-                metric.update(*batch, **kw)
-        return first.merge(second).compute()
-
-    return run
+#: the rows whose labels also go in as narrow and unsigned integers (one per kind
+#: of label statistic: the confusion count, its shared form, the binary count)
+NARROW = {"Accuracy", "F1Score/binary", "ConfusionMatrix", "MetricCollection/shared-statistic",
+          "MatthewsCorrCoef"}
+NARROW_DTYPES = ("uint8", "int8", "int16")
 
 
 def add(name, make, ref, args, kw=None, id="", call=streamed, **extra):
+    """One row, run through every face (``conformance/faces.py``): its own ``call``
+    (uneven batches, or a merge), one batch, a merge and a reload; the rows of
+    ``NARROW`` also with narrow integer labels."""
     extra.setdefault("check_dtype", False)
-    CASES.append(Case(name, ref, args, dict(kw or {}), id=id, call=call(make), **extra))
+    row = f"{name}/{id}" if id else name
+    faces = {"": call}
+    faces.update({face: fn for face, fn in FACES.items() if fn is not call and face != "streamed"})
+    if row in NARROW:
+        faces.update({dt: narrowed(streamed, dt) for dt in NARROW_DTYPES})
+    for face, fn in faces.items():
+        case_id = "-".join(part for part in (id, face) if part)
+        CASES.append(Case(name, ref, args, dict(kw or {}), id=case_id, call=fn(make), **extra))
 
 
 def binned(s, t=THRESHOLDS):

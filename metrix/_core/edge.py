@@ -139,6 +139,19 @@ def python_scalars(result):
     return result
 
 
+#: what JAX raises when a traced value is read on the host (``jax.errors``)
+_TRACER_ERRORS = frozenset({"ConcretizationTypeError", "TracerBoolConversionError",
+                            "TracerIntegerConversionError", "TracerArrayConversionError",
+                            "NonConcreteBooleanIndexError"})
+
+
+def _traced_hint(name):
+    return (f"{name} was traced (jax.jit) and had to read the data on the host: to find "
+            "the label set, or to check the values. Inside a compiled step declare the "
+            f"classes and skip the value checks: {name}(..., labels=[0, 1, ...], "
+            "validate=False); see the compiled-steps guide.")
+
+
 def metric_edge(func):
     """Wrap a public metric: array-likes in, Python scalars out, mixed libraries
     following the prediction (see the module docstring)."""
@@ -172,7 +185,13 @@ def metric_edge(func):
                 slow = True
         if slow:
             args, kwargs = _prepare(args, kwargs, slots, leaders)
-        return python_scalars(func(*args, **kwargs))
+        try:
+            out = func(*args, **kwargs)
+        except TypeError as exc:  # JAX's tracer errors are TypeErrors
+            if type(exc).__name__ in _TRACER_ERRORS:
+                raise TypeError(_traced_hint(func.__name__)) from exc
+            raise
+        return python_scalars(out)
 
     edge.__metrix_edge__ = True
     return edge

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from .._core.stacklevel import find_stack_level
 from ..backends import ops
-from ..exceptions import DataConversionWarning
+from ..exceptions import DataConversionWarning, as_sklearn_too
 from . import namespace as _ns
 
 __all__ = [
@@ -63,7 +63,7 @@ def column_or_1d(y, *, xp, input_name="y", warn=False):
             warnings.warn(
                 "A column-vector y was passed when a 1d array was expected. Please "
                 "change the shape of y to (n_samples, ), for example using ravel().",
-                DataConversionWarning,
+                as_sklearn_too(DataConversionWarning),
                 stacklevel=find_stack_level(),
             )
         return xp.reshape(y, (-1,))

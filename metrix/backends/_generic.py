@@ -73,11 +73,20 @@ class GenericOps:
         """Cells of an ``(n + 2) x (n + 2)`` confusion matrix whose first and last
         rows / columns are "other" bins: ``(a' + 1) (n + 2) + b' + 1`` with
         ``a' = clip(a, -1, n)`` (below 0 and at or above ``n`` go to the edges).
-        ``clip=False``: the caller guarantees ``0 <= a, b < n``."""
+        ``clip=False``: the caller guarantees ``0 <= a, b < n``.  Labels of
+        another integer dtype (bool, uint8, int8, ...) are widened to the count
+        dtype first: in their own dtype the code wraps and ``-1`` does not exist."""
         xp = self.xp
+        a, b = self.count_labels(a), self.count_labels(b)
         if clip:
             a, b = xp.clip(a, -1, n), xp.clip(b, -1, n)
         return a * (n + 2) + b + (n + 3)
+
+    def count_labels(self, x, /):
+        """Integer labels in the count dtype (int64; int32 where the device has no
+        int64), where codes like ``a * (n + 2) + b`` neither wrap nor overflow."""
+        cdt = count_dtype(self.xp, device_of(x))
+        return x if x.dtype == cdt else self.xp.astype(x, cdt)
 
     def edge_confusion(self, cm, a, b, /, *, n, clip=True):
         """``cm`` plus one batch's counts per :meth:`edge_cells` cell (a new

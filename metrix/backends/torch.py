@@ -256,6 +256,10 @@ class Ops(GenericOps):
         # eager: in place on one fresh temporary (allocations cost at batch sizes)
         if _compiling():
             return super().edge_cells(a, b, n=n, clip=clip)
+        if a.dtype != torch.int64:  # narrow labels wrap in their own dtype
+            a = a.to(torch.int64)
+        if b.dtype != torch.int64:
+            b = b.to(torch.int64)
         if clip:
             return torch.clamp(b, -1, n).add_(torch.clamp(a, -1, n), alpha=n + 2).add_(n + 3)
         return torch.add(b, a, alpha=n + 2).add_(n + 3)

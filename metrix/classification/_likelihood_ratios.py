@@ -13,7 +13,7 @@ import warnings
 from .._core.arith import nan_divide
 from .._core.lane import cast
 from .._core.stacklevel import find_stack_level
-from ..exceptions import UndefinedMetricWarning
+from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ._input import matrix_counts
 
 
@@ -69,18 +69,18 @@ def _warn_lr(no_pos, fp_zero, tp_zero, tn_zero):
             "to `np.nan`. Use the `replace_undefined_by` param to control this "
             "behavior. To suppress this warning or turn it into an error, see Python's "
             "`warnings` module and `warnings.catch_warnings()`.",
-            UndefinedMetricWarning, stacklevel=find_stack_level())
+            as_sklearn_too(UndefinedMetricWarning), stacklevel=find_stack_level())
     if fp_zero:
         start = ("No samples were predicted for the positive class and "
                  "`positive_likelihood_ratio` is " if tp_zero
                  else "`positive_likelihood_ratio` is ill-defined and ")
         # scikit-learn's message ends here (the rest of its sentence is a dangling literal)
         warnings.warn(start + "set to `np.nan`. Use the `replace_undefined_by` param to ",
-                      UndefinedMetricWarning, stacklevel=find_stack_level())
+                      as_sklearn_too(UndefinedMetricWarning), stacklevel=find_stack_level())
     if tn_zero:
         warnings.warn(
             "`negative_likelihood_ratio` is ill-defined and set to `np.nan`. "
             "Use the `replace_undefined_by` param to control this behavior. To "
             "suppress this warning or turn it into an error, see Python's "
             "`warnings` module and `warnings.catch_warnings()`.",
-            UndefinedMetricWarning, stacklevel=find_stack_level())
+            as_sklearn_too(UndefinedMetricWarning), stacklevel=find_stack_level())

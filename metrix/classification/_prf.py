@@ -14,7 +14,7 @@ from .._core import namespace as _ns
 from .._core.arith import nanaverage, safe_divide
 from .._core.stacklevel import find_stack_level
 from .._core.validation import check_average, check_zero_division
-from ..exceptions import UndefinedMetricWarning
+from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 
 AVERAGES = (None, "micro", "macro", "weighted", "samples", "binary")
 
@@ -30,7 +30,7 @@ def warn_prf(average, modifier, msg_start, result_size):
         msg = msg.format("due to")
     else:
         msg = msg.format(f"in {axis1}s with")
-    warnings.warn(msg, UndefinedMetricWarning, stacklevel=find_stack_level())
+    warnings.warn(msg, as_sklearn_too(UndefinedMetricWarning), stacklevel=find_stack_level())
 
 
 def prf_divide(num, den, *, metric, modifier, average, warn_for, zero_division, xp,

@@ -24,7 +24,7 @@ from .._core.edge import metric_edge
 from .._core.lane import cast
 from .._core.stacklevel import find_stack_level
 from .._core.typing import Array, ArrayLike
-from ..exceptions import UndefinedMetricWarning
+from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ._input import (
     any_label_in_y_true,
     label_problem,
@@ -407,13 +407,15 @@ def kappa_from_problem(prob, *, weights, replace_undefined_by, validate):
                 "`y2` contains no labels that are present in both `y1` and `labels`."
                 "`cohen_kappa_score` is undefined and set to the value defined by "
                 "the `replace_undefined_by` param, which is set to "
-                f"{replace_undefined_by}.", UndefinedMetricWarning, stacklevel=find_stack_level())
+                f"{replace_undefined_by}.", as_sklearn_too(UndefinedMetricWarning),
+                stacklevel=find_stack_level())
         elif bool(expected == 0):
             warnings.warn(
                 "`y1`, `y2` and `labels` have only one label in common. "
                 "`cohen_kappa_score` is undefined and set to the value defined by the "
                 "the `replace_undefined_by` param, which is set to "
-                f"{replace_undefined_by}.", UndefinedMetricWarning, stacklevel=find_stack_level())
+                f"{replace_undefined_by}.", as_sklearn_too(UndefinedMetricWarning),
+                stacklevel=find_stack_level())
     kappa = kappa_value(n, observed, expected, replace_undefined_by=replace_undefined_by,
                         xp=xp)
     return cast(kappa, prob.float_dtype, xp)

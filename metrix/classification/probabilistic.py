@@ -19,7 +19,7 @@ from .._core.edge import metric_edge
 from .._core.stacklevel import find_stack_level
 from .._core.typing import Array, ArrayLike
 from .._core.validation import check_consistent_length, num_samples
-from ..exceptions import UndefinedMetricWarning
+from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from . import _proba_input as _proba
 
 __all__ = [
@@ -193,7 +193,7 @@ def _d2_undefined(y_true, y_proba, sample_weight):
     check_consistent_length(y_proba, y_true, sample_weight)
     if num_samples(y_proba) < 2:
         warnings.warn("D^2 score is not well-defined with less than two samples.",
-                      UndefinedMetricWarning, stacklevel=find_stack_level())
+                      as_sklearn_too(UndefinedMetricWarning), stacklevel=find_stack_level())
         xp, device = _ns.get_namespace_and_device(y_proba, y_true, sample_weight)
         p, _ = _proba.float_proba(y_proba, xp, device)
         return _ns.to_output(xp.asarray(float("nan"), dtype=p.dtype, device=device), xp)

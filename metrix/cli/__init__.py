@@ -30,7 +30,7 @@ import warnings
 import numpy as np
 
 from . import _batched, _checks
-from ._io import BadData, CliError, NotInstalled, UsageError, open_table
+from ._io import BadData, CliError, NotInstalled, UsageError, all_zero_weights, open_table
 from ._progress import Progress
 from ._report import (
     classification_table,
@@ -304,6 +304,8 @@ def _check_shapes(cols, groups, weight):
                           "expected one value per row")
         if is_text(cols[weight]):
             raise BadData(f"--sample-weight column {weight!r} must be numeric, got text")
+        if len(cols[weight]) and not np.any(cols[weight]):
+            raise all_zero_weights(weight)
     lengths = {len(a) for a in cols.values()}
     if len(lengths) > 1:
         raise BadData(f"columns have different lengths: {sorted(lengths)}")

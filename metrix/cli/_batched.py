@@ -35,11 +35,35 @@ from ._io import (
     NotInstalled,
     Unreadable,
     UsageError,
+    all_zero_weights,
+    check_finite,
     column_numpy,
+    csv_header,
+    open_arrow_csv,
 )
 from ._io import count_missing as _count_missing
 from ._progress import Progress
 from ._tasks import Data, as_label, default_metrics, detect_task, host_classes, is_text
+
+
+class _WeightSeen:
+    """The weight column of each batch (float64), and whether any weight was not
+    zero: a column of zeros only is bad data, as when the file is read whole."""
+
+    def __init__(self, name):
+        self.name, self.nonzero = name, False
+
+    def __call__(self, batch):
+        if not self.name:
+            return None
+        sw = batch[self.name].astype(np.float64)
+        self.nonzero = self.nonzero or bool(np.any(sw))
+        return sw
+
+    def check(self):
+        if self.name and not self.nonzero:
+            raise all_zero_weights(self.name)
+
 
 #: bytes per row of the exact table of distinct scores (score, positive and negative weight)
 TABLE_ROW_BYTES = 24
@@ -129,13 +153,7 @@ class Dataset:
 
                 meta = pq.ParquetFile(path)
                 return list(meta.schema_arrow.names), meta.metadata.num_rows
-            import csv
-
-            with open(path, newline="", encoding="utf-8") as f:
-                header = next(csv.reader(f, delimiter=self._delimiter(path)), None)
-            if not header:
-                raise Unreadable(f"cannot read {path!r}: empty file (a header row is needed)")
-            return [h.strip() for h in header], None
+            return csv_header(path, self._delimiter(path)), None
         except CliError:
             raise
         except Exception as exc:  # pyarrow raises several types for bad files
@@ -159,13 +177,9 @@ class Dataset:
             yield from pq.ParquetFile(path).iter_batches(batch_size=batch_rows, columns=names,
                                                          use_threads=False)
             return
-        import pyarrow.csv as pacsv
-
-        reader = pacsv.open_csv(
-            path, read_options=pacsv.ReadOptions(use_threads=False, block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(delimiter=self._delimiter(path)),
-            convert_options=pacsv.ConvertOptions(include_columns=names))
-        yield from reader
+        delimiter = self._delimiter(path)
+        yield from open_arrow_csv(path, delimiter, csv_header(path, delimiter), names,
+                                  use_threads=False, block_size=1 << 24)
 
     def batches(self, names, batch_rows):
         """``{name: numpy array}`` per batch, checked for missing values."""
@@ -181,6 +195,7 @@ class Dataset:
                         if k:
                             raise BadData(f"column {n!r} of {path!r} has {k:,} missing value"
                                           f"{'s' if k > 1 else ''} (null, NaN or blank cells)")
+                        check_finite(n, a, path)
                     yield cols
             except CliError:
                 raise
@@ -354,12 +369,13 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
     limit = args.memory * 2**20
     t_read = 0.0
     merger, n = _Merger(pe), 0
+    weighted = _WeightSeen(args.sample_weight)
     with Progress(dataset.num_rows, "scoring", enabled=enabled) as bar:
         t0 = time.perf_counter()
         for batch in dataset.batches(wanted, batch_rows):
             y_true, y_pred = _block(batch, yt_cols), _block(batch, yp_cols)
             y_score = _scores(batch, ys_cols)
-            sw = batch[args.sample_weight].astype(np.float64) if args.sample_weight else None
+            sw = weighted(batch)
             if task == "regression" and (is_text(y_true) or (y_pred is not None
                                                              and is_text(y_pred))):
                 raise BadData("regression targets must be numbers, got text")
@@ -377,6 +393,7 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
                     "with an error bound, --dask to spread it over a cluster, or a larger "
                     "--memory")
             bar.update(n)
+        weighted.check()
         state = merger.result()
         t_metrics = time.perf_counter() - t0
     values = pe.finalize(state)
@@ -522,10 +539,11 @@ def _run_rows(args, dataset, task, wanted, cols, first, n_files, fmt):
     enabled = False if args.quiet else None
     with Progress(dataset.num_rows, "scoring", enabled=enabled) as bar:
         t0 = time.perf_counter()
+        weighted = _WeightSeen(args.sample_weight)
         for batch in dataset.batches(wanted, args.batch_rows):
             y_true, y_pred = _block(batch, yt_cols), _block(batch, yp_cols)
             y_score = _scores(batch, ys_cols)
-            sw = batch[args.sample_weight].astype(np.float64) if args.sample_weight else None
+            sw = weighted(batch)
             check_inputs(task, y_true, y_pred, y_score)
             for group, merger in list(mergers.items()):
                 try:
@@ -535,6 +553,7 @@ def _run_rows(args, dataset, task, wanted, cols, first, n_files, fmt):
                     del mergers[group]
             n += len(y_true)
             bar.update(n)
+        weighted.check()
         values = {}
         for merger in mergers.values():
             values.update(merger.pe.finalize(merger.result()))

@@ -93,6 +93,8 @@ class Table:
             each = ", ".join(f"{n!r} ({k:,})" for n, k in bad.items())
             raise BadData(f"columns {each} of {self.path!r} have missing values "
                           "(null, NaN or blank cells)")
+        for n, a in out.items():
+            check_finite(n, a, self.path)
         return out
 
     def _read(self, names, chunk_rows, progress):
@@ -109,6 +111,22 @@ def count_missing(a) -> int:
     if a.dtype.kind == "O":
         return sum(1 for v in a.ravel().tolist() if _missing_object(v))
     return 0
+
+
+def all_zero_weights(name):
+    """The bad data of a weight column of zeros only (exit 6, read whole or in batches)."""
+    return BadData(f"--sample-weight column {name!r} is all zeros: no sample counts")
+
+
+def check_finite(name, a, path):
+    """Bad data (exit 6), as a missing value is: an infinite number in a column,
+    whether the file is read whole or in batches."""
+    a = np.asarray(a)
+    if a.dtype.kind == "f":
+        k = int(np.count_nonzero(np.isinf(a)))
+        if k:
+            raise BadData(f"column {name!r} of {path!r} has {k:,} infinite "
+                          f"value{'s' if k > 1 else ''}")
 
 
 def _missing_object(v):
@@ -202,20 +220,37 @@ class ParquetTable(Table):
         return {n: filled[n] if n in filled else out[n] for n in names}
 
 
+def csv_header(path, delimiter):
+    """The column names of a CSV file: spaces around a name and a UTF-8 byte-order
+    mark (as spreadsheets write) are not part of it."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            header = next(csv.reader(f, delimiter=delimiter), None)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise Unreadable(f"cannot read {path!r}: {exc}") from exc
+    if not header:
+        raise Unreadable(f"cannot read {path!r}: empty file (a header row is needed)")
+    return [h.strip() for h in header]
+
+
+def open_arrow_csv(path, delimiter, header, names, **read_options):
+    """pyarrow's streaming CSV reader of the columns ``names``, under the names of
+    :func:`csv_header` (the file's header row is skipped, not parsed again)."""
+    import pyarrow.csv as pacsv
+
+    return pacsv.open_csv(
+        path, read_options=pacsv.ReadOptions(column_names=header, skip_rows=1, **read_options),
+        parse_options=pacsv.ParseOptions(delimiter=delimiter),
+        convert_options=pacsv.ConvertOptions(include_columns=list(dict.fromkeys(names))))
+
+
 class CsvTable(Table):
     fmt = "csv"
 
     def __init__(self, path):
         super().__init__(path)
         self.delimiter = "\t" if path.lower().endswith(".tsv") else ","
-        try:
-            with open(path, newline="", encoding="utf-8") as f:
-                header = next(csv.reader(f, delimiter=self.delimiter), None)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise Unreadable(f"cannot read {path!r}: {exc}") from exc
-        if not header:
-            raise Unreadable(f"cannot read {path!r}: empty file (a header row is needed)")
-        self.columns = [h.strip() for h in header]
+        self.columns = csv_header(path, self.delimiter)
         self.size = os.path.getsize(path)
 
     def _read(self, names, chunk_rows, progress):
@@ -224,15 +259,11 @@ class CsvTable(Table):
         return self._read_python(names, chunk_rows, progress)
 
     def _read_arrow(self, names, progress):
-        import pyarrow.csv as pacsv
-
         parts = {n: [] for n in names}
         done = 0
         try:
-            reader = pacsv.open_csv(
-                self.path, read_options=pacsv.ReadOptions(block_size=1 << 24),
-                parse_options=pacsv.ParseOptions(delimiter=self.delimiter),
-                convert_options=pacsv.ConvertOptions(include_columns=list(dict.fromkeys(names))))
+            reader = open_arrow_csv(self.path, self.delimiter, self.columns, names,
+                                    block_size=1 << 24)
             for batch in reader:
                 for n in names:
                     parts[n].append(column_numpy(batch.column(n)))
@@ -251,7 +282,7 @@ class CsvTable(Table):
         rows = []
         done = 0
         try:
-            with open(self.path, newline="", encoding="utf-8") as f:
+            with open(self.path, newline="", encoding="utf-8-sig") as f:
                 reader = csv.reader(f, delimiter=self.delimiter)
                 next(reader)
                 for line in reader:

@@ -17,7 +17,7 @@ from .._core import namespace as _ns
 from .._core.stacklevel import find_stack_level
 from .._core.validation import assert_all_finite, dtype_kind, reject_complex
 from ..backends import ops
-from ..exceptions import DataConversionWarning
+from ..exceptions import DataConversionWarning, as_sklearn_too
 
 __all__ = ["Clustering", "check_number_of_labels", "check_X", "encode_labels", "prepare",
            "work_dtype", "sample_indices", "check_sample_params"]
@@ -101,7 +101,7 @@ def _labels_1d(y, *, xp):
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change the "
             "shape of y to (n_samples, ), for example using ravel().",
-            DataConversionWarning, stacklevel=find_stack_level())
+            as_sklearn_too(DataConversionWarning), stacklevel=find_stack_level())
         return xp.reshape(y, (-1,))
     raise ValueError(f"y should be a 1d array, got an array of shape {shape} instead.")
 

@@ -502,8 +502,9 @@ def _spec(name, m, task, width, average, ignore, thresholds, capacity, multioutp
     if task == "multilabel":
         return MultilabelStream(width, c, average=avg)
     if c in ("accuracy", "hamming_loss", "zero_one_loss"):
-        # micro recall: accuracy over the samples of the classes
-        spec = LabelStream(width, "recall", average="micro", ignore_index=ignore)
+        # as stream.Accuracy: a label the logits cannot predict (outside 0..width-1)
+        # counts as an error; only ignore_index is padding
+        spec = LabelStream(width, "accuracy", average=None, ignore_index=ignore)
         return spec if c == "accuracy" else _Complement(spec)
     if c in _AVERAGED:
         return LabelStream(width, c, average=avg, pos_label=1, ignore_index=ignore)

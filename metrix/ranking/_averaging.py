@@ -17,7 +17,7 @@ import warnings
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from .._core.stacklevel import find_stack_level
-from ..exceptions import UndefinedMetricWarning
+from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ._rank_values import (
     binary_ap_split,
     binary_ap_values,
@@ -138,11 +138,14 @@ def _warn_rows(metric, tot_p, tot_n, score, *, pos, codes, weight, xp):
         n_neg = n - n_pos
     one_class = (n_pos == 0) | (n_neg == 0)
     if bool(xp.any(one_class)):
-        warnings.warn(ONE_CLASS, UndefinedMetricWarning, stacklevel=find_stack_level())
+        warnings.warn(ONE_CLASS, as_sklearn_too(UndefinedMetricWarning),
+                      stacklevel=find_stack_level())
     if bool(xp.any(~one_class & (tot_n <= 0))):
-        warnings.warn(NO_NEG_ROC, UndefinedMetricWarning, stacklevel=find_stack_level())
+        warnings.warn(NO_NEG_ROC, as_sklearn_too(UndefinedMetricWarning),
+                      stacklevel=find_stack_level())
     if bool(xp.any(~one_class & (tot_p <= 0))):
-        warnings.warn(NO_POS_ROC, UndefinedMetricWarning, stacklevel=find_stack_level())
+        warnings.warn(NO_POS_ROC, as_sklearn_too(UndefinedMetricWarning),
+                      stacklevel=find_stack_level())
 
 
 def average_row_scores(scores, weights, *, xp, zero_if_empty=False):

@@ -16,7 +16,7 @@ from .._core.arith import safe_divide
 from .._core.edge import metric_edge
 from .._core.stacklevel import find_stack_level
 from .._core.validation import check_binned_scores
-from ..exceptions import UndefinedMetricWarning
+from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ._averaging import NO_NEG_ROC, NO_POS_PR, NO_POS_ROC
 from ._input import Inputs, curve_positive, unique_values
 from ._statistic import binned_curve, exact_curve
@@ -129,9 +129,11 @@ def roc_curve(y_true: Any, y_score: Any, *, pos_label: int | float | bool | str 
     fps, tps = _prepend(fps, 0.0, xp), _prepend(tps, 0.0, xp)
     thr = _prepend(xp.astype(thr, inp.fdt), float("inf"), xp)
     if warn and bool(tot_n <= 0):
-        warnings.warn(NO_NEG_ROC, UndefinedMetricWarning, stacklevel=find_stack_level())
+        warnings.warn(NO_NEG_ROC, as_sklearn_too(UndefinedMetricWarning),
+                      stacklevel=find_stack_level())
     if warn and bool(tot_p <= 0):
-        warnings.warn(NO_POS_ROC, UndefinedMetricWarning, stacklevel=find_stack_level())
+        warnings.warn(NO_POS_ROC, as_sklearn_too(UndefinedMetricWarning),
+                      stacklevel=find_stack_level())
     nan = float("nan")
     fpr = xp.where(tot_n <= 0, xp.full_like(fps, nan), safe_divide(fps, tot_n, zero_value=nan,
                                                                     xp=xp))

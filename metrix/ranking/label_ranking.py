@@ -20,7 +20,7 @@ from .._core.arith import safe_divide
 from .._core.edge import metric_edge
 from .._core.stacklevel import find_stack_level
 from .._core.validation import column_or_1d
-from ..exceptions import UndefinedMetricWarning
+from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ._input import Inputs, check_k, check_labels, discover_classes, encode_classes, target_type
 from ._statistic import group_ids, segment_sums, sort_desc
 
@@ -143,7 +143,7 @@ def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bo
     if k >= n_classes:
         warnings.warn(f"'k' ({k}) greater than or equal to 'n_classes' ({n_classes}) will "
                       "result in a perfect score and is therefore meaningless.",
-                      UndefinedMetricWarning, stacklevel=find_stack_level())
+                      as_sklearn_too(UndefinedMetricWarning), stacklevel=find_stack_level())
     acc = inp.acc
     if y_type == "binary":
         if k == 1:

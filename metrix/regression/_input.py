@@ -147,6 +147,10 @@ def check_reg_targets(y_true, y_pred, sample_weight=None, multioutput=None, *,
             lo, hi = ops(xp).minmax(sample_weight)  # one read: validate=True only
             if bool(lo == 0) and bool(hi == 0):
                 raise ValueError("Sample weights must contain at least one non-zero number.")
+            if (bool(lo < 0) and func != "median_absolute_error"
+                    and bool(xp.sum(xp.astype(sample_weight, acc)) == 0)):
+                # scikit-learn's weighted means (np.average) refuse it; its median doesn't
+                raise ZeroDivisionError("Weights sum to zero, can't be normalized")
     y_true = _to_2d(xp.astype(y_true, acc, copy=False), xp)
     y_pred = _to_2d(xp.astype(y_pred, acc, copy=False), xp)
     if y_true.shape[1] != y_pred.shape[1]:

@@ -33,7 +33,7 @@ from .._core.lane import cast, lane_float_dtypes, lane_namespace_1d
 from .._core.stacklevel import find_stack_level
 from ..backends import ops
 from ..backends._small_batch import mean_error
-from ..exceptions import UndefinedMetricWarning
+from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ._input import (
     MULTIOUTPUT_VARIANCE,
     check_alpha,
@@ -174,7 +174,7 @@ def _const(value, t):
 
 
 def _nan_result(t, msg):
-    warnings.warn(msg, UndefinedMetricWarning, stacklevel=find_stack_level())
+    warnings.warn(msg, as_sklearn_too(UndefinedMetricWarning), stacklevel=find_stack_level())
     return _out(_const(float("nan"), t), t)
 
 

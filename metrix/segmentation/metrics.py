@@ -31,7 +31,7 @@ from .._core.stacklevel import find_stack_level
 from .._core.typing import Array, ArrayLike
 from .._core.validation import check_zero_division
 from ..classification._prf import prf_divide, prf_from_counts
-from ..exceptions import UndefinedMetricWarning
+from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ._input import check_parameters, prepare
 from ._statistic import SegmentCounts, segment_counts
 
@@ -133,7 +133,7 @@ def per_image_value(value_sum, count, *, metric, zero_division, validate, xp):
         warnings.warn(
             f"{name} is ill-defined and being set to 0.0 {where} no {modifier} samples in any "
             "image. Use `zero_division` parameter to control this behavior.",
-            UndefinedMetricWarning, stacklevel=find_stack_level())
+            as_sklearn_too(UndefinedMetricWarning), stacklevel=find_stack_level())
     return value
 
 

@@ -72,18 +72,31 @@ def _same(a, b) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
-def _diff(want, got, prefix=""):
+def _diff(want, got, prefix="", theirs="saved"):
     if isinstance(want, dict) and isinstance(got, dict):
         for key in sorted(set(want) | set(got), key=str):
             path = f"{prefix}{key}"
             if key not in got:
-                yield f"{path}: not saved, this metric {want[key]!r}"
+                yield f"{path}: not {theirs}, this metric {want[key]!r}"
             elif key not in want:
-                yield f"{path}: saved {got[key]!r}, unknown to this metric"
+                yield f"{path}: {theirs} {got[key]!r}, unknown to this metric"
             else:
-                yield from _diff(want[key], got[key], path + ".")
+                yield from _diff(want[key], got[key], path + ".", theirs)
     elif not _same(want, got):
-        yield f"{prefix.rstrip('.') or 'config'}: saved {got!r}, this metric {want!r}"
+        yield f"{prefix.rstrip('.') or 'config'}: {theirs} {got!r}, this metric {want!r}"
+
+
+def check_mergeable(spec, other_spec, name: str, other_name: str):
+    """Raise ``ValueError`` naming each setting where the metric merged in
+    (``other_spec``) differs from this one: their states mean different things
+    (other classes, outputs, bins or metrics), whether or not they hold data."""
+    diffs = list(_diff(spec.config(), other_spec.config(), theirs="other"))
+    if other_name != name:
+        diffs.insert(0, f"class: other {other_name}, this metric {name}")
+    if diffs:
+        raise ValueError(f"{name}.merge({other_name}): the metrics are configured "
+                         "differently, so their states cannot be added: "
+                         + "; ".join(diffs) + ".")
 
 
 def check_config(spec, saved: dict, name: str):

@@ -153,6 +153,12 @@ class StreamMetric:
     def compute(self, state):  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def check_seen(self, n_samples):
+        """The host-side checks of a result over ``n_samples`` samples (a count
+        the stateful wrappers keep from the batches' shapes, with no device read):
+        warnings scikit-learn gives for so few samples.  ``compute`` gives the
+        value itself (NaN where scikit-learn's is NaN) on the device."""
+
     # -- helpers for subclasses -------------------------------------------
     def _inputs(self, state, *arrays, primary=None):
         """``xp``, ``device``, ``ops`` and the arrays moved to the state's device.

@@ -207,6 +207,9 @@ class LabelStream(StreamMetric):
         yt, yp = y_true, y_pred
         if yp.ndim == 2 and yp.shape[1] == self.num_classes and self.num_classes > 1:
             yp = xp.argmax(yp, axis=1)
+        elif yp.ndim == 2 and yt.ndim == 1 and yp.shape[1] > 1:
+            raise ValueError(f"y_pred has shape {tuple(yp.shape)}: scores need one column per "
+                             f"class, num_classes={self.num_classes}.")
         if yt.ndim != 1:
             yt = xp.reshape(yt, (-1,))
         if yp.ndim != 1:
@@ -340,13 +343,14 @@ def _plain(v):
 
 def accuracy_from_confusion(cm, c, *, fdt, xp, ignored=False):
     """``trace(classes) / sum(cm)``: samples in the other bins count as errors
-    (``ignored``: but not those of the cell ``(c + 1, 0)``, the ignored samples)."""
+    (``ignored``: but not those of the cell ``(c + 1, 0)``, the ignored samples).
+    NaN when no sample counts (all ignored): the accuracy of no data."""
     cmf = xp.astype(cm, fdt)
     correct = xp.sum(xp.reshape(cmf[1:c + 1, 1:c + 1], (-1,))[:: c + 1])
     total = xp.sum(cmf)
     if ignored:
         total = total - cmf[c + 1, 0]
-    return safe_divide(correct, total, zero_value=0.0, xp=xp)
+    return safe_divide(correct, total, zero_value=math.nan, xp=xp)
 
 
 def _zero_value(zero_division):

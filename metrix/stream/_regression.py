@@ -21,10 +21,12 @@ are private here until ``metrix.regression`` exposes its own helpers.
 from __future__ import annotations
 
 import math
+import warnings
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from ..backends import ops as _ops
+from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
 from ._functional import StreamMetric, array_namespace, dtype_probe, result_dtype
 
@@ -90,7 +92,8 @@ class RegressionStream(StreamMetric):
             if capacity is not None:
                 raise ValueError(f"capacity is only used by median_ae, not {metric!r}")
             self.capacity = None
-            self.key = ("reg_" + self.statistic, k)
+            # R2 also counts samples (NaN below two, whatever the weights)
+            self.key = ("reg_" + self.statistic, k) + (("n",) if metric == "r2" else ())
 
     def config(self):
         """What the state means (checked by ``load_state_dict``)."""
@@ -109,6 +112,8 @@ class RegressionStream(StreamMetric):
             state = {name: xp.zeros((k,), dtype=acc, device=device)
                      for name in _SUMS[self.statistic]}
             state["sw"] = xp.zeros((), dtype=acc, device=device)
+            if self.metric == "r2":  # NaN below two samples, whatever the weights
+                state["n"] = xp.zeros((), dtype=_ns.count_dtype(xp, device), device=device)
         state["meta_dtype"] = dtype_probe(xp, device, fdt)
         return state
 
@@ -120,6 +125,7 @@ class RegressionStream(StreamMetric):
         acc = leaf.dtype
         k = self.num_outputs or 1
         yt, yp = xp.astype(yt, acc, copy=False), xp.astype(yp, acc, copy=False)
+        self._check_outputs(yt, yp)
         flat = k == 1 and yt.ndim == 1 and yp.ndim == 1 and self.statistic != "buffer"
         if not flat:  # (1-D sums are 0-d and broadcast into the (1,) state)
             yt, yp = xp.reshape(yt, (-1, k)), xp.reshape(yp, (-1, k))
@@ -127,12 +133,16 @@ class RegressionStream(StreamMetric):
             raise ValueError(f"y_true and y_pred have different shapes {tuple(yt.shape)} "
                              f"and {tuple(yp.shape)}")
         n = yt.shape[0]
+        if "n" in state:
+            out_n = state["n"] + n
         e = yt - yp
         if self.statistic == "buffer":
             w = (xp.ones((n,), dtype=acc, device=device) if w is None
                  else xp.reshape(xp.astype(w, acc, copy=False), (-1,)))
             return write_rows(state, {"abs": xp.abs(e)}, w, xp=xp)
         out = dict(state)
+        if "n" in state:
+            out["n"] = out_n
         if w is None:  # unit weights: plain sums, the count from the shape
             out["sw"] = state["sw"] + n
 
@@ -161,6 +171,28 @@ class RegressionStream(StreamMetric):
             eps = xp.finfo(xp.float64).eps
             out["s_pct"] = state["s_pct"] + total(xp.abs(e) / xp.clip(xp.abs(yt), min=eps))
         return out
+
+    def _check_outputs(self, yt, yp):
+        """The batch's shape against ``num_outputs`` (static shapes: no host read):
+        ``(n,)`` or ``(n, 1)`` for one output, ``(n, k)`` for ``num_outputs=k``;
+        never a reshape that mixes rows and outputs."""
+        k = self.num_outputs
+        for name, a in (("y_true", yt), ("y_pred", yp)):
+            shape = tuple(a.shape)
+            ok = (len(shape) == 2 and shape[1] == k) if k not in (None, 1) else (
+                len(shape) == 1 or (len(shape) == 2 and shape[1] == 1))
+            if not ok:
+                want = ("(n_samples,) or (n_samples, 1)" if k in (None, 1)
+                        else f"(n_samples, {k})")
+                hint = (f"; for {shape[1]} outputs create the metric with "
+                        f"num_outputs={shape[1]}" if len(shape) == 2 and k is None else "")
+                raise ValueError(f"{name} has shape {shape}, expected {want} "
+                                 f"(num_outputs={k}){hint}.")
+
+    def check_seen(self, n_samples):
+        if self.metric == "r2" and n_samples < 2:
+            warnings.warn("R^2 score is not well-defined with less than two samples.",
+                          as_sklearn_too(UndefinedMetricWarning), stacklevel=3)
 
     def accumulator(self, state):
         """``(state', add)`` where the backend adds batches in place (eager CPU
@@ -192,7 +224,10 @@ class RegressionStream(StreamMetric):
         if m in ("r2", "explained_variance"):
             num, den = _explained_fraction_terms(state, m, xp=xp)
             scores = _explained_fraction(num, den, self.force_finite, xp=xp)
-            return xp.astype(self._average(scores, den, xp), fdt)
+            value = self._average(scores, den, xp)
+            if m == "r2":  # scikit-learn: NaN below two samples (with check_seen's warning)
+                value = xp.where(state["n"] < 2, xp.full_like(value, math.nan), value)
+            return xp.astype(value, fdt)
         name = {"mse": "s_ee", "rmse": "s_ee", "mae": "s_abs", "msle": "s_log",
                 "rmsle": "s_log", "mape": "s_pct"}[m]
         per_output = _mean_errors(state[name], sw, xp=xp)

@@ -20,7 +20,14 @@ from .._core import namespace as _ns
 from ..backends import _collectives as _coll
 from ..backends import ops as _ops
 from ._buffer import BufferFullError
-from ._checkpoint import CONFIG_KEY, check_config, decode_config, encode_config, load_state
+from ._checkpoint import (
+    CONFIG_KEY,
+    check_config,
+    check_mergeable,
+    decode_config,
+    encode_config,
+    load_state,
+)
 from ._collection import CollectionStream
 from ._functional import StreamMetric, iter_leaves, set_leaves, state_namespace, warm
 from ._label import LabelStream
@@ -34,6 +41,8 @@ from ._sync import sync as _sync
 class Metric:
     """A stateful streaming metric around a functional one (``spec``)."""
 
+    _seen = None  # (objects pickled before the count existed: unknown)
+
     def __init__(self, spec: StreamMetric):
         self.spec = spec
         self.state = None
@@ -42,6 +51,8 @@ class Metric:
         self._rows = {}          # exact buffers: rows stored (host ints, from shapes)
         self._dropped = {}       # exact buffers: rows dropped (host ints), or None:
         #                          unknown on the host after a compiled update
+        self._seen = 0           # samples seen (host int from the shapes), or None:
+        #                          unknown (after a sync, a load or a compiled update)
 
     @property
     def state(self):
@@ -87,7 +98,16 @@ class Metric:
                 self._dropped = None
             else:
                 self._reserve(_ns_rows(y_pred))  # host ints from the shapes: no sync
+        self._count(y_pred)
         self.state = self.spec.update(self.state, y_true, y_pred, sample_weight)
+
+    def _count(self, y_pred):
+        if _coll.compiling():
+            # unknown on the host; written, never read while tracing (no guard on
+            # it, so the step does not recompile)
+            self._seen = None
+        elif self._seen is not None:
+            self._seen += _ns_rows(y_pred)
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         """Accumulate one batch and return the metric of that batch alone.
@@ -106,6 +126,7 @@ class Metric:
         if self._rows:
             self.update(y_true, y_pred, sample_weight)  # exact buffers keep their capacity
         else:
+            self._count(y_pred)
             self.state = self.spec.merge(self._state, batch)
         out = self.spec.compute(batch)
         if isinstance(out, dict):
@@ -113,11 +134,22 @@ class Metric:
         return _ns.to_output(out, xp)
 
     def compute(self):
-        """The metric over everything seen: 0-d arrays on the state's device."""
+        """The metric over everything seen: 0-d arrays on the state's device.
+
+        Raises ``ValueError`` when no sample was seen (scikit-learn raises for
+        empty input too): a metric of no data is not 0.0 or 1.0.
+        """
+        if self._seen == 0:
+            raise ValueError(
+                f"{type(self).__name__}.compute() before any sample: the metric of no "
+                "data is undefined (scikit-learn raises for empty input). Call update() "
+                "with at least one sample first.")
         if self._state is None:
             self._create()
         if self._rows:
             self._check_dropped()
+        if self._seen is not None:
+            self.spec.check_seen(self._seen)
         out = self.spec.compute(self._state)  # new arrays: the state stays owned
         xp = self._placement[0]
         if isinstance(out, dict):
@@ -131,14 +163,22 @@ class Metric:
             self.state = self.spec._init(xp, device, fdt)
             self._rows = {k: 0 for k in self._rows}
             self._dropped = {k: 0 for k in self._rows}
+        self._seen = 0
 
     def merge(self, other: "Metric"):
-        """Add the data of ``other`` (a metric built with the same arguments)."""
+        """Add the data of ``other`` (a metric of the same class built with the
+        same arguments; ``ValueError`` naming the difference otherwise)."""
+        if not isinstance(other, Metric):
+            raise TypeError(f"{type(self).__name__}.merge expects a metrix.stream metric, "
+                            f"got {type(other).__name__}")
+        check_mergeable(self.spec, other.spec, type(self).__name__, type(other).__name__)
         if other.state is None:
             return self
         if self.state is None:
             self._create(xp=other._placement[0], device=other._placement[1])
         self.state = self.spec.merge(self.state, other.state)
+        self._seen = (None if self._seen is None or other._seen is None
+                      else self._seen + other._seen)
         if (self._dropped is not None and other._dropped is not None
                 and self._rows.keys() == other._rows.keys()):
             # exact buffers concatenate: the host counts add (no device read)
@@ -165,6 +205,7 @@ class Metric:
             xp, _ = _ns.get_namespace_and_device(like)
             self._create(xp=xp, device=device)
         self.state = _sync(self.state, group, timeout=timeout)
+        self._seen = None  # the other ranks' samples are not counted on this host
         self._recount()
         return self
 
@@ -246,6 +287,7 @@ class Metric:
         else:
             xp, device = _ns.get_namespace_and_device(*values.values())
         self._adopt(load_state(self.spec, values, xp, device, name))
+        self._seen = None  # a saved state's samples: not known on the host
         self._recount()
         return self
 
@@ -336,6 +378,7 @@ class _Accumulating(Metric):
                 if made is not None:
                     (self._state, self._add), self._owned = made, made[0][self._owned_leaf]
             if self._add is not None and self._feed(y_true, y_pred):
+                self._count(y_pred)
                 return
         super().update(y_true, y_pred, sample_weight)
 

@@ -419,3 +419,45 @@ def test_nan_interval_is_warned(tmp_path, capsys):
     assert got == 0, err
     assert "metrix eval: warning: roc_auc: no interval (nan)" in err
     assert all(line.startswith("metrix eval: warning: ") for line in err.strip().splitlines())
+
+
+@pytest.mark.parametrize("batched", [False, True])
+@pytest.mark.parametrize("header", ["label , pred", "\ufefflabel,pred", " label,pred "])
+def test_header_spaces_and_a_byte_order_mark_are_not_part_of_a_name(tmp_path, capsys,
+                                                                     header, batched):
+    """Once a header "label , pred" exited 4 (cannot parse) and a UTF-8 BOM named the
+    column "\\ufefflabel"; a missing column is exit 5 either way."""
+    if batched and not HAVE_PYARROW:
+        pytest.skip("--batch-rows reads with pyarrow")
+    path = tmp_path / "p.csv"
+    path.write_text(header + "\n1,1\n0,1\n1,0\n0,0\n1,1\n", encoding="utf-8")
+    extra = ["--batch-rows", "2"] if batched else []
+    out = tmp_path / "r.json"
+    code, _, _ = _run(["eval", str(path), "--y-true", "label", "--y-pred", "pred", "--json",
+                       str(out), *extra], capsys)
+    assert code == 0
+    assert json.loads(out.read_text())["metrics"]["accuracy"]["value"] == pytest.approx(0.6)
+    code, _, err = _run(["eval", str(path), "--y-true", "lbl", "--y-pred", "pred", *extra],
+                        capsys)
+    assert code == 5 and "lbl" in err
+
+
+@pytest.mark.parametrize("batched", [False, True])
+@pytest.mark.parametrize("rows, option, fragment", [
+    ("1,0.9,1\n0,inf,1\n1,0.2,1\n0,0.4,1\n", "--y-score", "infinite"),
+    ("1,0.9,0\n0,0.1,0\n1,0.2,0\n0,0.4,0\n", "--y-score", "all zeros"),
+    ("1,1,0\n0,0,0\n1,1,0\n0,1,0\n", "--y-pred", "all zeros"),
+])
+def test_one_exit_code_per_kind_of_bad_value_whole_or_batched(tmp_path, capsys, rows, option,
+                                                               fragment, batched):
+    """inf once exited 1 read whole and 6 in batches; all-zero weights 1 and 7 (an
+    internal error). Both are bad data: exit 6, either way."""
+    if batched and not HAVE_PYARROW:
+        pytest.skip("--batch-rows reads with pyarrow")
+    path = tmp_path / "p.csv"
+    path.write_text("label,s,w\n" + rows)
+    extra = ["--batch-rows", "2"] if batched else []
+    code, _, err = _run(["eval", str(path), "--y-true", "label", option, "s",
+                         "--sample-weight", "w", *extra], capsys)
+    assert code == 6
+    _one_error_line(err, fragment)

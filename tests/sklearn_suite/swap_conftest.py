@@ -2,10 +2,10 @@
 
 With ``METRIX_SWAP=1`` every public ``sklearn.metrics`` function that metrix
 also has is replaced by metrix's before the test modules are collected (they
-import the names from ``sklearn.metrics``), and scikit-learn's
-``UndefinedMetricWarning`` by metrix's own class: the tests then check
-metrix's values, errors and warning texts.  Without it, scikit-learn runs
-its own tests: the baseline.
+import the names from ``sklearn.metrics``): the tests then check metrix's
+values, errors and warning texts.  scikit-learn's ``UndefinedMetricWarning``
+is left as it is: metrix's warnings are instances of it once scikit-learn is
+imported.  Without it, scikit-learn runs its own tests: the baseline.
 """
 
 import os
@@ -13,11 +13,9 @@ import os
 if os.environ.get("METRIX_SWAP") == "1":
     import importlib
 
-    import sklearn.exceptions
     import sklearn.metrics
 
     import metrix
-    import metrix.exceptions
 
     # some tests import the public functions from the private modules that define them
     _modules = [sklearn.metrics]
@@ -29,4 +27,3 @@ if os.environ.get("METRIX_SWAP") == "1":
             for _module in _modules:
                 if hasattr(_module, _name):
                     setattr(_module, _name, _fn)
-    sklearn.exceptions.UndefinedMetricWarning = metrix.exceptions.UndefinedMetricWarning
