@@ -149,14 +149,21 @@ def like_for_device(device):
                     "(or string) or a JAX device.")
 
 
+_IS_COMPILING = []
+
+
 def compiling() -> bool:
-    """Whether the caller is being traced by ``torch.compile`` (False without torch)."""
+    """Whether the caller is being traced by ``torch.compile`` (False without torch).
+
+    Called on every stream update: ``torch.compiler.is_compiling`` is looked up
+    once, after torch is imported (a Python attribute chain costs as much)."""
+    if _IS_COMPILING:
+        return _IS_COMPILING[0]()
     import sys
 
     torch = sys.modules.get("torch")
     if torch is None:
         return False
-    try:
-        return bool(torch.compiler.is_compiling())
-    except AttributeError:  # older torch
-        return False
+    fn = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+    _IS_COMPILING.append(fn if fn is not None else (lambda: False))  # older torch: never
+    return _IS_COMPILING[0]()

@@ -98,7 +98,11 @@ class Metric:
                 self._dropped = None
             else:
                 self._reserve(_ns_rows(y_pred))  # host ints from the shapes: no sync
-        self._count(y_pred)
+        if _coll.compiling():
+            self._seen = None  # see _count
+        elif self._seen is not None:  # inline _count_eager: one frame less per batch
+            shape = getattr(y_pred, "shape", None)
+            self._seen += shape[0] if shape is not None else len(y_pred)
         self.state = self.spec.update(self.state, y_true, y_pred, sample_weight)
 
     def _count(self, y_pred):
@@ -106,8 +110,14 @@ class Metric:
             # unknown on the host; written, never read while tracing (no guard on
             # it, so the step does not recompile)
             self._seen = None
-        elif self._seen is not None:
-            self._seen += _ns_rows(y_pred)
+        else:
+            self._count_eager(y_pred)
+
+    def _count_eager(self, y_pred):
+        seen = self._seen
+        if seen is not None:
+            shape = getattr(y_pred, "shape", None)
+            self._seen = seen + (shape[0] if shape is not None else len(y_pred))
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         """Accumulate one batch and return the metric of that batch alone.
@@ -378,7 +388,7 @@ class _Accumulating(Metric):
                 if made is not None:
                     (self._state, self._add), self._owned = made, made[0][self._owned_leaf]
             if self._add is not None and self._feed(y_true, y_pred):
-                self._count(y_pred)
+                self._count_eager(y_pred)  # not compiling: checked above
                 return
         super().update(y_true, y_pred, sample_weight)
 
