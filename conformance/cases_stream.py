@@ -142,6 +142,15 @@ add("AUROC", lambda: ms.AUROC(thresholds=THRESHOLDS),
     lambda t, s: skm.roc_auc_score(t, binned(s)), (BIN_T, BIN_SCORE), id="binned")
 add("AveragePrecision", lambda: ms.AveragePrecision(capacity=N), skm.average_precision_score,
     (BIN_T, BIN_TIED), id="exact-ties")
+# binary labels {1, 2}: scikit-learn's roc_auc_score takes the greater as positive; the
+# stream takes the declared pos_label, in both modes (once the curve came out inverted)
+add("AUROC", lambda: ms.AUROC(capacity=N, pos_label=2), skm.roc_auc_score,
+    (BIN_T + 1, BIN_TIED), id="exact-labels-1-2")
+add("AUROC", lambda: ms.AUROC(thresholds=THRESHOLDS, pos_label=2),
+    lambda t, s: skm.roc_auc_score(t, binned(s)), (BIN_T + 1, BIN_SCORE), id="binned-labels-1-2")
+add("AveragePrecision", lambda: ms.AveragePrecision(thresholds=THRESHOLDS, pos_label=2),
+    lambda t, s: skm.average_precision_score(t, binned(s), pos_label=2), (BIN_T + 1, BIN_SCORE),
+    id="binned-labels-1-2")
 add("AveragePrecision",
     lambda: ms.AveragePrecision(num_labels=3, average="micro", capacity=N),
     lambda t, s: skm.average_precision_score(t, s, average="micro"), (ML_T, ML_SCORE),

@@ -96,11 +96,16 @@ class RankingStream(StreamMetric):
         per batch), and, for ``thresholds=T``, that the scores are probabilities
         in [0, 1] (see the module docstring for scores outside).  Without it,
         other target values give wrong counts.
+    pos_label : int, float, bool or None, default=None
+        Binary only: the label of the positive class; every other label is
+        negative (scikit-learn's rule with ``pos_label``).  ``None``: targets
+        are 0 / 1.  Binary targets such as {1, 2} need it (scikit-learn's
+        ``roc_auc_score`` takes the greater label, ``pos_label=2``).
     """
 
     def __init__(self, metric="roc_auc", *, num_classes=None, num_labels=None,
                  average="macro", thresholds=DEFAULT_THRESHOLDS, capacity=None,
-                 weighted=False, validate=False):
+                 weighted=False, validate=False, pos_label=None):
         if metric not in _METRICS:
             raise ValueError(f"metric must be one of {_METRICS}, got {metric!r}")
         if num_classes is not None and num_labels is not None:
@@ -111,6 +116,12 @@ class RankingStream(StreamMetric):
                              f"None, got {average!r}")
         self.metric, self.average = metric, average
         self.validate = bool(validate)
+        if pos_label is not None and (num_classes is not None or num_labels is not None):
+            raise ValueError("pos_label is for binary targets (neither num_classes nor "
+                             "num_labels given).")
+        if pos_label is not None and not isinstance(pos_label, (numbers.Number, bool)):
+            raise ValueError(f"pos_label must be a number or None, got {pos_label!r}")
+        self.pos_label = pos_label
         if num_classes is not None:
             self.task, self.rows = "multiclass", _positive(num_classes, "num_classes")
         elif num_labels is not None:
@@ -125,7 +136,8 @@ class RankingStream(StreamMetric):
         if self.capacity is not None:
             self.thresholds = None
             self.weighted = True
-            self.key = ("rank_exact", self.task, self.rows, self.capacity, self.validate)
+            self.key = ("rank_exact", self.task, self.rows, self.capacity, self.validate,
+                        pos_label)
             return
         if isinstance(thresholds, numbers.Integral) and not isinstance(thresholds, bool):
             if thresholds < 2:
@@ -139,9 +151,10 @@ class RankingStream(StreamMetric):
             self.thresholds = tuple(values)
         self.weighted = bool(weighted)
         self.key = ("rank_binned", self.task, self.rows, self.thresholds, self.weighted,
-                    self.validate)
-        # binary, evenly spaced thresholds: a batch is one histogram kernel
-        self._one_kernel = self.task == "binary" and isinstance(self.thresholds, int)
+                    self.validate, pos_label)
+        # binary 0/1 targets, evenly spaced thresholds: a batch is one histogram kernel
+        self._one_kernel = (self.task == "binary" and isinstance(self.thresholds, int)
+                            and pos_label is None)
 
     def config(self):
         """What the state means (checked by ``load_state_dict``)."""
@@ -149,7 +162,9 @@ class RankingStream(StreamMetric):
         return {"kind": "RankingStream", "metric": self.metric, "task": self.task,
                 "rows": self.rows, "average": self.average,
                 "thresholds": list(t) if isinstance(t, tuple) else t,
-                "capacity": self.capacity, "weighted": self.weighted}
+                "capacity": self.capacity, "weighted": self.weighted,
+                # only when declared: states saved before pos_label existed still load
+                **({} if self.pos_label is None else {"pos_label": self.pos_label})}
 
     @property
     def n_thresholds(self):
@@ -199,6 +214,8 @@ class RankingStream(StreamMetric):
                 s = xp.reshape(s, (-1,))
             if y.ndim != 1:
                 y = xp.reshape(y, (-1,))
+            if self.pos_label is not None:  # scikit-learn's rule: every other label negative
+                y = xp.astype(y == self.pos_label, cdt)
         elif s.ndim != 2 or s.shape[1] != self.rows:
             raise ValueError(f"y_score must have shape (n_samples, {self.rows}), got "
                              f"{tuple(s.shape)}")
@@ -244,8 +261,11 @@ class RankingStream(StreamMetric):
             ok = xp.all((y == 0) | (y == 1))
         if not bool(ok):
             what = f"in 0..{self.rows - 1}" if self.task == "multiclass" else "0 or 1"
+            hint = (" For other binary labels pass pos_label= (scikit-learn's roc_auc_score "
+                    "takes the greater of two labels as positive)."
+                    if self.task == "binary" else "")
             raise ValueError(f"y_true values must be {what} for {self.task} streaming "
-                             "ranking metrics.")
+                             "ranking metrics." + hint)
 
     def _range_hint(self):
         act = "a softmax" if self.task == "multiclass" else "a sigmoid"

@@ -517,33 +517,38 @@ class AUROC(_Ranking):
     """Streaming ROC AUC: binned (``thresholds``, default 1000) or exact (``capacity``).
 
     ``AUROC(num_classes=None, num_labels=None, average="macro", thresholds=1000,
-    capacity=None, weighted=False, validate=False)``; see :class:`metrix.stream.RankingStream`.
+    capacity=None, weighted=False, validate=False, pos_label=None)``; see
+    :class:`metrix.stream.RankingStream` (binary targets other than 0 / 1 need
+    ``pos_label``).
     """
 
     def __init__(self, num_classes=None, average="macro", *, num_labels=None,
                  thresholds=DEFAULT_THRESHOLDS, capacity=None, weighted=False,
-                 validate=False):
+                 validate=False, pos_label=None):
         super().__init__(RankingStream("roc_auc", num_classes=num_classes,
                                        num_labels=num_labels, average=average,
                                        thresholds=thresholds, capacity=capacity,
-                                       weighted=weighted, validate=validate))
+                                       weighted=weighted, validate=validate,
+                                       pos_label=pos_label))
 
 
 class AveragePrecision(_Ranking):
     """Streaming average precision: binned (default 1000 thresholds) or exact.
 
     ``AveragePrecision(num_classes=None, num_labels=None, average="macro",
-    thresholds=1000, capacity=None, weighted=False, validate=False)``; see
-    :class:`metrix.stream.RankingStream`.
+    thresholds=1000, capacity=None, weighted=False, validate=False, pos_label=None)``;
+    see :class:`metrix.stream.RankingStream` (binary targets other than 0 / 1 need
+    ``pos_label``).
     """
 
     def __init__(self, num_classes=None, average="macro", *, num_labels=None,
                  thresholds=DEFAULT_THRESHOLDS, capacity=None, weighted=False,
-                 validate=False):
+                 validate=False, pos_label=None):
         super().__init__(RankingStream("average_precision", num_classes=num_classes,
                                        num_labels=num_labels, average=average,
                                        thresholds=thresholds, capacity=capacity,
-                                       weighted=weighted, validate=validate))
+                                       weighted=weighted, validate=validate,
+                                       pos_label=pos_label))
 
 
 for _cls in (AUROC, AveragePrecision):

@@ -178,3 +178,24 @@ def test_tracing_without_declared_labels_says_what_to_do():
                                                validate=False))(a, b)
     assert float(got) == pytest.approx(skm.f1_score([0, 1, 2, 1], [0, 2, 2, 1],
                                                     average="macro"), rel=1e-6)
+
+
+def test_binary_ranking_streams_take_a_declared_pos_label():
+    """Labels {1, 2}: once the exact AUROC came out inverted (0.19 for 0.81) and the
+    binned one NaN; with pos_label=2 both give scikit-learn's value, and without it
+    validate=True says to declare it."""
+    y = np.array([1, 2, 1, 2, 2, 1, 2, 1])
+    s = np.array([0.1, 0.8, 0.3, 0.7, 0.2, 0.4, 0.9, 0.6])
+    for kw in ({"capacity": 10}, {}):
+        auc, ap = ms.AUROC(pos_label=2, **kw), ms.AveragePrecision(pos_label=2, **kw)
+        auc.update(y, s)
+        ap.update(y, s)
+        assert float(auc.compute()) == pytest.approx(skm.roc_auc_score(y, s))
+        assert float(ap.compute()) == pytest.approx(skm.average_precision_score(y, s,
+                                                                                pos_label=2))
+    with pytest.raises(ValueError, match="pos_label="):
+        ms.AUROC(validate=True).update(y, s)
+    with pytest.raises(ValueError, match="pos_label"):
+        ms.AUROC(pos_label=2).merge(ms.AUROC())
+    with pytest.raises(ValueError, match="binary"):
+        ms.AUROC(num_classes=3, pos_label=2)
