@@ -250,6 +250,12 @@ def evaluate_graph(data, y_true, y_pred, y_score, sample_weight, *, metrics, lab
         labels = _graph.distinct_values(pieces, which, split_every)
         if np.asarray(labels).shape[0] == 0:
             raise ValueError("Found array with 0 sample(s) (every partition is empty).")
+        found = np.asarray(labels)
+        if found.dtype.kind == "f" and not np.isfinite(found).all():
+            # as the one-shot functions' check (np.unique keeps one NaN, sorted last)
+            name = "y_true" if which == (0,) else "y_true or y_pred"
+            bad = "NaN" if np.isnan(found).any() else "infinity"
+            raise ValueError(f"Input {name} contains {bad}.")
     pe = PartialEvaluation(metrics, labels=labels, pos_label=pos_label, method=method,
                            bins=bins, zero_division=zero_division)
     leaves = [dask.delayed(pe.chunk, pure=True)(*p) for p in pieces]

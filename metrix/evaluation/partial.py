@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import numpy as np  # host code by design (see above): the states are NumPy, merged on the client
 
+from .._core.namespace import get_namespace_and_device
+from .._core.validation import assert_all_finite, check_targets
 from ..stream._label import LabelStream
 from ..stream._probabilistic import LogLossStream
 from . import score_table as _table
@@ -218,6 +220,7 @@ class PartialEvaluation:
         scored = self.proba_names + self.ranking_names + self.ovr_names + list(self.top_k)
         if scored and ys is None:
             raise ValueError(f"{scored} need y_score.")
+        self._check_chunk(yt, yp, ys, w, scored)
         if self.label_names:
             state.update(self._label_chunk(yt, yp.reshape(-1), w))
         if self.proba_names:
@@ -232,6 +235,24 @@ class PartialEvaluation:
             state.update(_regression_chunk(yt, yp.reshape(-1), w,
                                            "median_absolute_error" in self.regression_names))
         return state
+
+    def _check_chunk(self, yt, yp, ys, w, scored):
+        """The one-shot functions' value checks on one chunk (each chunk is on the
+        host here): NaN / inf, and the label metrics' mix of target types, with
+        the one-shot functions' errors (Dask and ``metrix eval`` once returned a
+        number where the one-shot raises)."""
+        xp = _NP_XP
+        assert_all_finite(w, xp=xp, input_name="sample_weight")
+        if scored or self.regression_names or _is_float_array(yt):
+            assert_all_finite(yt, xp=xp, input_name="y_true")
+        if scored:
+            assert_all_finite(ys, xp=xp, input_name="y_score")
+        if self.regression_names:
+            assert_all_finite(yp, xp=xp, input_name="y_pred")
+        if self.label_names:
+            if _is_float_array(yp):
+                assert_all_finite(yp, xp=xp, input_name="y_pred")
+            check_targets(yt, yp.reshape(-1), xp=xp, validate=True, exact_binary=False)
 
     def merge(self, *states) -> dict:
         """The state of the data of all ``states`` (associative and commutative).
@@ -654,3 +675,10 @@ def _sorted_labels(labels):
     if arr.dtype.kind == "O":
         return np.asarray(sorted(set(arr.tolist())), dtype=object)
     return np.unique(arr)
+
+
+_NP_XP = get_namespace_and_device()[0]
+
+
+def _is_float_array(a) -> bool:
+    return a is not None and np.asarray(a).dtype.kind == "f"
