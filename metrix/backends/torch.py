@@ -252,14 +252,15 @@ class Ops(GenericOps):
             return super().codes_or_other(y, n)
         return torch.from_numpy(codes_or_other_numpy(y.numpy(), n))
 
+    def count_labels(self, x, /):
+        # torch has int64 on every device: no device or dtype lookup per batch
+        return x if x.dtype == torch.int64 else x.to(torch.int64)
+
     def edge_cells(self, a, b, /, *, n, clip=True):
         # eager: in place on one fresh temporary (allocations cost at batch sizes)
         if _compiling():
             return super().edge_cells(a, b, n=n, clip=clip)
-        if a.dtype != torch.int64:  # narrow labels wrap in their own dtype
-            a = a.to(torch.int64)
-        if b.dtype != torch.int64:
-            b = b.to(torch.int64)
+        a, b = self.count_labels(a), self.count_labels(b)
         if clip:
             return torch.clamp(b, -1, n).add_(torch.clamp(a, -1, n), alpha=n + 2).add_(n + 3)
         return torch.add(b, a, alpha=n + 2).add_(n + 3)

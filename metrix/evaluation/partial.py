@@ -681,4 +681,5 @@ _NP_XP = get_namespace_and_device()[0]
 
 
 def _is_float_array(a) -> bool:
+    # host code by design (see the module docstring): chunks are NumPy here
     return a is not None and np.asarray(a).dtype.kind == "f"

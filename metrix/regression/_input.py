@@ -147,6 +147,7 @@ def check_reg_targets(y_true, y_pred, sample_weight=None, multioutput=None, *,
             lo, hi = ops(xp).minmax(sample_weight)  # one read: validate=True only
             if bool(lo == 0) and bool(hi == 0):
                 raise ValueError("Sample weights must contain at least one non-zero number.")
+            # host reads: validate=True only, and the sum only for negative weights
             if (bool(lo < 0) and func != "median_absolute_error"
                     and bool(xp.sum(xp.astype(sample_weight, acc)) == 0)):
                 # scikit-learn's weighted means (np.average) refuse it; its median doesn't

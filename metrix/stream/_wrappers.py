@@ -98,11 +98,7 @@ class Metric:
                 self._dropped = None
             else:
                 self._reserve(_ns_rows(y_pred))  # host ints from the shapes: no sync
-        if _coll.compiling():
-            self._seen = None  # see _count
-        elif self._seen is not None:  # inline _count_eager: one frame less per batch
-            shape = getattr(y_pred, "shape", None)
-            self._seen += shape[0] if shape is not None else len(y_pred)
+        self._count(y_pred)
         self.state = self.spec.update(self.state, y_true, y_pred, sample_weight)
 
     def _count(self, y_pred):
