@@ -16,11 +16,14 @@ value, namespace and device are checked as everywhere.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 import numpy as np
 from sklearn import metrics as skm
 
 import metrix.stream as ms
-from conformance.faces import FACES, N, merged, narrowed, streamed
+from conformance.faces import FACES, N, lowered, merged, narrowed, round_to, streamed
 from conformance.registry import Case
 
 rng = np.random.default_rng(20261209)
@@ -47,11 +50,44 @@ THRESHOLDS = 20
 CASES: list[Case] = []
 
 
+@dataclass(frozen=True)
+class Row:
+    """One stream row as written, before its faces: the framework faces
+    (``cases_framework_faces.py``, the Keras script) derive their cases from it."""
+
+    name: str
+    make: Callable
+    reference: Callable
+    args: tuple
+    kwargs: dict
+    id: str
+    extra: dict
+
+
+#: every row of this module, in order
+ROWS: list[Row] = []
+
+
 #: the rows whose labels also go in as narrow and unsigned integers (one per kind
 #: of label statistic: the confusion count, its shared form, the binary count)
 NARROW = {"Accuracy", "F1Score/binary", "ConfusionMatrix", "MetricCollection/shared-statistic",
           "MatthewsCorrCoef"}
 NARROW_DTYPES = ("uint8", "int8", "int16")
+#: the rows whose scores or values also go in as float16 and bfloat16 (mixed-precision
+#: outputs): the data rounded to the dtype first, so that scikit-learn sees the same values
+#: (not the multiclass AUROC row: rounded probabilities no longer sum to one, and
+#: scikit-learn refuses them)
+LOW = {"Accuracy/scores-argmaxed", "AUROC/exact-ties-weighted", "AUROC/binned",
+       "AveragePrecision/exact-ties", "AveragePrecision/binned-weighted",
+       "LogLoss/binary-weighted", "MeanSquaredError", "R2Score/merged"}
+#: the epsilon of each low dtype: log loss clips probabilities at the epsilon of their
+#: dtype (scikit-learn's rule), so its reference clips the rounded data there first
+LOW_EPS = {"float16": float(np.finfo(np.float16).eps), "bfloat16": 2.0**-7}
+#: the combinations without each low dtype: NumPy has no bfloat16, the array API
+#: (array-api-strict) neither float16 nor bfloat16
+LOW_SKIPS = {"float16": ("strict-cpu-f64", "strict-device1-f64", "strict-nofloat64-f32"),
+             "bfloat16": ("numpy-f64", "numpy-f32", "cupy-f64", "strict-cpu-f64",
+                          "strict-device1-f64", "strict-nofloat64-f32")}
 
 
 def add(name, make, ref, args, kw=None, id="", call=streamed, **extra):
@@ -59,6 +95,7 @@ def add(name, make, ref, args, kw=None, id="", call=streamed, **extra):
     (uneven batches, or a merge), one batch, a merge and a reload; the rows of
     ``NARROW`` also with narrow integer labels."""
     extra.setdefault("check_dtype", False)
+    ROWS.append(Row(name, make, ref, args, dict(kw or {}), id, dict(extra)))
     row = f"{name}/{id}" if id else name
     faces = {"": call}
     faces.update({face: fn for face, fn in FACES.items() if fn is not call and face != "streamed"})
@@ -67,6 +104,20 @@ def add(name, make, ref, args, kw=None, id="", call=streamed, **extra):
     for face, fn in faces.items():
         case_id = "-".join(part for part in (id, face) if part)
         CASES.append(Case(name, ref, args, dict(kw or {}), id=case_id, call=fn(make), **extra))
+    if row in LOW:
+        for dt, skipped in LOW_SKIPS.items():
+            # the state sums in float32 at least: float32's tolerance on every combination
+            low = {**extra, "rtol": 2e-5, "atol": 2e-6,
+                   "skip": {c: f"no {dt} in this namespace" for c in skipped}}
+            low_ref = ref if name != "LogLoss" else _clipped(ref, LOW_EPS[dt])
+            CASES.append(Case(name, low_ref, tuple(round_to(a, dt) for a in args),
+                              dict(kw or {}),
+                              id="-".join(p for p in (id, dt) if p),
+                              call=lowered(call, dt)(make), **low))
+
+
+def _clipped(ref, eps):
+    return lambda t, p, **kw: ref(t, np.clip(p, eps, 1 - eps), **kw)
 
 
 def binned(s, t=THRESHOLDS):

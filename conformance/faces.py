@@ -97,3 +97,43 @@ def _cast(a, dtype):
     if not xp.isdtype(a.dtype, "integral"):
         return a
     return xp.astype(a, getattr(xp, dtype))
+
+
+def lowered(face, dtype):
+    """``face`` with the floating arrays among the inputs (scores, regression
+    values; not ``sample_weight``) cast to ``dtype`` (``float16``,
+    ``bfloat16``) in their own namespace and on their device: mixed-precision
+    outputs.  The row's data must be exact in ``dtype`` (:func:`round_to`)."""
+
+    def wrap(make):
+        inner = face(make)
+
+        def run(*arrays, sample_weight=None):
+            return inner(*(_lower(a, dtype) for a in arrays), sample_weight=sample_weight)
+
+        return run
+
+    return wrap
+
+
+def _lower(a, dtype):
+    xp = array_api_compat.array_namespace(a)
+    if not xp.isdtype(a.dtype, "real floating"):
+        return a
+    return xp.astype(a, getattr(xp, dtype))
+
+
+def round_to(a, dtype):
+    """NumPy float64 ``a`` rounded to the values of ``dtype`` (``float16`` or
+    ``bfloat16``, to nearest even), still float64: a reference on it is the
+    reference on the low-precision input."""
+    import numpy as np
+
+    a = np.asarray(a)
+    if a.dtype.kind != "f":
+        return a
+    if dtype == "float16":
+        return a.astype(np.float16).astype(np.float64)
+    bits = a.astype(np.float32).view(np.uint32).astype(np.uint64)   # bfloat16: the top
+    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16       # 16 bits of a float32
+    return bits.astype(np.uint32).view(np.float32).astype(np.float64)

@@ -106,9 +106,13 @@ AVERAGES = st.sampled_from([None, "binary", "micro", "macro", "weighted", "sampl
 WEIGHT_VALUES = st.sampled_from([0.0, 0.0, 0.5, 1.0, 2.0, 3.0, 0.1, 1.7])
 
 
-def weights(n):
+#: signed weights: dyadic, so that sums cancel exactly (a class's weights summing to 0)
+SIGNED_WEIGHT_VALUES = st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0, -0.5, -1.0, -2.0])
+
+
+def weights(n, values=WEIGHT_VALUES):
     """None, or ``n`` weights with zeros (sometimes all zero)."""
-    return st.one_of(st.none(), st.lists(WEIGHT_VALUES, min_size=n, max_size=n).map(
+    return st.one_of(st.none(), st.lists(values, min_size=n, max_size=n).map(
         lambda w: np.asarray(w, dtype=float)))
 
 
@@ -271,11 +275,6 @@ def score_case(draw):
         _, pool, absent, yt, _ = draw(label_pair(kinds))
     n = len(yt)
     n_classes = yt.shape[1] if yt.ndim == 2 else max(len(np.unique(yt)), 2)
-    if layout == "multiclass" and name == "roc_auc_score" and len(np.unique(yt)) == 1:
-        # Excluded: one class in y_true with (n, 2) scores: scikit-learn returns NaN
-        # ("only one class") before it checks the shape, metrix raises "y should be a 1d
-        # array". Such a y_true gets 1-D scores.
-        layout = "binary"
     if layout == "multiclass" and name == "roc_auc_score":  # probabilities, rows sum to 1
         scores = draw(proba_rows(n, n_classes))
     else:  # scores with ties
@@ -283,29 +282,13 @@ def score_case(draw):
         cells = draw(st.lists(SCORE_VALUES, min_size=int(np.prod(shape)),
                               max_size=int(np.prod(shape))))
         scores = np.asarray(cells, dtype=float).reshape(shape)
-    kw = {"sample_weight": draw(weights(n))}
-    one_class = layout != "multilabel" and len(np.unique(yt)) == 1
-    if (layout == "multilabel" or (one_class and name == "roc_auc_score")) \
-            and name != "top_k_accuracy_score" \
-            and kw["sample_weight"] is not None and not kw["sample_weight"].any():
-        # Excluded: all-zero weights with a multilabel y_true (or, for ROC AUC, one
-        # class): scikit-learn checks the weights late, per label: NaN for a label with
-        # one class, 0.0 for "weighted", ZeroDivisionError for "samples"; metrix raises
-        # its ValueError up front.
-        kw["sample_weight"] = None
+    # signed weights for AP only: with them scikit-learn's ROC curve stops being monotonic
+    # and its auc() raises "x is neither increasing nor decreasing" (not reproduced)
+    signed = name == "average_precision_score" and draw(st.booleans())
+    kw = {"sample_weight": draw(weights(n, SIGNED_WEIGHT_VALUES if signed else WEIGHT_VALUES))}
     if name == "roc_auc_score":
         kw["average"] = draw(st.sampled_from(["micro", "macro", "samples", "weighted", None]))
         kw["max_fpr"] = draw(st.sampled_from([None, None, 0.5, 1.0]))
-        sw = kw["sample_weight"]
-        if kw["max_fpr"] is not None and sw is not None and layout != "multiclass":
-            # Excluded (reported): max_fpr where a label's negatives all weigh 0 (and
-            # both classes occur): scikit-learn raises "At least 2 points are needed to
-            # compute area under curve", metrix returns NaN.
-            positive = (yt == np.unique(yt)[-1]) if yt.ndim == 1 else yt.astype(bool)
-            positive = positive.reshape(n, -1)
-            both_classes = positive.any(axis=0) & ~positive.all(axis=0)
-            if (both_classes & ((sw[:, None] * ~positive).sum(axis=0) == 0)).any():
-                kw["sample_weight"] = None
         if layout == "multiclass":
             kw["multi_class"] = draw(st.sampled_from(["ovr", "ovo", "raise"]))
     elif name == "average_precision_score":

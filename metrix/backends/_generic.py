@@ -7,7 +7,7 @@ read on the host and every output shape is fixed by the arguments.
 
 from __future__ import annotations
 
-from .._core.namespace import asarray, count_dtype, device_of
+from .._core.namespace import asarray, count_dtype, device_of, max_float_dtype
 from ._quantile import weighted_quantile
 
 #: the most rows the CPU adapters run a lane on (see ``GenericOps.lane_fits``)
@@ -127,6 +127,7 @@ class GenericOps:
         xp = self.xp
         cdt = count_dtype(xp, device_of(score))
         t = n_thresholds
+        score = widened_scores(score, t, xp=xp)
         v = xp.clip(score * float(t - 1) + 1.0, 0.0, float(t))
         k = xp.astype(xp.where(v == v, v, xp.zeros_like(v)), cdt)  # NaN: bin 0
         if target is None:
@@ -477,3 +478,13 @@ class GenericOps:
     def asarray_on(self, x, device=None, *, dtype=None):
         """``x`` as an array of this namespace on ``device``."""
         return asarray(x, xp=self.xp, device=device, dtype=dtype)
+
+
+def widened_scores(score, n_thresholds, *, xp):
+    """float16 / bfloat16 scores in a float where ``score (T - 1)`` is exact
+    (float32 while ``T - 1 < 2**13``: 11 significant bits times 13; else the
+    widest float of the device), so the bins are those of the values as given."""
+    if xp.finfo(score.dtype).bits >= 32:
+        return score
+    wide = xp.float32 if n_thresholds - 1 < 2**13 else max_float_dtype(xp, device_of(score))
+    return xp.astype(score, wide)

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from .._core import host_lane as _host
-from ._generic import LANE_ROWS, GenericOps
+from ._generic import LANE_ROWS, GenericOps, widened_scores
 from ._pair_count import (
     MAX_DISCOVERED,
     codes_or_other_numpy,
@@ -47,6 +47,9 @@ _HISTOGRAM_TARGETS = (torch.int64, torch.int32, torch.int16, torch.int8, torch.u
 
 #: rows per block of ``fused_sums`` on CPU
 _CHUNK = 1 << 16
+
+#: the float dtypes narrower than float32 (scores of mixed-precision models)
+_HALF = (torch.float16, torch.bfloat16)
 
 
 class Ops(GenericOps):
@@ -166,6 +169,8 @@ class Ops(GenericOps):
                                                      or target.dtype == torch.bool)):
             return super().binned_codes(score, target, n_thresholds=n_thresholds)
         t = float(n_thresholds)
+        if score.dtype in _HALF:
+            score = widened_scores(score, n_thresholds, xp=self.xp)
         v = torch.mul(score, t - 1.0)
         k = v.add_(1.0).clamp_(0.0, t).nan_to_num_(0.0).to(torch.int64)  # NaN: bin 0
         return k if target is None else k.add_(target, alpha=n_thresholds + 1)

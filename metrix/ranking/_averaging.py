@@ -56,7 +56,7 @@ NO_POS_PR = "No positive class found in y_true, recall is set to one for all thr
 
 
 def row_scores(metric, score, *, pos=None, codes=None, weight=None, acc, xp, ops,
-               max_fpr=None, warn=False):
+               max_fpr=None, warn=False, signed=None):
     """``metric`` ("roc_auc" or "average_precision") of every row of ``score``.
 
     ``score`` is ``(B, n)``; see :func:`metrix.ranking._statistic.tie_groups` for
@@ -67,9 +67,11 @@ def row_scores(metric, score, *, pos=None, codes=None, weight=None, acc, xp, ops
     both names: the statistic is then computed once and a tuple returned.
     With ``warn`` (the ``validate=True`` path) scikit-learn's warnings for
     rows without a positive or negative are raised (a host read of per-row
-    totals).
+    totals).  ``signed``: whether a weight may be negative (default: whenever
+    ``weight`` is given; False for a mask of 0 and 1).
     """
     names = (metric,) if isinstance(metric, str) else tuple(metric)
+    signed = weight is not None if signed is None else signed
     unweighted = weight is None and (max_fpr is None or max_fpr == 1)
     plain = unweighted and prefers_value_sort(ops)
     single = score.shape[0] == 1 and pos is not None
@@ -109,17 +111,19 @@ def row_scores(metric, score, *, pos=None, codes=None, weight=None, acc, xp, ops
     else:
         g = tie_groups(score, pos=pos, codes=codes, weight=weight, acc=acc, xp=xp, ops=ops)
         values = [roc_auc_from_groups(g.pos, g.neg, xp=xp, max_fpr=max_fpr)
-                  if name == "roc_auc" else average_precision_from_groups(g.pos, g.neg, xp=xp)
+                  if name == "roc_auc" else average_precision_from_groups(
+                      g.pos, g.neg, xp=xp, signed=signed)
                   for name in names]
         tot_p = xp.sum(g.pos, axis=-1)
         tot_n = xp.sum(g.neg, axis=-1)
     if warn:
         for name in names:
-            _warn_rows(name, tot_p, tot_n, score, pos=pos, codes=codes, weight=weight, xp=xp)
+            _warn_rows(name, tot_p, tot_n, score, pos=pos, codes=codes, weight=weight, xp=xp,
+                       max_fpr=max_fpr)
     return values[0] if isinstance(metric, str) else tuple(values)
 
 
-def _warn_rows(metric, tot_p, tot_n, score, *, pos, codes, weight, xp):
+def _warn_rows(metric, tot_p, tot_n, score, *, pos, codes, weight, xp, max_fpr=None):
     if metric != "roc_auc":
         if bool(xp.any(tot_p == 0)):
             warnings.warn(NO_POS_PR, UserWarning, stacklevel=find_stack_level())
@@ -137,6 +141,11 @@ def _warn_rows(metric, tot_p, tot_n, score, *, pos, codes, weight, xp):
         n_pos = n_pos * xp.ones_like(tot_p)
         n_neg = n - n_pos
     one_class = (n_pos == 0) | (n_neg == 0)
+    if max_fpr is not None and max_fpr != 1 and bool(xp.any(~one_class & (tot_n == 0))):
+        # host read (validate=True): negatives that all weigh 0 leave scikit-learn's
+        # partial curve one point long, and its auc() raises
+        raise ValueError("At least 2 points are needed to compute area under curve, but "
+                         "x.shape = 1")
     if bool(xp.any(one_class)):
         warnings.warn(ONE_CLASS, as_sklearn_too(UndefinedMetricWarning),
                       stacklevel=find_stack_level())
@@ -171,15 +180,19 @@ def average_row_scores(scores, weights, *, xp, zero_if_empty=False):
 
 
 def average_binary(metric, y, score, weight, average, *, acc, xp, ops, max_fpr=None,
-                   codes=None, warn=False):
+                   codes=None, warn=False, signed=None):
     """scikit-learn's ``_average_binary_score`` for an indicator matrix ``y``.
 
     ``y`` and ``score`` are ``(N, C)``.  For multiclass one-vs-rest input,
     ``codes`` (``(N,)`` in ``0..C-1``) may be given instead of ``y`` for the
     per-class averages (it avoids gathering an N x C indicator matrix).
     """
-    kw = dict(acc=acc, xp=xp, ops=ops, max_fpr=max_fpr, warn=warn)
+    kw = dict(acc=acc, xp=xp, ops=ops, max_fpr=max_fpr, warn=warn, signed=signed)
     n, c = score.shape
+    if warn and all_zero_weights(weight, xp=xp):
+        zero = _zero_weights_average(metric, y, codes, average, c, xp=xp)
+        if zero is not None:
+            return xp.asarray(zero, dtype=acc, device=_ns.device_of(score))
     if codes is not None and y is None and average in ("micro", "samples"):
         cols = xp.reshape(xp.arange(c, dtype=codes.dtype, device=_ns.device_of(codes)), (1, c))
         y = xp.astype(xp.reshape(codes, (-1, 1)) == cols, acc)
@@ -211,6 +224,49 @@ def average_binary(metric, y, score, weight, average, *, acc, xp, ops, max_fpr=N
             weight, (-1, 1))
         aw = xp.sum(yw, axis=0)
     return average_row_scores(values, aw, xp=xp, zero_if_empty=True)
+
+
+ZERO_WEIGHTS = "Sample weights must contain at least one non-zero number."
+
+
+def all_zero_weights(weight, *, xp) -> bool:
+    """Every sample weighs 0 (a host read: ``validate=True`` only)."""
+    return weight is not None and weight.shape[0] > 0 and not bool(xp.any(weight != 0))
+
+
+def both_classes(pos, *, xp) -> bool:
+    """Some row of the indicator ``pos`` holds both classes (host reads)."""
+    return bool(xp.any(xp.any(pos != 0, axis=-1) & xp.any(pos == 0, axis=-1)))
+
+
+def _zero_weights_average(metric, y, codes, average, c, *, xp):
+    """scikit-learn's outcome of ``_average_binary_score`` when every weight is 0.
+
+    It averages before it scores for "weighted" (the class weights sum to 0:
+    the value is 0) and after for "samples" (``np.average`` raises
+    ZeroDivisionError).  Otherwise each label's binary score meets the
+    weights: ROC AUC returns NaN (with its warning) for a label with one class
+    before it looks at them, anything else raises.  Returns the value, or None
+    where the rows are to be scored (every label one class).
+    """
+    if average == "weighted":
+        return 0.0
+    if average == "samples":
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    if metric != "roc_auc":
+        raise ValueError(ZERO_WEIGHTS)
+    if codes is not None:  # one-vs-rest: a column of one class is a class all or none hold
+        counts = xp.sum(xp.astype(xp.reshape(codes, (-1, 1)) == xp.reshape(
+            xp.arange(c, dtype=codes.dtype, device=_ns.device_of(codes)), (1, c)),
+            xp.int64), axis=0)
+        mixed = bool(xp.any((counts > 0) & (counts < codes.shape[0])))
+        mixed = mixed or (average == "micro" and c > 1)
+    else:
+        mixed = both_classes(xp.reshape(y, (1, -1)) if average == "micro"
+                             else xp.permute_dims(y, (1, 0)), xp=xp)
+    if mixed:
+        raise ValueError(ZERO_WEIGHTS)
+    return None
 
 
 def ovo_roc_auc(codes, score, average, *, acc, xp, ops):

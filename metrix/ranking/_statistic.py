@@ -164,19 +164,31 @@ def roc_auc_from_groups(pos, neg, *, xp, max_fpr=None):
     return 0.5 * (1 + (partial - min_area) / (m - min_area))
 
 
-def average_precision_from_groups(pos, neg, *, xp):
+def average_precision_from_groups(pos, neg, *, xp, signed=True):
     """Step-wise average precision of every row (no interpolation).
 
     .. math:: \\mathrm{AP} = \\sum_g \\frac{P_g}{T_G} \\frac{T_g}{T_g + F_g}
 
-    0 where a row has no positive weight (scikit-learn's value: recall is one
-    at every threshold and precision is 0 at the first).
+    Where a row's positive weight sums to zero, scikit-learn sets recall to one
+    at every threshold, so AP is the precision at the highest threshold (0
+    without positives; not 0 when negative weights cancel positive ones).  As
+    scikit-learn, a negative AP (negative weights) is clipped to 0.
+    ``signed=False`` (no weight below 0: counts, or weights known to be
+    non-negative) skips both, which cannot then apply.
     """
     t = xp.cumulative_sum(pos, axis=-1)
     f = xp.cumulative_sum(neg, axis=-1)
     precision = safe_divide(t, t + f, zero_value=0.0, xp=xp)
     tot_p = t[..., -1]
-    return safe_divide(xp.sum(pos * precision, axis=-1), tot_p, zero_value=0.0, xp=xp)
+    ap = safe_divide(xp.sum(pos * precision, axis=-1), tot_p, zero_value=0.0, xp=xp)
+    if not signed:
+        return ap
+    # the highest threshold: the first group holding weight (scikit-learn drops
+    # zero-weight samples before it builds the curve)
+    held = xp.astype((pos != 0) | (neg != 0), xp.int8)
+    first = xp.argmax(held, axis=-1, keepdims=True)
+    top = xp.take_along_axis(precision, first, axis=-1)[..., 0]
+    return xp.maximum(xp.where(tot_p == 0, top, ap), xp.zeros_like(ap))
 
 
 # -- curves ---------------------------------------------------------------

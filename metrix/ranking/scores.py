@@ -12,6 +12,7 @@ scikit-learn) and have static shapes, so with ``validate=False`` (and declared
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -19,8 +20,18 @@ from .._core import namespace as _ns
 from .._core.arith import nan_divide
 from .._core.edge import metric_edge
 from .._core.lane import lane_namespace_1d
+from .._core.stacklevel import find_stack_level
 from ..backends import ops
-from ._averaging import average_binary, ovo_roc_auc, row_scores
+from ..exceptions import UndefinedMetricWarning, as_sklearn_too
+from ._averaging import (
+    ONE_CLASS,
+    ZERO_WEIGHTS,
+    all_zero_weights,
+    average_binary,
+    both_classes,
+    ovo_roc_auc,
+    row_scores,
+)
 from ._input import (
     Inputs,
     check_labels,
@@ -150,8 +161,18 @@ def _score_1d(inp):
 
 def _binary_row(inp, metric, pos, validate, max_fpr=None):
     xp = inp.xp
-    s = _score_1d(inp)
     pos = xp.reshape(pos, (1, -1))
+    if (metric == "roc_auc" and inp.score.ndim == 2 and inp.score.shape[1] > 1
+            and not both_classes(pos, xp=xp)):
+        # scikit-learn's one-class NaN comes before its check of the scores' shape
+        warnings.warn(ONE_CLASS, as_sklearn_too(UndefinedMetricWarning),
+                      stacklevel=find_stack_level())
+        return xp.asarray(float("nan"), dtype=inp.acc, device=_ns.device_of(inp.score))
+    s = _score_1d(inp)
+    # all weights 0: scikit-learn's one-class NaN comes first for ROC AUC
+    if validate and all_zero_weights(inp.weight, xp=xp) and (
+            metric != "roc_auc" or both_classes(pos, xp=xp)):
+        raise ValueError(ZERO_WEIGHTS)
     value = row_scores(metric, xp.reshape(s, (1, -1)), pos=pos, weight=inp.weight,
                        acc=inp.acc, xp=xp, ops=inp.ops, max_fpr=max_fpr, warn=validate)
     return value[0]
@@ -234,7 +255,9 @@ def roc_auc_score(
             return _ns.to_output(ops(xp).lane(_binary_auc_lane, None, y_true, y_score), xp)
     # scikit-learn checks no weights before its one-vs-one "not supported" error
     ovo_weight = multi_class == "ovo" and sample_weight is not None
-    inp = Inputs(y_true, y_score, None if ovo_weight else sample_weight, validate=validate)
+    # all-zero weights: checked where scikit-learn meets them (_binary_row, average_binary)
+    inp = Inputs(y_true, y_score, None if ovo_weight else sample_weight, validate=validate,
+                 nonzero_weights=False)
     xp = inp.xp
     y_type = target_type(inp) if validate else _infer_type(inp, labels)
     s = inp.score
@@ -248,7 +271,7 @@ def roc_auc_score(
         return inp.out(_multiclass_auc(inp, labels, multi_class, average, validate,
                                        ovo_weight=ovo_weight))
     if ovo_weight:  # not multiclass: multi_class is ignored and the weights count
-        inp.add_weight(sample_weight, validate=validate)
+        inp.add_weight(sample_weight, validate=validate, nonzero=False)
     if y_type == "binary":
         pos = positive_of_max(inp) if inp.y.ndim == 1 else positive_of_max(
             _flat_y(inp))
@@ -508,7 +531,7 @@ def average_precision_score(
         xp = _binary_lane_namespace(y_true, y_score, validate, pos_label)
         if xp is not None:
             return _ns.to_output(ops(xp).lane(_binary_ap_lane, pos_label, y_true, y_score), xp)
-    inp = Inputs(y_true, y_score, sample_weight, validate=validate)
+    inp = Inputs(y_true, y_score, sample_weight, validate=validate, nonzero_weights=False)
     xp = inp.xp
     y_type = target_type(inp) if validate else _infer_type(inp, labels)
     if y_type == "binary":

@@ -85,6 +85,10 @@ def _sample_log_loss(y, p, *, xp, acc):
     if not xp.isdtype(p.dtype, "real floating"):
         p = xp.astype(p, acc)
     eps = float(xp.finfo(p.dtype).eps)
+    if xp.finfo(p.dtype).bits < 32:
+        # float16 / bfloat16: 1 - p and the clip in the accumulator's precision (the
+        # values as given, as scikit-learn sees them; the epsilon stays the input's)
+        p = xp.astype(p, acc)
     if p.ndim == 1:
         p = xp.stack([1.0 - p, p], axis=1)
     p = xp.clip(p, eps, 1.0 - eps)

@@ -373,7 +373,7 @@ class RankingStream(StreamMetric):
     def _rows_value(self, pos, neg, xp):
         if self.metric == "roc_auc":
             return roc_auc_from_groups(pos, neg, xp=xp)
-        return average_precision_from_groups(pos, neg, xp=xp)
+        return average_precision_from_groups(pos, neg, xp=xp, signed=self.weighted)
 
     def _binned(self, state, xp):
         pos, neg = self._groups(state["hist"], xp)
@@ -397,12 +397,12 @@ class RankingStream(StreamMetric):
         if self.task == "binary":
             pos = xp.reshape(xp.astype(y == 1, acc), (1, -1))
             return row_scores(self.metric, xp.reshape(s, (1, -1)), pos=pos, weight=w,
-                              acc=acc, xp=xp, ops=o)[0]
+                              acc=acc, xp=xp, ops=o, signed=self.weighted)[0]
         if self.task == "multiclass":
             return average_binary(self.metric, None, s, w, self.average, acc=acc, xp=xp,
-                                  ops=o, codes=y)
+                                  ops=o, codes=y, signed=self.weighted)
         return average_binary(self.metric, xp.astype(y, acc), s, w, self.average, acc=acc,
-                              xp=xp, ops=o)
+                              xp=xp, ops=o, signed=self.weighted)
 
     @staticmethod
     def _ops(xp):
