@@ -45,6 +45,7 @@ from ._tasks import (
     Data,
     as_label,
     check_inputs,
+    check_score_columns,
     default_metrics,
     detect_task,
     host_classes,
@@ -287,7 +288,10 @@ def _run_out_of_core(args, yt_cols, yp_cols, ys_cols, t_start):
     if args.json:
         write_json(doc, args.json)
         print(f"json: {args.json}")
-    return 1 if failed else 0
+    if failed:  # as read whole: the table and the JSON, then one line on stderr
+        print(f"metrix eval: error: {failure_line(failed)}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _check_shapes(cols, groups, weight):
@@ -428,23 +432,16 @@ def _prepare(task, y_true, y_pred, y_score, sw, args, conv, known=None):
             if args.pos_label is not None:
                 pos = as_label(args.pos_label, classes)
             pos_shown = pos
+            check_score_columns(task, classes, y_score)
             if y_score is not None and y_score.ndim == 2:
-                if y_score.shape[1] != 2:
-                    raise BadData(f"binary --y-score takes 1 column (or 2), got "
-                                  f"{y_score.shape[1]}")
-                if len(classes) != 2:
-                    raise BadData("two binary --y-score columns need both classes in the "
-                                  "labels; give the positive class's column alone")
                 y_score = y_score[:, classes.index(pos)]
             if y_score is not None:
                 if classes == [0, 1] and pos == 1 and y_true.dtype.kind in "iu":
                     y_pos = y_true  # already the 0/1 target: no copy
                 else:
                     y_pos = (y_true == pos).astype(np.int64)
-        elif y_score is not None and (y_score.ndim != 2 or y_score.shape[1] != len(classes)):
-            got = 1 if y_score.ndim == 1 else y_score.shape[1]
-            raise BadData(f"multiclass --y-score needs one column per class ({len(classes)}: "
-                          f"{classes}), got {got}")
+        else:
+            check_score_columns(task, classes, y_score)
         if args.backend != "numpy" and any(isinstance(c, str) for c in classes):
             # string labels live on the host: encode them as class codes
             lut = {c: i for i, c in enumerate(classes)}
@@ -521,6 +518,10 @@ def _evaluate(metrix, spec, data):
     if (spec.inputs == "pred" and data.y_pred is None) or (
             spec.inputs == "score" and data.y_score is None):
         row["status"] = "skipped (no input)"
+        return row
+    if data.sample_weight is not None and "sample_weight" not in inspect.signature(
+            fn).parameters:
+        row["status"] = "skipped (takes no sample_weight)"
         return row
     try:
         args, kw = _call(fn, spec, data)

@@ -43,7 +43,16 @@ from ._io import (
 )
 from ._io import count_missing as _count_missing
 from ._progress import Progress
-from ._tasks import Data, as_label, default_metrics, detect_task, host_classes, is_text
+from ._tasks import (
+    Data,
+    as_label,
+    check_inputs,
+    check_score_columns,
+    default_metrics,
+    detect_task,
+    host_classes,
+    is_text,
+)
 
 
 class _WeightSeen:
@@ -311,7 +320,7 @@ def _labels(dataset, cols, batch_rows, progress_enabled):
 
 def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
     """The report of a directory / glob source; returns the exit code."""
-    from ..evaluation.partial import PARTIAL_METRICS, PartialEvaluation
+    from ..evaluation.partial import PARTIAL_METRICS
 
     if args.bootstrap and args.ci_method == "bca":
         raise UsageError("--ci-method bca needs the data in memory (its jackknife): give "
@@ -355,20 +364,22 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
             pos = labels[-1]
             if args.pos_label is not None:
                 pos = as_label(args.pos_label, labels)
+    check_inputs(task, y_true0, y_pred0, y_score0)  # the task's input rules, as read whole
+    if task in ("binary", "multiclass"):
+        check_score_columns(task, labels, y_score0)
     data = Data(y_true0, y_pred0, y_score0, None, labels or [], pos)
     specs = default_metrics(task, data, has_pred=bool(yp_cols), has_score=bool(ys_cols))
     chosen = {spec.key: _partial_name(spec, PARTIAL_METRICS) for spec in specs}
     names = list(dict.fromkeys(n for n in chosen.values() if n is not None))
     method = "binned" if args.bins else "exact"
     try:
-        pe = PartialEvaluation(names, labels=labels, pos_label=pos, method=method,
-                               bins=args.bins or None)
+        groups = [_Group(g, task, labels, pos, method, args) for g in _grouped(names)]
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
-    resampled = _PoissonStates(pe, names, labels, pos, args) if args.bootstrap else None
     limit = args.memory * 2**20
     t_read = 0.0
-    merger, n = _Merger(pe), 0
+    n = 0
+    failed = {}
     weighted = _WeightSeen(args.sample_weight)
     with Progress(dataset.num_rows, "scoring", enabled=enabled) as bar:
         t0 = time.perf_counter()
@@ -379,14 +390,16 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
             if task == "regression" and (is_text(y_true) or (y_pred is not None
                                                              and is_text(y_pred))):
                 raise BadData("regression targets must be numbers, got text")
-            try:
-                merger.push(pe.chunk(y_true, y_pred, y_score, sw))
-                if resampled is not None:
-                    resampled.add(n, y_true, y_pred, y_score, sw)
-            except ValueError as exc:
-                raise BadData(str(exc)) from exc
+            for group in [g for g in groups if g.names[0] not in failed]:
+                try:
+                    group.add(n, y_true, y_pred, y_score, sw)
+                except ValueError as exc:  # these metrics refuse the data: error rows
+                    failed.update(dict.fromkeys(group.names, exc))
+            if failed and all(g.names[0] in failed for g in groups):
+                # every metric refuses the data: bad data, as read whole
+                raise BadData(str(failed[groups[0].names[0]]))
             n += len(y_true)
-            if merger.table_rows() * TABLE_ROW_BYTES > limit:
+            if sum(g.merger.table_rows() for g in groups) * TABLE_ROW_BYTES > limit:
                 raise CliError(
                     f"the exact table of distinct scores outgrew --memory {args.memory} MiB "
                     f"after {n:,} rows: pass --bins B for binned ROC AUC / average precision "
@@ -394,18 +407,86 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
                     "--memory")
             bar.update(n)
         weighted.check()
-        state = merger.result()
+        values, table_rows = {}, 0
+        for group in [g for g in groups if g.names[0] not in failed]:
+            state = group.merger.result()
+            table_rows += group.pe.table_rows(state)
+            try:
+                values.update(group.values(state))
+            except ValueError as exc:
+                failed.update(dict.fromkeys(group.names, exc))
         t_metrics = time.perf_counter() - t0
-    values = pe.finalize(state)
-    if resampled is not None:
-        values.update(resampled.intervals(values, names))
-    results = _report_rows(specs, chosen, values)
+    results = _report_rows(specs, chosen, values, failed)
+    _skip_unweighted(results, args.sample_weight)
     info = {"bootstrap": _bootstrap_info(args)} if args.bootstrap else {}
     return task, results, {**info, "n_samples": n, "labels": labels, "pos_label": pos,
                            "files": len(files), "format": fmt, "method": method,
                            "bins": args.bins or None, "batch_rows": batch_rows,
-                           "table_rows": pe.table_rows(state),
+                           "table_rows": table_rows,
                            "timings_s": {"read_and_metrics": t_metrics, "read": t_read}}
+
+
+def _grouped(names):
+    """The metrics in groups of one statistic each (labels, probabilities, the score
+    table, one-vs-rest tables, top-k, regression sums): a group whose metrics refuse
+    the data is a set of error rows, as each metric is when the file is read whole."""
+    from ..evaluation.partial import (
+        LABEL_METRICS,
+        OVR_METRICS,
+        PROBA_METRICS,
+        RANKING_METRICS,
+        REGRESSION_METRICS,
+    )
+
+    kinds = (LABEL_METRICS, PROBA_METRICS, RANKING_METRICS, OVR_METRICS, REGRESSION_METRICS)
+    groups = [[m for m in names if m in kind] for kind in kinds]
+    groups.append([m for m in names if not any(m in kind for kind in kinds)])  # top-k
+    return [g for g in groups if g]
+
+
+class _Group:
+    """One group of metrics: its :class:`PartialEvaluation`, merged states and
+    resamples.  A binary task's score metrics read ``y_pos`` (1 where ``y_true`` is
+    the positive class) and the positive class's score, with labels [0, 1], as the
+    metrics of a file read whole do."""
+
+    def __init__(self, names, task, labels, pos, method, args):
+        from ..evaluation.partial import LABEL_METRICS, PartialEvaluation
+
+        self.names = names
+        self.scored = task == "binary" and names[0] not in LABEL_METRICS
+        self.pos, self.classes = pos, labels
+        g_labels, g_pos = ([0, 1], 1) if self.scored else (labels, pos)
+        self.pe = PartialEvaluation(names, labels=g_labels, pos_label=g_pos, method=method,
+                                    bins=args.bins or None)
+        self.merger = _Merger(self.pe)
+        self.resampled = (_PoissonStates(self.pe, names, g_labels, g_pos, args)
+                          if args.bootstrap else None)
+
+    def add(self, row_start, y_true, y_pred, y_score, sw):
+        if self.scored:
+            if y_score is not None and y_score.ndim == 2 and y_score.shape[1] == 2:
+                y_score = y_score[:, self.classes.index(self.pos)]
+            y_true = (y_true == self.pos).astype(np.int64)
+        self.merger.push(self.pe.chunk(y_true, y_pred, y_score, sw))
+        if self.resampled is not None:
+            self.resampled.add(row_start, y_true, y_pred, y_score, sw)
+
+    def values(self, state):
+        values = self.pe.finalize(state)
+        if self.resampled is not None:
+            values.update(self.resampled.intervals(values, self.names))
+        return values
+
+
+def _skip_unweighted(results, weight):
+    """With ``--sample-weight``, a metric that takes no weights (max error) is
+    skipped, as when the file is read whole."""
+    if weight:
+        for row in results:
+            if row["function"] == "max_error":
+                row.pop("value", None)
+                row["status"] = "skipped (takes no sample_weight)"
 
 
 def run_dask(args, *, yt_cols, yp_cols, ys_cols):

@@ -203,6 +203,23 @@ def check_inputs(task, y_true, y_pred, y_score):
                               f"{np.unique(a)[:5].tolist()}")
 
 
+def check_score_columns(task, classes, y_score):
+    """The layout of ``--y-score`` for the classes (binary: one column, or two in
+    sorted class order; multiclass: one per class)."""
+    if y_score is None:
+        return
+    if task == "binary" and y_score.ndim == 2:
+        if y_score.shape[1] != 2:
+            raise BadData(f"binary --y-score takes 1 column (or 2), got {y_score.shape[1]}")
+        if len(classes) != 2:
+            raise BadData("two binary --y-score columns need both classes in the "
+                          "labels; give the positive class's column alone")
+    if task == "multiclass" and (y_score.ndim != 2 or y_score.shape[1] != len(classes)):
+        got = 1 if y_score.ndim == 1 else y_score.shape[1]
+        raise BadData(f"multiclass --y-score needs one column per class ({len(classes)}: "
+                      f"{classes}), got {got}")
+
+
 def _width(a):
     k = 1 if a.ndim == 1 else a.shape[1]
     return f"{k} column{'s' if k > 1 else ''}"

@@ -12,7 +12,7 @@ from ..evaluation.partial import (
     RANKING_METRICS,
     PartialEvaluation,
 )
-from . import _graph, _groupby
+from . import _checks, _graph, _groupby
 
 
 def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=None, *,
@@ -155,11 +155,17 @@ def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=No
         terms = _groupby.area_terms(data, y_true, y_score, sample_weight,
                                     pos_label=pos_label,
                                     split_out=split_out or data.npartitions)
+        if sample_weight is not None:  # all-zero weights: the one-shot's error
+            terms.append(_nonzero(_graph.frame_pieces(data, y_true, None, None,
+                                                      sample_weight), split_every))
         if rest:  # one compute for both graphs
             state, *terms = _compute(root, *terms, progress=progress)
-            values.update(pe.finalize(state))
         else:
-            terms = _compute(*terms, progress=progress)
+            terms = list(_compute(*terms, progress=progress))
+        if sample_weight is not None and not terms.pop():
+            raise ValueError(_checks.ALL_ZERO_WEIGHTS)
+        if rest:
+            values.update(pe.finalize(state))
         values.update(_groupby.areas(grouped, *terms))
     elif not n_resamples:
         values.update(pe.finalize(_compute(root, progress=progress)[0]))
@@ -243,22 +249,45 @@ def evaluate_graph(data, y_true, y_pred, y_score, sample_weight, *, metrics, lab
         pieces = _graph.frame_pieces(data, y_true, y_pred, y_score, sample_weight)
     else:
         pieces = _graph.array_pieces(y_true, y_pred, y_score, sample_weight)
+    _checks.zero_division(metrics, zero_division)
     needs = [m for m in metrics if m in LABEL_METRICS + PROBA_METRICS + RANKING_METRICS]
+    deferred = []   # checks of values that need the whole data, run with the one compute
     if needs and labels is None and not (
             pos_label is not None and all(m in RANKING_METRICS for m in needs)):
-        which = (0, 1) if y_pred is not None and any(m in LABEL_METRICS for m in needs) else (0,)
-        labels = _graph.distinct_values(pieces, which, split_every)
-        if np.asarray(labels).shape[0] == 0:
-            raise ValueError("Found array with 0 sample(s) (every partition is empty).")
-        found = np.asarray(labels)
-        if found.dtype.kind == "f" and not np.isfinite(found).all():
-            # as the one-shot functions' check (np.unique keeps one NaN, sorted last)
-            name = "y_true" if which == (0,) else "y_true or y_pred"
-            bad = "NaN" if np.isnan(found).any() else "infinity"
-            raise ValueError(f"Input {name} contains {bad}.")
+        of_pred = y_pred is not None and any(m in LABEL_METRICS for m in needs)
+        found = dask.compute(*(_distinct(pieces, (i,), split_every)
+                               for i in ((0, 1) if of_pred else (0,))))
+        _checks.found_labels(needs, *found)
+        labels = _graph._union(*found)
+    elif needs:  # labels given: what they leave unchecked is checked with the compute
+        spec = _checks.labels_spec(needs, labels, pos_label)
+        if spec is not None:
+            deferred.append((("labels", spec), _distinct(pieces, (0,), split_every)))
     pe = PartialEvaluation(metrics, labels=labels, pos_label=pos_label, method=method,
                            bins=bins, zero_division=zero_division)
+    if sample_weight is not None:
+        deferred.append((("weights", None), _nonzero(pieces, split_every)))
     leaves = [dask.delayed(pe.chunk, pure=True)(*p) for p in pieces]
+    root = (_graph.tree_reduce(leaves, pe.merge, split_every) if leaves
+            else dask.delayed(pe.empty)())
+    if deferred:  # the state, once the checks of the whole data passed (the same compute)
+        root = dask.delayed(_checks.checked, pure=True)(
+            root, [spec for spec, _ in deferred], *(value for _, value in deferred))
+    return pe, root
+
+
+def _distinct(pieces, which, split_every):
+    """The delayed sorted distinct values of the inputs ``which`` (a tree of unions)."""
+    leaves = [dask.delayed(_graph._unique_of, pure=True)(*(p[i] for i in which))
+              for p in pieces]
     if not leaves:
-        return pe, dask.delayed(pe.empty)()
-    return pe, _graph.tree_reduce(leaves, pe.merge, split_every)
+        return dask.delayed(np.zeros)(0)
+    return _graph.tree_reduce(leaves, _graph._union, split_every)
+
+
+def _nonzero(pieces, split_every):
+    """Delayed: whether any sample weight is not zero."""
+    leaves = [dask.delayed(_checks.any_nonzero, pure=True)(p[3]) for p in pieces]
+    if not leaves:
+        return dask.delayed(bool)(False)
+    return _graph.tree_reduce(leaves, _checks.any_of, split_every)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._evaluate import evaluate
+from ._graph import _is_series
 
 _AVERAGE_SUFFIX = {"binary": "", "micro": "_micro", "macro": "_macro", "weighted": "_weighted"}
 
@@ -340,8 +343,36 @@ def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, lab
     score : float
         As :func:`sklearn.metrics.brier_score_loss`.
     """
+    if pos_label is None and getattr(y_proba, "ndim", 1) == 1:
+        labels, pos_label = _brier_pos_label(y_true, labels)
     return _one("brier_score_loss", y_true, y_score=y_proba, sample_weight=sample_weight,
                 pos_label=pos_label, labels=labels)
+
+
+def _brier_pos_label(y_true, labels):
+    """``(labels, pos_label)`` of a 1-D ``y_proba`` without ``pos_label``, by
+    scikit-learn's rule: 1 for labels in {0, 1} or {-1, 1}, else the greatest
+    numeric label; string labels need ``pos_label`` (the labels are found by the
+    first pass that ``evaluate`` would make, so no pass is added)."""
+    if labels is None:
+        from ._checks import found_labels
+        from ._graph import array_pieces, distinct_values, frame_pieces, series_frame
+
+        if _is_series(y_true):
+            pieces = frame_pieces(*series_frame(y_true))
+        else:
+            pieces = array_pieces(y_true, None, None, None)
+        labels = distinct_values(pieces, (0,), None)
+        found_labels(("brier_score_loss",), labels)
+    classes = np.asarray(labels)
+    if classes.dtype.kind in "OUS":
+        shown = ", ".join(repr(c) for c in classes.tolist())
+        raise ValueError(f"y_true takes value in {{{shown}}} and pos_label is not specified: "
+                         "either make y_true take value in {0, 1} or {-1, 1} or pass "
+                         "pos_label explicitly.")
+    if classes.tolist() in ([0, 1], [-1, 1], [0], [-1], [1]):
+        return labels, 1
+    return labels, classes[-1].item()
 
 
 def _regression(name, title, formula):

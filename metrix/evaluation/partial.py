@@ -31,10 +31,14 @@ References
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np  # host code by design (see above): the states are NumPy, merged on the client
 
 from .._core.namespace import get_namespace_and_device
+from .._core.stacklevel import find_stack_level
 from .._core.validation import assert_all_finite, check_targets
+from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ..stream._label import LabelStream
 from ..stream._probabilistic import LogLossStream
 from . import score_table as _table
@@ -175,7 +179,8 @@ class PartialEvaluation:
             state["topk_w"] = np.zeros(())
             state.update({_top_k_key(m): np.zeros(()) for m in self.top_k})
         if self.regression_names:
-            state.update({k: np.zeros(()) for k in _REG_SUMS + ("r_see", "r_sabs", "r_spct")})
+            state.update({k: np.zeros(()) for k in _REG_SUMS + ("r_see", "r_sabs", "r_spct",
+                                                                  "r_n")})
             state["r_max"] = np.full((), -np.inf)
             if "median_absolute_error" in self.regression_names:
                 state.update(_prefixed("abs_err_", _table.empty_table()))
@@ -425,11 +430,13 @@ class PartialEvaluation:
                              f"{self.labels.tolist()}.")
         if ys.ndim == 2 and ys.shape[1] == 1:
             ys = ys[:, 0]
+        pos_code = self._pos_code()
         if ys.ndim == 1:
-            if c != 2:
+            # one class: the Brier score is defined (every sample a positive, or none);
+            # log loss is not (scikit-learn asks for labels=)
+            if c != 2 and not (c == 1 and "log_loss" not in self.proba_names):
                 raise ValueError(f"A 1-D y_score needs 2 classes, labels has {c}.")
-            pos_code = self._pos_code()
-            if pos_code is None:
+            if pos_code is None and c == 2:
                 raise ValueError(f"pos_label={self.pos_label!r} is not one of the labels.")
             p_greater = ys if pos_code == 1 else 1.0 - ys
         elif ys.shape[1] != c:
@@ -444,7 +451,9 @@ class PartialEvaluation:
             out["ll_sum"] = np.asarray(st["s_loss"], np.float64)
         if "brier_score_loss" in self.proba_names:
             if ys.ndim == 1:
-                sq = ((codes == self._pos_code()) - ys.astype(np.float64)) ** 2
+                positive = codes == pos_code if pos_code is not None else np.zeros(
+                    codes.shape, bool)
+                sq = (positive - ys.astype(np.float64)) ** 2
             else:
                 onehot = codes[:, None] == np.arange(c)[None, :]
                 sq = np.sum((onehot - ys.astype(np.float64)) ** 2, axis=1)
@@ -586,7 +595,7 @@ def _regression_chunk(yt, yp, w, median=False):
     yp = yp.astype(np.float64)
     e = yt - yp
     sw = float(np.sum(w))
-    out = {"r_w": np.asarray(sw)}
+    out = {"r_w": np.asarray(sw), "r_n": np.asarray(float(yt.shape[0]))}
     if sw != 0:
         mean_y = np.average(yt, weights=w)
         mean_e = np.average(e, weights=w)
@@ -628,6 +637,15 @@ def _fraction(num, den):
     return 1.0 - num / den
 
 
+def _r2(state):
+    """R^2 (``force_finite``); NaN with scikit-learn's warning below two samples."""
+    if "r_n" in state and float(state["r_n"]) < 2:
+        warnings.warn("R^2 score is not well-defined with less than two samples.",
+                      as_sklearn_too(UndefinedMetricWarning), stacklevel=find_stack_level())
+        return float("nan")
+    return _fraction(float(state["r_see"]), float(state["r_m2_y"]))
+
+
 def _regression_values(state, names):
     w = float(state["r_w"])
     nan = float("nan")
@@ -637,7 +655,7 @@ def _regression_values(state, names):
            "mean_absolute_percentage_error": float(state["r_spct"]) / w if w else nan,
            "max_error": float(state["r_max"]),
            "median_absolute_error": _table_median(state) if "abs_err_score" in state else nan,
-           "r2_score": _fraction(float(state["r_see"]), float(state["r_m2_y"])),
+           "r2_score": _r2(state),
            "explained_variance_score": _fraction(float(state["r_m2_e"]) / w,
                                                  float(state["r_m2_y"]) / w) if w else nan}
     return {m: out[m] for m in names}

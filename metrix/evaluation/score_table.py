@@ -23,7 +23,13 @@ scikit-learn's errors and values.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+
+from .._core.stacklevel import find_stack_level
+from ..exceptions import UndefinedMetricWarning, as_sklearn_too
+from ..ranking._averaging import ONE_CLASS
 
 __all__ = ["binned_bounds", "check_edges", "empty_table", "merge_tables", "table_areas",
            "table_of"]
@@ -99,7 +105,7 @@ def table_areas(score, pos, neg, names, *, n_pos, n_neg) -> dict:
     """``roc_auc`` / ``average_precision`` of a table (scores ascending).
 
     ``n_pos`` / ``n_neg``: the numbers of positive and negative samples
-    (unweighted), for scikit-learn's "Only one class present" error of ROC AUC.
+    (unweighted), for scikit-learn's "Only one class present" NaN of ROC AUC.
     """
     p_total, n_total = float(pos.sum()), float(neg.sum())
     if n_pos and n_neg and p_total > 0 and n_total > 0:
@@ -113,10 +119,12 @@ def table_areas(score, pos, neg, names, *, n_pos, n_neg) -> dict:
     s = np.concatenate([score[keep_p], score[keep_n]])
     w = np.concatenate([pos[keep_p], neg[keep_n]])
     if "roc_auc" in names:
-        if n_pos == 0 or n_neg == 0:
-            raise ValueError("Only one class is present in y_true. ROC AUC score is not "
-                             "defined in that case.")
-        out["roc_auc"] = float(roc_auc_score(y, s, sample_weight=w))
+        if n_pos == 0 or n_neg == 0:  # scikit-learn's NaN, with its warning
+            warnings.warn(ONE_CLASS, as_sklearn_too(UndefinedMetricWarning),
+                          stacklevel=find_stack_level())
+            out["roc_auc"] = float("nan")
+        else:
+            out["roc_auc"] = float(roc_auc_score(y, s, sample_weight=w))
     if "average_precision" in names:
         if y.shape[0] == 0:  # no weight at all: scikit-learn's value for no positive
             y, s, w = np.zeros(1, np.int64), np.zeros(1), np.ones(1)

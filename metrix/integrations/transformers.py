@@ -42,8 +42,14 @@ import re
 import torch
 
 from .. import stream as _stream
-from ..stream._functional import StreamMetric
-from ..stream._label import LabelStream
+from .._core import namespace as _ns
+from ..stream._functional import StreamMetric, array_namespace
+from ..stream._label import (
+    LabelStream,
+    balanced_accuracy_from_confusion,
+    kappa_from_confusion,
+    mcc_from_confusion,
+)
 from ..stream._multilabel import MULTILABEL_METRICS as _MULTILABEL
 from ..stream._multilabel import MultilabelStream
 from ..stream._probabilistic import LogLossStream
@@ -133,7 +139,14 @@ def compute_metrics(metrics, task="multiclass", labels=None, *, average="auto", 
         token-level labels with -100, which the models' losses ignore).  Label
         metrics take it as their own ``ignore_index``; probability metrics
         give them zero weight.  Not applied to multilabel or
-        regression targets.  ``None``: every target counts.
+        regression targets.  ``None``: every target counts.  Any other
+        label that no column of the logits can predict (5 with 3 columns,
+        -1, 0.5) counts as an error in the label metrics (MCC, kappa and
+        balanced accuracy too: one class for the labels below 0, one for
+        those above), and makes the probability metrics raise a ValueError
+        at the result, as do NaN / inf predictions, multilabel targets
+        outside [0, 1] and ``msle`` / ``rmsle`` of values <= -1 (counted on
+        the device batch by batch, read with the result).
     thresholds : int or sequence, default=1000
         ROC AUC and average precision are binned on these thresholds (an int
         ``T``: ``T`` evenly spaced on [0, 1]): a fixed-size histogram, the
@@ -216,6 +229,8 @@ class TrainerMetrics:
         self._kinds = None        # kind -> (MetricCollection, names); built at the first batch
         self._width = None        # classes / labels / outputs the collections were built for
         self._device = None       # where the states are
+        self._bad_values = None   # on the device: the sum of the predictions (NaN / inf
+        self._bad_labels = None   # make it so), and the labels no column can predict
         if self.label_names is not None or task == "binary":
             self._build(2 if task == "binary" else len(self.label_names))
 
@@ -244,9 +259,10 @@ class TrainerMetrics:
         self.update(predictions, label_ids)
         if compute_result is False:
             return {}
-        out = self.compute()
-        self.reset()
-        return out
+        try:
+            return self.compute()
+        finally:
+            self.reset()  # the next evaluation starts afresh, also after an error
 
     def update(self, predictions, label_ids):
         """Accumulate one batch of model outputs and targets (no host read).
@@ -269,6 +285,7 @@ class TrainerMetrics:
             raise ValueError(f"expected predictions with {self._width} columns "
                              f"({self.task}), got shape {tuple(p.shape)}")
         inputs = self._prepare(p, y)
+        self._count_bad(p, y)
         for kind, (collection, _) in self._kinds.items():
             if collection.state is not None and self._device != p.device:
                 collection.to(p.device)  # the model moved since the last evaluation
@@ -300,14 +317,81 @@ class TrainerMetrics:
             flat.append(torch.reshape(torch.as_tensor(v), (-1,)))
         dev = flat[0].device
         dt = torch.float32 if dev.type == "mps" else torch.float64
-        numbers = torch.cat([f.to(dt) for f in flat]).tolist()  # the one host read
-        return dict(zip(names, numbers))
+        bad = [torch.zeros((1,), device=dev, dtype=dt) if b is None
+               else torch.reshape(b, (1,)).to(device=dev, dtype=dt)
+               for b in (self._bad_values, self._bad_labels)]
+        numbers = torch.cat([f.to(dt) for f in flat] + bad).tolist()  # the one host read
+        self._raise_bad(not math.isfinite(numbers[-2]), numbers[-1])
+        return dict(zip(names, numbers[:-2]))
 
     def reset(self):
         """Forget the data (the state stays on its device, ready for the next evaluation)."""
         if self._kinds is not None:
             for collection, _ in self._kinds.values():
                 collection.reset()
+        self._bad_values = self._bad_labels = None
+
+    # -- bad values: counted on the device per batch, raised at compute ---------------
+    def _count_bad(self, p, y):
+        """Add the batch's non-finite predictions and, where they matter, its labels
+        that no column of the logits can predict (a few device ops, no host read)."""
+        if p.dtype.is_floating_point:  # a NaN or inf makes the sum non-finite (2 ops)
+            wide = torch.float32 if p.device.type == "mps" else torch.float64
+            k = torch.sum(p, dtype=wide)
+            self._bad_values = k if self._bad_values is None else self._bad_values + k
+        k = self._bad_label_count(p, y)
+        if k is not None:
+            self._bad_labels = k if self._bad_labels is None else self._bad_labels + k
+
+    def _bad_label_count(self, p, y):
+        if self.task == "regression":  # the log errors take values above -1 only
+            if not self._log_errors():
+                return None
+            return torch.sum(y <= -1) + torch.sum(p <= -1)
+        if self.task == "multilabel":  # targets are 0 / 1 (or in [0, 1]); no padding
+            yf = y.to(torch.float32) if not y.dtype.is_floating_point else y
+            return torch.sum(~torch.isfinite(yf) | (yf < 0) | (yf > 1))
+        if "proba" not in self._kinds:
+            return None  # label metrics count such labels as errors
+        y = torch.reshape(y, (-1,))
+        keep = torch.ones_like(y, dtype=torch.bool) if self.ignore_index is None else (
+            y != self.ignore_index)
+        return torch.sum(keep & ((y < 0) | (y >= self._width_classes())
+                                 | (y != torch.floor(y) if y.dtype.is_floating_point
+                                    else torch.zeros_like(keep))))
+
+    def _log_errors(self):
+        """The names of the metrics given as ``msle`` / ``rmsle``."""
+        return [name for name, m in self._given.items()
+                if (_canonical(m) if isinstance(m, str) else getattr(m.spec, "metric", None))
+                in ("msle", "rmsle")]
+
+    def _width_classes(self):
+        return 2 if self.task == "binary" else self._width
+
+    def _raise_bad(self, values, labels):
+        if values:
+            raise ValueError(
+                "the predictions hold NaN or infinite values (scikit-learn raises 'Input "
+                "contains NaN'); check the model's outputs (a diverged loss?)")
+        if labels and self.task == "regression":
+            raise ValueError(
+                f"{', '.join(self._log_errors())}: Mean Squared Logarithmic Error cannot be "
+                "used when targets contain values less than or equal to -1.")
+        if labels and self.task == "multilabel":
+            raise ValueError(
+                f"{int(labels)} multilabel target value{'s are' if labels > 1 else ' is'} "
+                "not in [0, 1] (ignore_index, e.g. -100 padding, is not applied to "
+                "multilabel targets)")
+        if labels:
+            proba = ", ".join(self._kinds["proba"][1])
+            ignore = ("" if self.ignore_index is None
+                      else f" and not ignore_index={self.ignore_index}")
+            raise ValueError(
+                f"{int(labels)} label{'s' if labels > 1 else ''} outside the "
+                f"{self._width_classes()} classes of the predictions{ignore} (e.g. 5 for 3 "
+                f"logits, or -1): {proba} need each label's probability (scikit-learn "
+                "raises for labels not in labels=); label metrics count them as errors")
 
     @property
     def collections(self) -> dict:
@@ -385,8 +469,10 @@ class TrainerMetrics:
         y = torch.reshape(y, (-1,))
         if y.shape[0] != p.shape[0]:
             raise ValueError(f"{y.shape[0]} targets for {p.shape[0]} predictions")
-        if y.dtype.is_floating_point:
-            y = y.to(torch.int64)
+        if y.dtype.is_floating_point:  # 1.0 is class 1; 0.5, NaN, inf are none of the classes
+            none = self._width_classes()
+            y = torch.where(torch.isfinite(y) & (y == torch.floor(y)), y,
+                            torch.full_like(y, none)).to(torch.int64)
         if "label" in kinds:
             if decided:
                 yp = p
@@ -508,7 +594,7 @@ def _spec(name, m, task, width, average, ignore, thresholds, capacity, multioutp
         return spec if c == "accuracy" else _Complement(spec)
     if c in _AVERAGED:
         return LabelStream(width, c, average=avg, pos_label=1, ignore_index=ignore)
-    return LabelStream(width, c, ignore_index=ignore)
+    return _WithOthers(LabelStream(width, c, ignore_index=ignore))
 
 
 def _instance_spec(spec, ignore):
@@ -527,7 +613,8 @@ def _instance_spec(spec, ignore):
             return twin if spec.metric == "accuracy" else _Complement(twin)
         # validate / assume_valid are not carried over: no host read per batch, and
         # targets outside the classes stay in the "other" bins
-        return LabelStream(spec.num_classes, spec.metric, **kw)
+        made = LabelStream(spec.num_classes, spec.metric, **kw)
+        return _WithOthers(made) if spec.metric in _WithOthers.METRICS else made
     if isinstance(spec, RankingStream) and spec.capacity is None and not spec.weighted:
         kw = {"num_classes": spec.rows} if spec.task == "multiclass" else (
             {"num_labels": spec.rows} if spec.task == "multilabel" else {})
@@ -537,7 +624,7 @@ def _instance_spec(spec, ignore):
 
 
 def _kind_of(spec):
-    if isinstance(spec, (LabelStream, MultilabelStream, _Complement)):
+    if isinstance(spec, (LabelStream, MultilabelStream, _Complement, _WithOthers)):
         return "label"
     if isinstance(spec, (RankingStream, LogLossStream)):
         return "proba"
@@ -560,6 +647,42 @@ class _Complement(StreamMetric):
 
     def compute(self, state):
         return 1.0 - self.inner.compute(state)
+
+
+class _WithOthers(StreamMetric):
+    """MCC, Cohen's kappa and balanced accuracy of the whole ``(C+2) x (C+2)`` matrix
+    of a :class:`LabelStream`: a label the logits cannot predict (below 0, or ``C``
+    and above) is a class of its own that is never predicted, so it counts as an
+    error, as ``stream.Accuracy`` counts it (scikit-learn's value when the labels
+    below 0 and those above ``C - 1`` are one value each).  The padding
+    (``ignore_index``'s cell) is left out.  The stream metric itself reads the
+    classes' ``C x C`` block only."""
+
+    METRICS = ("mcc", "kappa", "balanced_accuracy")
+
+    def __init__(self, inner):
+        self.inner, self.key, self.weighted = inner, inner.key, inner.weighted
+
+    def _init(self, xp, device, fdt):
+        return self.inner._init(xp, device, fdt)
+
+    def update(self, state, y_true, y_pred, sample_weight=None):
+        return self.inner.update(state, y_true, y_pred, sample_weight)
+
+    def compute(self, state):
+        inner, c = self.inner, self.inner.num_classes
+        cm = torch.reshape(state["cm"], (c + 2, c + 2))
+        if inner.ignore_index is not None:  # the padded samples' cell (see LabelStream)
+            idx = torch.arange(c + 2, device=cm.device)
+            padded = (idx[:, None] == c + 1) & (idx[None, :] == 0)
+            cm = torch.where(padded, torch.zeros_like(cm), cm)
+        xp = array_namespace(cm)
+        fdt = _ns.max_float_dtype(xp, cm.device)
+        if inner.metric == "mcc":
+            return mcc_from_confusion(cm, fdt=fdt, xp=xp)
+        if inner.metric == "kappa":
+            return kappa_from_confusion(cm, inner.kappa_weights, fdt=fdt, xp=xp)
+        return balanced_accuracy_from_confusion(cm, inner.adjusted, fdt=fdt, xp=xp)
 
 
 # -- inputs ---------------------------------------------------------------------------

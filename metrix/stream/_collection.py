@@ -55,3 +55,8 @@ class CollectionStream(StreamMetric):
     def compute(self, state):
         return {name: spec.compute(state[self._member[name]])
                 for name, spec in self.metrics.items()}
+
+    def check_seen(self, n_samples):
+        """Each member's checks (R^2's warning below two samples)."""
+        for spec in self.metrics.values():
+            spec.check_seen(n_samples)
