@@ -127,11 +127,27 @@ def _move(v, xp, device):
     return _ns.asarray(_ns.host_values(v), xp=xp, device=device)
 
 
+#: leaves a state gained after a release, with the value an older checkpoint
+#: stands for: R^2's sample count ``n`` (NaN below two samples) is taken as two,
+#: so an old state gives the value it gave when it was saved
+ADDED_LEAVES = {"n": 2}
+
+
+def _with_added_leaves(values, expected, xp):
+    """``values`` with the :data:`ADDED_LEAVES` that an older state dict lacks."""
+    added = {key: xp.full_like(want, ADDED_LEAVES[path[-1]])
+             for key, (path, want) in expected.items()
+             if key not in values and path[-1] in ADDED_LEAVES
+             and any(k.startswith("/".join(path[:-1])) for k in values)}
+    return {**values, **added} if added else values
+
+
 def load_state(spec, values: dict, xp, device, name: str):
     """The state of ``spec`` in ``xp`` on ``device`` from a state dict's arrays
     (``values``: ``"path/of/leaf" -> array``, without the configuration)."""
     template = spec._init(xp, device, _ns.max_float_dtype(xp, device))
     expected = {"/".join(p): (p, v) for p, v in iter_leaves(template)}
+    values = _with_added_leaves(values, expected, xp)
     missing = sorted(set(expected) - set(values))
     unexpected = sorted(set(values) - set(expected), key=str)
     if missing or unexpected:

@@ -89,6 +89,23 @@ def test_r2_of_one_sample_merged_from_states_is_nan():
     assert float(spec.compute(st)) == pytest.approx(metrix.r2_score([1.0, 3.0], [2.0, 2.0]))
 
 
+def test_r2_checkpoint_saved_before_the_sample_count_loads():
+    # R2Score's state gained the sample count "n"; a state_dict saved without it
+    # loads (taken as two samples or more: the value it had) and goes on updating
+    y, p = np.array([1.0, 2.0, 3.0, 5.0]), np.array([1.0, 2.5, 2.0, 4.0])
+    for make, key in ((ms.R2Score, "n"),
+                      (lambda: ms.MetricCollection({"r2": ms.R2Score()}), "s0/n")):
+        old = make()
+        old.update(y[:3], p[:3])
+        saved = old.state_dict()
+        del saved[key]
+        resumed = make().load_state_dict(saved)
+        resumed.update(y[3:], p[3:])
+        got = resumed.compute()
+        got = got["r2"] if isinstance(got, dict) else got
+        assert float(got) == pytest.approx(skm.r2_score(y, p))
+
+
 @pytest.mark.parametrize("num_outputs, shape", [
     (2, (6,)),      # 1-D batch: once reshaped to (3, 2)
     (None, (3, 2)),  # two outputs without num_outputs: once flattened
