@@ -38,6 +38,8 @@ class Case:
         arguments (a stream fed batch by batch, a bootstrap run twice).
     check_dtype: assert the float results' dtype (float32 on float32 combos
         with float inputs, else float64); False where the case says why.
+    marks: pytest marks of the case's tests (``pytest.mark.integrations`` for the
+        framework faces, so that ``-m "not integrations"`` leaves them out).
     """
 
     metric: str
@@ -54,6 +56,7 @@ class Case:
     float32_reference: bool = True
     call: Callable | None = None
     check_dtype: bool = True
+    marks: tuple = ()
 
     @property
     def numpy_only(self) -> bool:

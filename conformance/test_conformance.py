@@ -43,7 +43,7 @@ NUMPY_FLOAT64_RESULTS = {"confusion_matrix"}
 
 
 @pytest.mark.parametrize("combo", COMBOS, ids=[c.id for c in COMBOS])
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id, marks=c.marks) for c in CASES])
 def test_conformance(case, combo):
     reason = combo.skip_reason()
     if reason:

@@ -38,6 +38,16 @@ samples exactly: a masked sample counts for nothing, whatever its values
 (padding may hold garbage), and integer counts stay integers.  In the exact
 mode (``capacity=``) masked samples still take room in the buffer.
 
+**No data.**  ``compute()`` before any sample raises ``ValueError``, as
+:mod:`metrix.stream` does (a metric of no data is undefined, not 0 or NaN;
+flax's own ``Average`` gives NaN).  The host knows it from the batches'
+shapes, with no device read, and ``nnx.jit`` carries that knowledge out of a
+traced step without recompiling it.  It does not know it after a masked batch
+(the mask is on the device), a traced empty batch, :meth:`FlaxMetric.load_state`,
+or variables restored by ``nnx.update`` / ``nnx.merge`` with another metric's
+graph (an orbax checkpoint): ``compute()`` then returns the formula's value
+(NaN for most metrics) instead of raising.
+
 **Counts.**  Counts are integer arrays: int32 unless ``jax_enable_x64`` is
 on, so exact up to 2**31 - 1 samples (per class and per confusion cell);
 sums of weights and of errors are float32 without x64, float64 with it.
@@ -50,7 +60,9 @@ import jax.numpy as jnp
 from flax import nnx
 
 from .. import stream as _stream
+from .._core.edge import _TRACER_ERRORS
 from ..backends import ops as _ops
+from ..stream._checkpoint import check_mergeable
 from ..stream._functional import field_kind, iter_leaves, warm
 from ._faces import STREAM_METRICS
 
@@ -93,6 +105,7 @@ class FlaxMetric(nnx.metrics.Metric):
         _ops(jnp)  # fill the adapter cache eagerly, not inside a traced step
         state = warm(spec._init(jnp, device, fdt))
         self.state_vars = nnx.data(jax.tree.map(_MetricState, state))
+        self._seen = _Seen(_EMPTY)
 
     # -- the functional state --------------------------------------------------------
     @property
@@ -101,7 +114,8 @@ class FlaxMetric(nnx.metrics.Metric):
         return jax.tree.map(lambda v: v[...], self.state_vars, is_leaf=_is_var)
 
     def load_state(self, state):
-        """Set the variables to a functional state of this metric.
+        """Set the variables to a functional state of this metric (afterwards
+        :meth:`compute` does not check on the host that it holds a sample).
 
         Parameters
         ----------
@@ -132,6 +146,7 @@ class FlaxMetric(nnx.metrics.Metric):
             else:
                 raise ValueError(f"{name}.load_state: {'/'.join(path)} has shape "
                                  f"{tuple(value.shape)}, this metric {tuple(old.shape)}")
+        self._seen = _Seen(_UNKNOWN)
 
     # -- nnx.Metric --------------------------------------------------------------------
     def update(self, *args, mask=None, **kwargs) -> None:
@@ -150,21 +165,40 @@ class FlaxMetric(nnx.metrics.Metric):
             passes the same keywords to every metric).
         """
         y_true, y_pred, sample_weight = self._arguments(args, kwargs)
-        state = self.state
-        if mask is None:
-            new = self.spec.update(state, y_true, y_pred, sample_weight)
-        else:
-            new = self._masked_update(state, y_true, y_pred, sample_weight, mask)
+        seen, state = self._seen.value, self.state
+        try:
+            if mask is None:
+                new = self.spec.update(state, y_true, y_pred, sample_weight)
+            else:
+                new = self._masked_update(state, y_true, y_pred, sample_weight, mask)
+        except Exception as exc:
+            if type(exc).__name__ in _TRACER_ERRORS:
+                raise TypeError(
+                    f"{type(self).__name__} was traced (nnx.jit, jax.jit) and had to read "
+                    "the data on the host: validate=True checks the labels' values. Inside a "
+                    "compiled step create the metric with validate=False (the default).") from exc
+            raise
         self.load_state(new)
+        self._seen = _Seen(_seen_after(seen, _rows(y_pred), mask is not None,
+                                       _traced(y_true, y_pred, sample_weight, mask)))
 
     def compute(self):
-        """The metric over everything accumulated: 0-d arrays (a dict for a collection)."""
+        """The metric over everything accumulated: 0-d arrays (a dict for a collection).
+
+        Raises ``ValueError`` when no sample was seen (see the module docstring).
+        """
+        if self._seen.value == _EMPTY:
+            raise ValueError(
+                f"{type(self).__name__}.compute() before any sample: the metric of no data "
+                "is undefined (scikit-learn raises for empty input). Call update() with at "
+                "least one sample first.")
         return self.spec.compute(self.state)
 
     def reset(self) -> None:
         """Forget the data (every leaf of an empty state is zero); dtypes stay."""
         jax.tree.map(lambda v: _assign(v, jnp.zeros_like(v[...])), self.state_vars,
                      is_leaf=_is_var)
+        self._seen = _Seen(_EMPTY)
 
     def merge(self, other):
         """Add the data of ``other`` (a metric of the same configuration) to this one.
@@ -173,8 +207,25 @@ class FlaxMetric(nnx.metrics.Metric):
         ----------
         other : FlaxMetric
             The metric whose data is added; it is not modified.
+
+        Raises ``ValueError`` naming each setting where ``other`` is configured
+        differently (its state means something else), ``TypeError`` for an
+        object that is not a :class:`FlaxMetric`.
         """
-        self.load_state(self.spec.merge(self.state, other.state))
+        name = type(self).__name__
+        if not isinstance(other, FlaxMetric):
+            raise TypeError(f"{name}.merge expects a metric of {__name__}, got "
+                            f"{type(other).__name__}")
+        other_name = type(other).__name__
+        if FlaxMetric in (type(self), type(other)):  # the base class names no metric
+            other_name = name
+        check_mergeable(self.spec, other.spec, name, other_name)
+        mine, theirs = self._seen.value, other._seen.value
+        state = self.state
+        self.load_state(self.spec.merge(state, other.state))
+        self._seen = _Seen(_UNKNOWN if _traced(*jax.tree.leaves(state)) else
+                           _SOME if _SOME in (mine, theirs) else
+                           _EMPTY if mine == theirs == _EMPTY else _UNKNOWN)
         return self
 
     # -- helpers -----------------------------------------------------------------------
@@ -237,6 +288,57 @@ def _masked(spec, state, y_true, y_pred, w, keep, ref):
 
 def _is_var(x):
     return isinstance(x, nnx.Variable)
+
+
+_EMPTY, _SOME, _UNKNOWN = "empty", "some", "unknown"
+
+
+class _Seen:
+    """Whether the metric holds a sample, as the host knows it: ``"empty"``,
+    ``"some"`` or ``"unknown"`` (``.value``).
+
+    A static attribute of the metric's nnx graph, so that ``nnx.jit`` carries the
+    value a traced update produced out of the step.  Every ``_Seen`` compares
+    equal, so the value is not part of the step's cache key: a change does not
+    recompile it.  Under tracing, updates therefore produce only values that do
+    not depend on the one coming in (see :func:`_seen_after`).
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return isinstance(other, _Seen)
+
+    def __hash__(self):
+        return hash(_Seen)
+
+    def __repr__(self):
+        return f"_Seen({self.value!r})"
+
+
+def _seen_after(seen, n, masked, traced):
+    """What the host knows after a batch of ``n`` rows (a static shape)."""
+    if n and not masked:
+        return _SOME
+    if traced:  # a cached step replays this for any incoming value
+        return _UNKNOWN
+    if not masked:  # an empty batch
+        return seen
+    return _SOME if seen == _SOME else _UNKNOWN  # the mask is on the device: unread
+
+
+def _rows(y) -> int:
+    shape = getattr(y, "shape", None)
+    if shape is None:
+        return len(y)
+    return shape[0] if len(shape) else 1
+
+
+def _traced(*arrays) -> bool:
+    return any(isinstance(a, jax.core.Tracer) for a in arrays)
 
 
 def _assign(var, value):

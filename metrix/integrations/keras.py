@@ -35,6 +35,16 @@ stopping at 2**24 as a float32 counter does.
 ``result()`` is cast to the metric's ``dtype`` (Keras' ``floatx()``,
 float32, unless ``dtype=`` is given); an integer result (a confusion matrix)
 stays integer.
+
+**No data.**  ``result()`` before any sample (since the last
+``reset_state()``) is NaN, where :mod:`metrix.stream`'s ``compute()`` raises
+``ValueError``: Keras itself calls ``result()`` then (``fit`` and
+``evaluate`` read every metric at an epoch's end, also after an epoch whose
+data ran out), and on the JAX backend the updates run inside a compiled step,
+so the host cannot tell.  A 0-d ``seen`` variable (1 once a batch with rows
+came; set from the static batch shape, no host read) selects NaN on the device
+for every float result (not 0.0, which F1 and the other ``zero_division``
+metrics would give an empty state); an integer confusion matrix stays zeros.
 """
 
 from __future__ import annotations
@@ -54,6 +64,7 @@ except ModuleNotFoundError as exc:  # Keras imports its backend at import time
 
 from .. import stream as _stream
 from .._core import namespace as _ns
+from .._core.edge import _TRACER_ERRORS
 from ..stream import _wrappers
 from ..stream._functional import field_kind, iter_leaves, set_leaves
 from ..stream._label import LabelStream
@@ -127,6 +138,10 @@ class KerasMetric(keras.metrics.Metric):
                 low = self._add(path + ("lo",), leaf, dtype_name, kind)
             self._slots.append((path, var, low))
         self._compensated = any(low is not None for _, _, low in self._slots)
+        # 1 once a batch with rows came (static shapes: no host read); NaN results before
+        self._seen = self.add_variable(shape=(), initializer="zeros",
+                                       dtype=keras.backend.standardize_dtype(self._int),
+                                       name="seen", aggregation="sum")
         self._groups = self._input_groups(spec)
 
     def _add(self, path, leaf, dtype_name, kind):
@@ -182,14 +197,19 @@ class KerasMetric(keras.metrics.Metric):
             state = set_leaves(state, zeros)
         new = dict(state)
         cache = {}
-        for sname, spec, threshold in self._groups:
-            sub = state if sname is None else state[sname]
-            yt, yp = _prepare(spec, y_true, y_pred, threshold, self._xp, self._int, cache)
-            out = spec.update(sub, yt, yp, sample_weight)
-            if sname is None:
-                new = out
-            else:
-                new[sname] = out
+        try:
+            for sname, spec, threshold in self._groups:
+                sub = state if sname is None else state[sname]
+                yt, yp = _prepare(spec, y_true, y_pred, threshold, self._xp, self._int, cache)
+                out = spec.update(sub, yt, yp, sample_weight)
+                if sname is None:
+                    new = out
+                else:
+                    new[sname] = out
+        except Exception as exc:
+            if type(exc).__name__ in _TRACER_ERRORS:
+                raise TypeError(_traced_hint(type(self).__name__)) from exc
+            raise
         for path, var, low in self._slots:
             value = _leaf(new, path)
             if low is None:
@@ -198,16 +218,24 @@ class KerasMetric(keras.metrics.Metric):
                 hi, lo = _two_sum(_plain_value(var.value), _plain_value(low.value), value)
                 var.assign(hi)
                 low.assign(lo)
+        if _rows(y_pred) != 0:  # a static shape (None while Keras traces symbolically)
+            self._seen.assign(keras.ops.ones((), dtype=self._seen.dtype))
 
     def result(self):
-        """The metric over every batch since the last reset (0-d, or per class)."""
+        """The metric over every batch since the last reset (0-d, or per class);
+        NaN (float results) before any sample: see the module docstring."""
         out = self.metric.spec.compute(self._values(combine=True))
+        seen = _plain_value(self._seen.value) > 0
         if isinstance(out, dict):
-            return {k: self._cast(v) for k, v in out.items()}
-        return self._cast(out)
+            return {k: self._cast(v, seen) for k, v in out.items()}
+        return self._cast(out, seen)
 
-    def _cast(self, value):
-        if "float" not in str(self.dtype) or not _is_float(value):
+    def _cast(self, value, seen):
+        if not _is_float(value):
+            return value
+        xp = self._xp  # not keras.ops.full_like: it reads the fill value on torch's "meta"
+        value = xp.where(seen, value, xp.full_like(value, float("nan")))
+        if "float" not in str(self.dtype):
             return value
         return keras.ops.cast(value, self.dtype)
 
@@ -223,6 +251,14 @@ class KerasMetric(keras.metrics.Metric):
         return {**config, **super().get_config()}
 
 
+def _traced_hint(name):
+    """The error of a metric that had to read the data on the host inside a trace."""
+    return (f"{name} was traced (a compiled step: jax.jit, Keras' jit_compile) and "
+            "had to read the data on the host: validate=True checks the labels' values. "
+            "Inside a compiled step create the metric with validate=False (the default), or "
+            "run the step eagerly (Keras: run_eagerly=True).")
+
+
 def _snake(name):
     name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
     return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
@@ -232,6 +268,10 @@ def _plain_value(value):
     # a torch Parameter as the plain tensor it holds (metrix converts types it does
     # not know); a stateless scope's values are plain already
     return value.data if type(value).__name__ == "Parameter" else value
+
+
+def _rows(y):
+    return y.shape[0] if len(y.shape) else 1
 
 
 def _tensor(x):

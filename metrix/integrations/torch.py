@@ -31,6 +31,13 @@ Its state belongs to the module:
 * ``state_dict()`` holds it (``<prefix><leaf path>`` tensors and the metric's
   ``config``) and ``load_state_dict()`` restores it, checked against the
   metric's configuration, so a checkpoint resumed mid-epoch goes on counting.
+  As for parameters, a checkpoint without any of the metric's keys (saved
+  before the metric existed) leaves it as it is with ``strict=False`` and names
+  the missing keys with ``strict=True``, and keys the metric does not hold are
+  *unexpected*; a checkpoint of a metric configured differently raises
+  ``RuntimeError`` (torch's error for a ``load_state_dict`` that cannot fit)
+  naming each difference.
+* ``compute()`` before any sample raises ``ValueError``, as the stream metric.
 
 The arguments are metrix's ``(y_true, y_pred)``; TorchMetrics takes
 ``(preds, target)``.
@@ -124,10 +131,18 @@ class MetricModule(torch.nn.Module):
                               unexpected_keys, error_msgs):
         mine = {key[len(prefix):]: value for key, value in state_dict.items()
                 if key.startswith(prefix) and "." not in key[len(prefix):]}
-        try:
-            self.metric.load_state_dict(mine)
+        expected = self.metric.state_dict().keys()
+        if not mine:
+            # no key of this metric (a checkpoint saved before it existed): torch's rule
+            # for a missing parameter, strict=True names it, strict=False keeps the value
+            missing_keys.extend(prefix + k for k in expected)
+            return
+        try:  # the configuration first, then the leaves (older states are completed)
+            self.metric.load_state_dict({k: v for k, v in mine.items() if k in expected})
         except (KeyError, ValueError, TypeError) as exc:
             error_msgs.append(f"{type(self).__name__} ({prefix or 'root'}): {exc}")
+            return
+        unexpected_keys.extend(prefix + k for k in mine if k not in expected)
 
     def extra_repr(self) -> str:
         return repr(self.metric.spec)
