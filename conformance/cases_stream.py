@@ -72,7 +72,9 @@ ROWS: list[Row] = []
 #: of label statistic: the confusion count, its shared form, the binary count)
 NARROW = {"Accuracy", "F1Score/binary", "ConfusionMatrix", "MetricCollection/shared-statistic",
           "MatthewsCorrCoef"}
-NARROW_DTYPES = ("uint8", "int8", "int16")
+NARROW_DTYPES = ("uint8", "int8", "int16", "int32", "float32")
+#: the binary rows whose 0 / 1 labels also go in as bool
+BOOL = {"F1Score/binary"}
 #: the rows whose scores or values also go in as float16 and bfloat16 (mixed-precision
 #: outputs): the data rounded to the dtype first, so that scikit-learn sees the same values
 #: (not the multiclass AUROC row: rounded probabilities no longer sum to one, and
@@ -99,8 +101,10 @@ def add(name, make, ref, args, kw=None, id="", call=streamed, **extra):
     row = f"{name}/{id}" if id else name
     faces = {"": call}
     faces.update({face: fn for face, fn in FACES.items() if fn is not call and face != "streamed"})
-    if row in NARROW:
+    if row in NARROW:  # float32: integer-valued float labels
         faces.update({dt: narrowed(streamed, dt) for dt in NARROW_DTYPES})
+    if row in BOOL:
+        faces["bool"] = narrowed(streamed, "bool")
     for face, fn in faces.items():
         case_id = "-".join(part for part in (id, face) if part)
         CASES.append(Case(name, ref, args, dict(kw or {}), id=case_id, call=fn(make), **extra))
@@ -202,6 +206,11 @@ add("AUROC", lambda: ms.AUROC(thresholds=THRESHOLDS, pos_label=2),
 add("AveragePrecision", lambda: ms.AveragePrecision(thresholds=THRESHOLDS, pos_label=2),
     lambda t, s: skm.average_precision_score(t, binned(s), pos_label=2), (BIN_T + 1, BIN_SCORE),
     id="binned-labels-1-2")
+# binary labels {-1, 1}: 1 is the positive class (scikit-learn's rule), declared
+add("AUROC", lambda: ms.AUROC(capacity=N, pos_label=1), skm.roc_auc_score,
+    (2 * BIN_T - 1, BIN_TIED), id="exact-labels-minus1-1")
+add("AveragePrecision", lambda: ms.AveragePrecision(capacity=N, pos_label=1),
+    skm.average_precision_score, (2 * BIN_T - 1, BIN_TIED), id="exact-labels-minus1-1")
 add("AveragePrecision",
     lambda: ms.AveragePrecision(num_labels=3, average="micro", capacity=N),
     lambda t, s: skm.average_precision_score(t, s, average="micro"), (ML_T, ML_SCORE),
