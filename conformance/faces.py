@@ -80,23 +80,7 @@ FACES = {"streamed": streamed, "one-batch": one_batch, "merged": merged, "reload
 def narrowed(face, dtype):
     """``face`` with the integer arrays among the inputs cast to ``dtype`` in their
     own namespace and on their device (the combination converts labels to int64)."""
-
-    def wrap(make):
-        inner = face(make)
-
-        def run(*arrays, sample_weight=None):
-            return inner(*(_cast(a, dtype) for a in arrays), sample_weight=sample_weight)
-
-        return run
-
-    return wrap
-
-
-def _cast(a, dtype):
-    xp = array_api_compat.array_namespace(a)
-    if not xp.isdtype(a.dtype, "integral"):
-        return a
-    return xp.astype(a, getattr(xp, dtype))
+    return _recast(face, dtype, "integral")
 
 
 def lowered(face, dtype):
@@ -104,21 +88,24 @@ def lowered(face, dtype):
     values; not ``sample_weight``) cast to ``dtype`` (``float16``,
     ``bfloat16``) in their own namespace and on their device: mixed-precision
     outputs.  The row's data must be exact in ``dtype`` (:func:`round_to`)."""
+    return _recast(face, dtype, "real floating")
 
+
+def _recast(face, dtype, kind):
     def wrap(make):
         inner = face(make)
 
         def run(*arrays, sample_weight=None):
-            return inner(*(_lower(a, dtype) for a in arrays), sample_weight=sample_weight)
+            return inner(*(_cast(a, dtype, kind) for a in arrays), sample_weight=sample_weight)
 
         return run
 
     return wrap
 
 
-def _lower(a, dtype):
+def _cast(a, dtype, kind):
     xp = array_api_compat.array_namespace(a)
-    if not xp.isdtype(a.dtype, "real floating"):
+    if not xp.isdtype(a.dtype, kind):
         return a
     return xp.astype(a, getattr(xp, dtype))
 

@@ -633,8 +633,9 @@ def _kind_of(spec):
     raise TypeError(f"{type(spec).__name__} is not a metric compute_metrics can feed")
 
 
-class _Complement(StreamMetric):
-    """``1 - metric`` on the same state (hamming and zero-one loss from accuracy)."""
+class _OnInnerState(StreamMetric):
+    """Another value of the state of the stream metric ``inner`` (its state, its
+    update; a ``compute`` of its own)."""
 
     def __init__(self, inner):
         self.inner, self.key, self.weighted = inner, inner.key, inner.weighted
@@ -645,11 +646,15 @@ class _Complement(StreamMetric):
     def update(self, state, y_true, y_pred, sample_weight=None):
         return self.inner.update(state, y_true, y_pred, sample_weight)
 
+
+class _Complement(_OnInnerState):
+    """``1 - metric`` on the same state (hamming and zero-one loss from accuracy)."""
+
     def compute(self, state):
         return 1.0 - self.inner.compute(state)
 
 
-class _WithOthers(StreamMetric):
+class _WithOthers(_OnInnerState):
     """MCC, Cohen's kappa and balanced accuracy of the whole ``(C+2) x (C+2)`` matrix
     of a :class:`LabelStream`: a label the logits cannot predict (below 0, or ``C``
     and above) is a class of its own that is never predicted, so it counts as an
@@ -659,15 +664,6 @@ class _WithOthers(StreamMetric):
     classes' ``C x C`` block only."""
 
     METRICS = ("mcc", "kappa", "balanced_accuracy")
-
-    def __init__(self, inner):
-        self.inner, self.key, self.weighted = inner, inner.key, inner.weighted
-
-    def _init(self, xp, device, fdt):
-        return self.inner._init(xp, device, fdt)
-
-    def update(self, state, y_true, y_pred, sample_weight=None):
-        return self.inner.update(state, y_true, y_pred, sample_weight)
 
     def compute(self, state):
         inner, c = self.inner, self.inner.num_classes

@@ -68,13 +68,13 @@ def _env(backend=None, extra=None):
     return env
 
 
-@pytest.fixture(scope="module")
-def reports():
-    """``{run: {check: "ok" | traceback}}``; the runs go at once, one process each."""
-    procs = {run: subprocess.Popen([sys.executable, str(SCRIPT), *names], cwd=ROOT,
+def _reports(script, runs):
+    """``{run: {check: "ok" | traceback}}`` of ``script`` run once per entry of
+    ``runs`` (``run -> (backend, extra env, argv)``), the processes at once."""
+    procs = {run: subprocess.Popen([sys.executable, str(script), *argv], cwd=ROOT,
                                    env=_env(backend, extra), stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)
-             for run, (backend, extra, names) in RUNS.items()}
+             for run, (backend, extra, argv) in runs.items()}
     out = {}
     for run, proc in procs.items():
         stdout, stderr = proc.communicate(timeout=600)
@@ -82,6 +82,12 @@ def reports():
         out[run] = (json.loads(lines[-1][len("METRIX-REPORT "):]) if lines
                     else {"__crash__": f"exit {proc.returncode}\n{stderr[-4000:]}"})
     return out
+
+
+@pytest.fixture(scope="module")
+def reports():
+    """``{run: {check: "ok" | traceback}}``; the runs go at once, one process each."""
+    return _reports(SCRIPT, RUNS)
 
 
 @pytest.mark.parametrize("run,check", CASES, ids=[f"{r}-{c}" for r, c in CASES])

@@ -11,16 +11,13 @@ imports keras), the processes at once; one test per (run, check).
 from __future__ import annotations
 
 import importlib.util
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from conformance import cases_framework_faces as ff
 
-from .test_keras import _env
+from .test_keras import _reports
 
 pytestmark = pytest.mark.integrations
 
@@ -46,17 +43,8 @@ CASES = [(run, name) for run, (backend, _, fdt) in RUNS.items()
 @pytest.fixture(scope="module")
 def reports():
     """``{run: {check: "ok" | traceback}}``; the runs go at once, one process each."""
-    procs = {run: subprocess.Popen([sys.executable, str(SCRIPT), float_dtype], cwd=ROOT,
-                                   env=_env(backend, extra), stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True)
-             for run, (backend, extra, float_dtype) in RUNS.items()}
-    out = {}
-    for run, proc in procs.items():
-        stdout, stderr = proc.communicate(timeout=600)
-        lines = [ln for ln in stdout.splitlines() if ln.startswith("METRIX-REPORT ")]
-        out[run] = (json.loads(lines[-1][len("METRIX-REPORT "):]) if lines
-                    else {"__crash__": f"exit {proc.returncode}\n{stderr[-4000:]}"})
-    return out
+    return _reports(SCRIPT, {run: (backend, extra, [float_dtype])
+                             for run, (backend, extra, float_dtype) in RUNS.items()})
 
 
 @pytest.mark.parametrize("run,check", CASES, ids=[f"{r}-{c}" for r, c in CASES])
