@@ -199,17 +199,17 @@ def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None
         if validate:
             assert_all_finite(yt, xp=lxp, input_name="y_true")
             assert_all_finite(p, xp=xp, input_name="y_prob")
-            y_type, is_str, _ = _label_info(yt, lxp)
+            y_type, _, _ = _label_info(yt, lxp)
             if y_type != "binary":
                 raise ValueError(
                     f"The type of the target inferred from y_true is {y_type} but should be "
                     "binary according to the shape of y_prob.")
             _check_range(p, xp, "less")
-            pos_label = _binary_pos_label(yt, pos_label, is_str, lxp)
+            pos_label = _binary_pos_label(yt, pos_label)
             if normalized:
                 _check_weight_sum(w, xp)
-        elif pos_label is None:
-            pos_label = 1
+        elif pos_label is None:  # the declared classes' rule, or 1 (targets 0 / 1)
+            pos_label = 1 if labels is None else _pos_label_of(_labels_list(labels))
         codes = lxp.astype(label_equals(yt, pos_label, lxp), _ns.count_dtype(lxp, ldev))
         return ProbaProblem(xp, device, _on(codes, lxp, xp, device), p, 2, w, fdt, acc,
                             eps, n)
@@ -384,12 +384,23 @@ def label_equals(y, value, xp):
     return y == value
 
 
-def _binary_pos_label(yt, pos_label, is_str, xp):
+def _binary_pos_label(yt, pos_label):
     """scikit-learn's ``_check_pos_label_consistency`` with the greatest-label fallback."""
     if pos_label is not None:
         return pos_label
-    classes = _ns.host_unique(_ns.to_host(yt))
-    ok = classes.dtype.kind not in "OUS" and classes.shape[0] <= 2 and (
+    return _pos_label_of(_ns.host_unique(_ns.to_host(yt)))
+
+
+def _labels_list(labels):
+    """The declared ``labels`` (a host list) as a sorted host array."""
+    return _ns.host_unique(_ns.host_values(labels))
+
+
+def _pos_label_of(classes):
+    """scikit-learn's positive class of the sorted ``classes``: 1 for {0, 1} and
+    {-1, 1}, else the greatest; strings need ``pos_label``."""
+    is_str = classes.dtype.kind in "OUS"
+    ok = not is_str and classes.shape[0] <= 2 and (
         classes.tolist() in ([0, 1], [-1, 1], [0], [-1], [1]))
     if ok:
         return 1

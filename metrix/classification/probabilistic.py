@@ -164,10 +164,12 @@ def brier_score_loss(
     sample_weight : array of shape (n_samples,), default=None
         Sample weights.
     pos_label : int, float, bool or str, default=None
-        Positive class for 1-D ``y_proba`` (inferred as scikit-learn does; 1
-        with ``validate=False``).
+        Positive class for 1-D ``y_proba`` (inferred as scikit-learn does:
+        1 for {0, 1} and {-1, 1}, else the greater label; with ``validate=False``
+        from the declared ``labels``, or 1 without them).
     labels : array-like, default=None
-        Classes of a 2-D ``y_proba`` (sync-free with ``validate=False``).
+        Classes of a 2-D ``y_proba``, or of the binary ``y_true`` of a 1-D
+        one (sync-free with ``validate=False``).
     scale_by_half : bool or "auto", default="auto"
         "auto" halves for binary problems only.
     validate : bool, default=True
@@ -304,10 +306,12 @@ def d2_brier_score(
     sample_weight : array of shape (n_samples,), default=None
         Sample weights.
     pos_label : int, float, bool or str, default=None
-        Positive class for 1-D ``y_proba`` (inferred as scikit-learn does; 1
-        with ``validate=False``).
+        Positive class for 1-D ``y_proba`` (inferred as scikit-learn does:
+        1 for {0, 1} and {-1, 1}, else the greater label; with ``validate=False``
+        from the declared ``labels``, or 1 without them).
     labels : array-like, default=None
-        Classes of a 2-D ``y_proba`` (sync-free with ``validate=False``).
+        Classes of a 2-D ``y_proba``, or of the binary ``y_true`` of a 1-D
+        one (sync-free with ``validate=False``).
     validate : bool, default=True
         Check ranges, classes and row sums (reads values on the host).
 
