@@ -101,3 +101,16 @@ def test_the_user_guide_toctree():
     index = (DOCS / "index.md").read_text()
     entries = {line.strip() for line in index.splitlines()}
     assert {"validation", "guide/*", "reference/index"} <= entries
+
+
+def test_the_files_the_docs_name_exist():
+    """Every repository path a page names (``tests/...py``, ``conformance/...``,
+    ``bench/...``, ``metrix/...``, ``ci/...``) is a file of the repository."""
+    root = DOCS.parent
+    pages = [*DOCS.rglob("*.md"), root / "README.md"]
+    named = re.compile(r"(?<![\w/.-])((?:tests|conformance|bench|metrix|ci)/[\w/.-]*"
+                       r"\.(?:py|sh|txt|md))")
+    missing = sorted({(page.relative_to(root).as_posix(), path)
+                      for page in pages for path in named.findall(page.read_text())
+                      if not (root / path).exists()})
+    assert not missing, f"pages name files that do not exist: {missing}"

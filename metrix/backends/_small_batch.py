@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["confusion_counts", "mean_error"]
+__all__ = ["host_confusion_counts", "mean_error"]
 
 #: the batches whose declared confusion matrix ravels its codes with
 #: ``np.ravel_multi_index`` (one C loop that also checks the range: cheaper
@@ -27,7 +27,7 @@ _umax = np.maximum.reduce
 _F64 = np.dtype(np.float64)
 
 
-def confusion_counts(a, b, n):
+def host_confusion_counts(a, b, n):
     """The ``n x n`` int64 counts of the pairs ``(a, b)`` of integer (or bool)
     labels (a declared confusion matrix), or None where a label is outside
     ``0..n-1`` (the general count leaves those pairs out) or a dtype is not

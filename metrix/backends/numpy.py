@@ -16,7 +16,7 @@ from ._pair_count import (
     pair_bincount_discover_numpy,
     pair_bincount_numpy,
 )
-from ._small_batch import confusion_counts, mean_error
+from ._small_batch import host_confusion_counts, mean_error
 from ._threads import available_threads, run_parts, split_points
 
 #: arrays from which :func:`_clip` takes ``ndarray.clip`` (one pass; its Python
@@ -158,7 +158,7 @@ class Ops(GenericOps):
     def inner_counts(self, a, b, /, *, n):
         # integer labels all in 0..n-1 (the training loop): the small-batch
         # kernel; any other value: the edge count, which leaves it out
-        counts = confusion_counts(a, b, n)
+        counts = host_confusion_counts(a, b, n)
         return super().inner_counts(a, b, n=n) if counts is None else counts
 
     def host_view(self, x, /):

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .._core import namespace as _ns
+from .._core.validation import dtype_kind
 
 #: discovered integer ranges up to this many bins are counted directly
 RANGE_LIMIT = 1 << 20
@@ -42,15 +43,10 @@ class LabelSpace(NamedTuple):
 
 
 def label_kind(y, xp) -> str:
-    """The dtype kind label values are encoded by: "i", "f", "b" or "O" (strings, objects)."""
-    if _ns.is_numpy_namespace(xp):
-        k = y.dtype.kind
-        return k if k in "fiub" else "O"
-    if xp.isdtype(y.dtype, "bool"):
-        return "b"
-    if xp.isdtype(y.dtype, "real floating"):
-        return "f"
-    return "i"
+    """The kind label values are encoded by: :func:`dtype_kind` with signed and
+    unsigned integers one kind, "i" ("i", "f", "b" or "O": strings, objects)."""
+    kind = dtype_kind(y, xp)
+    return "i" if kind == "u" else kind
 
 
 def _joint_kind(kt, kp) -> str:

@@ -22,7 +22,7 @@ from .._core.stacklevel import find_stack_level
 from .._core.typing import Array, ArrayLike
 from .._core.validation import check_zero_division
 from ..backends._generic import LANE_ROWS
-from ..backends._small_batch import confusion_counts
+from ..backends._small_batch import host_confusion_counts
 from ._encoding import comparable
 from ._input import any_label_in_y_true, label_problem, prepare_inputs, setwise_problem
 from ._lane import (
@@ -149,7 +149,7 @@ def confusion_matrix(
         if c is not None and c > 1:
             views = _host.VIEWS(y_true, y_pred, None, LANE_ROWS)
             if views is not None:
-                cm = confusion_counts(views[0], views[1], c)
+                cm = host_confusion_counts(views[0], views[1], c)
                 if cm is not None:
                     return _host.TO_ARRAY(cm)
     return _confusion_matrix(y_true, y_pred, labels=labels, sample_weight=sample_weight,

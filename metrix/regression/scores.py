@@ -111,6 +111,20 @@ def _doc(name, summary, formula, extra="", sw=True, mo=True):
             + "\n\n" + _REF.format(name=name) + "\n    ")
 
 
+_FF = """\
+    force_finite : bool, default=True
+        Constant y_true: 1.0 for a perfect prediction, else 0.0, instead of
+        nan / -inf."""
+_MOV = _MO.replace('{"raw_values", "uniform_average"}',
+                   '{"raw_values", "uniform_average", "variance_weighted"}')
+_ALPHA = """\
+    alpha : float, default=0.5
+        Quantile level in [0, 1]."""
+_POWER = """\
+    power : float, default=0
+        Tweedie power: <= 0 or >= 1 (0 normal, 1 Poisson, 2 gamma)."""
+
+
 # -- kernels: sums along axis 0 of (n, k) arrays ----------------------------
 
 def _wsum(a, w, xp):
@@ -287,6 +301,9 @@ def _mean_absolute_error(y_true, y_pred, *, sample_weight=None,
 
 
 mean_absolute_error = _with_host_entry("absolute", _mean_absolute_error)
+mean_absolute_error.__doc__ = _doc(
+    "mean_absolute_error", "Mean absolute error regression loss.",
+    r"\mathrm{MAE} = \sum_i w_i |y_i - \hat y_i| / \sum_i w_i")
 
 
 def _mse_raw(t, log=False):
@@ -314,6 +331,9 @@ def _mean_squared_error(y_true, y_pred, *, sample_weight=None,
 
 
 mean_squared_error = _with_host_entry("squared", _mean_squared_error)
+mean_squared_error.__doc__ = _doc(
+    "mean_squared_error", "Mean squared error regression loss.",
+    r"\mathrm{MSE} = \sum_i w_i (y_i - \hat y_i)^2 / \sum_i w_i")
 
 
 @metric_edge
@@ -329,6 +349,9 @@ def _root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
 
 
 root_mean_squared_error = _with_host_entry("root", _root_mean_squared_error)
+root_mean_squared_error.__doc__ = _doc(
+    "root_mean_squared_error", "Root mean squared error regression loss (per output).",
+    r"\mathrm{RMSE} = \sqrt{\mathrm{MSE}}")
 
 
 @metric_edge
@@ -342,6 +365,9 @@ def mean_squared_log_error(
         check_log_domain(t, "Mean Squared Logarithmic Error")
         check_output_weights(t)
     return _reduce(_mse_raw(t, log=True), t)
+mean_squared_log_error.__doc__ = _doc(
+    "mean_squared_log_error", "Mean squared logarithmic error (targets > -1).",
+    r"\mathrm{MSLE} = \mathrm{MSE}(\log(1 + y), \log(1 + \hat y))")
 
 
 @metric_edge
@@ -355,6 +381,9 @@ def root_mean_squared_log_error(
         check_log_domain(t, "Root Mean Squared Logarithmic Error")
         check_output_weights(t)
     return _reduce(t.xp.sqrt(_mse_raw(t, log=True)), t)
+root_mean_squared_log_error.__doc__ = _doc(
+    "root_mean_squared_log_error", "Root mean squared logarithmic error (targets > -1).",
+    r"\mathrm{RMSLE} = \sqrt{\mathrm{MSLE}}")
 
 
 @metric_edge
@@ -371,6 +400,9 @@ def mean_absolute_percentage_error(
         return (abs((b - a) / xp.maximum(abs(a), eps)),)
 
     return _reduce(_means(t, ape, t.y_true, t.y_pred)[0], t)
+mean_absolute_percentage_error.__doc__ = _doc(
+    "mean_absolute_percentage_error", "Mean absolute percentage error (a fraction).",
+    r"\mathrm{MAPE} = \sum_i w_i |y_i - \hat y_i| / \max(|y_i|, \epsilon) / \sum_i w_i")
 
 
 def _pinball_raw(t, alpha, *preds):
@@ -407,6 +439,10 @@ def mean_pinball_loss(
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="mean_pinball_loss")
     return _reduce(_pinball_raw(t, alpha, t.y_pred)[0], t)
+mean_pinball_loss.__doc__ = _doc(
+    "mean_pinball_loss", "Pinball loss for quantile regression.",
+    r"L_\alpha = \sum_i w_i \max(\alpha e_i, (\alpha - 1) e_i) / \sum_i w_i, "
+    r"\quad e_i = y_i - \hat y_i", _ALPHA)
 
 
 @metric_edge
@@ -417,6 +453,9 @@ def max_error(y_true: Any, y_pred: Any, *, validate: bool = True) -> Any:
         raise ValueError("Multioutput not supported in max_error")
     xp = t.xp
     return _out(ops(xp).fused_max(lambda a, b: xp.abs(a - b), [t.y_true, t.y_pred])[0], t)
+max_error.__doc__ = _doc(
+    "max_error", "Maximum residual error (single output only).",
+    r"\max_i |y_i - \hat y_i|", sw=False, mo=False)
 
 
 # -- median -----------------------------------------------------------------
@@ -433,6 +472,10 @@ def median_absolute_error(
     errors = ops(xp).weighted_quantile(r, 0.5, weights=t.sample_weight, average=True,
                                        overwrite_input=True)
     return _reduce(errors, t)
+median_absolute_error.__doc__ = _doc(
+    "median_absolute_error",
+    "Median absolute error: the (weighted, averaged inverted CDF) median of |e|.",
+    r"\mathrm{median}_w(|y_i - \hat y_i|)")
 
 
 # -- explained variance -----------------------------------------------------
@@ -462,6 +505,9 @@ def explained_variance_score(
 
     num, den = _means(t, squares, t.y_true, t.y_pred)
     return _explained_fraction(num, den, t, force_finite)
+explained_variance_score.__doc__ = _doc(
+    "explained_variance_score", "Explained variance regression score.",
+    r"1 - \mathrm{Var}_w(y - \hat y) / \mathrm{Var}_w(y)", _FF).replace(_MO, _MOV)
 
 
 @metric_edge
@@ -486,6 +532,10 @@ def r2_score(
 
     num, den = _means(t, squares, t.y_true, t.y_pred)
     return _explained_fraction(num, den, t, force_finite)
+r2_score.__doc__ = _doc(
+    "r2_score", "Coefficient of determination; nan with a warning below two samples.",
+    r"R^2 = 1 - \sum_i w_i (y_i - \hat y_i)^2 / \sum_i w_i (y_i - \bar y_w)^2",
+    _FF).replace(_MO, _MOV)
 
 
 # -- deviances --------------------------------------------------------------
@@ -570,6 +620,9 @@ def mean_tweedie_deviance(
     if validate:
         check_tweedie_domain(t.y_true, t.y_pred, power, xp=t.xp)
     return _out(_mean_deviances(t, power, t.y_pred)[0], t)
+mean_tweedie_deviance.__doc__ = _doc(
+    "mean_tweedie_deviance", "Mean Tweedie deviance regression loss.",
+    r"\sum_i w_i d_p(y_i, \hat y_i) / \sum_i w_i", _POWER, mo=False)
 
 
 @metric_edge
@@ -577,6 +630,9 @@ def mean_poisson_deviance(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None, validate: bool = True) -> Any:
     return mean_tweedie_deviance(y_true, y_pred, sample_weight=sample_weight, power=1,
                                  validate=validate)
+mean_poisson_deviance.__doc__ = _doc(
+    "mean_poisson_deviance", "Mean Poisson deviance (Tweedie power 1).",
+    r"\sum_i w_i\,2 (y_i \log(y_i / \hat y_i) - y_i + \hat y_i) / \sum_i w_i", mo=False)
 
 
 @metric_edge
@@ -584,6 +640,9 @@ def mean_gamma_deviance(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None, validate: bool = True) -> Any:
     return mean_tweedie_deviance(y_true, y_pred, sample_weight=sample_weight, power=2,
                                  validate=validate)
+mean_gamma_deviance.__doc__ = _doc(
+    "mean_gamma_deviance", "Mean gamma deviance (Tweedie power 2).",
+    r"\sum_i w_i\,2 (\log(\hat y_i / y_i) + y_i / \hat y_i - 1) / \sum_i w_i", mo=False)
 
 
 def _d2_tweedie_parts(t, p):
@@ -620,6 +679,9 @@ def d2_tweedie_score(
     if validate and bool(den == 0):  # scikit-learn divides Python floats: host read
         raise ZeroDivisionError("float division by zero")
     return _out(1 - num / den, t)
+d2_tweedie_score.__doc__ = _doc(
+    "d2_tweedie_score", "Fraction of Tweedie deviance explained (single output).",
+    r"D^2 = 1 - D_p(y, \hat y) / D_p(y, \bar y_w)", _POWER, mo=False)
 
 
 @metric_edge
@@ -630,6 +692,9 @@ def d2_pinball_score(
     alpha = check_alpha(alpha, "d2_pinball_score")
     return _d2_pinball(y_true, y_pred, sample_weight, alpha, multioutput, validate,
                        "d2_pinball_score")
+d2_pinball_score.__doc__ = _doc(
+    "d2_pinball_score", "Fraction of pinball loss explained.",
+    r"D^2 = 1 - L_\alpha(y, \hat y) / L_\alpha(y, q_\alpha(y))", _ALPHA)
 
 
 def _d2_pinball(y_true, y_pred, sample_weight, alpha, multioutput, validate, func):
@@ -652,72 +717,6 @@ def d2_absolute_error_score(
         validate: bool = True) -> Any:
     return _d2_pinball(y_true, y_pred, sample_weight, 0.5, multioutput, validate,
                        "d2_absolute_error_score")
-
-
-_FF = """\
-    force_finite : bool, default=True
-        Constant y_true: 1.0 for a perfect prediction, else 0.0, instead of
-        nan / -inf."""
-_MOV = _MO.replace('{"raw_values", "uniform_average"}',
-                   '{"raw_values", "uniform_average", "variance_weighted"}')
-_ALPHA = """\
-    alpha : float, default=0.5
-        Quantile level in [0, 1]."""
-_POWER = """\
-    power : float, default=0
-        Tweedie power: <= 0 or >= 1 (0 normal, 1 Poisson, 2 gamma)."""
-
-mean_absolute_error.__doc__ = _doc(
-    "mean_absolute_error", "Mean absolute error regression loss.",
-    r"\mathrm{MAE} = \sum_i w_i |y_i - \hat y_i| / \sum_i w_i")
-mean_squared_error.__doc__ = _doc(
-    "mean_squared_error", "Mean squared error regression loss.",
-    r"\mathrm{MSE} = \sum_i w_i (y_i - \hat y_i)^2 / \sum_i w_i")
-root_mean_squared_error.__doc__ = _doc(
-    "root_mean_squared_error", "Root mean squared error regression loss (per output).",
-    r"\mathrm{RMSE} = \sqrt{\mathrm{MSE}}")
-mean_squared_log_error.__doc__ = _doc(
-    "mean_squared_log_error", "Mean squared logarithmic error (targets > -1).",
-    r"\mathrm{MSLE} = \mathrm{MSE}(\log(1 + y), \log(1 + \hat y))")
-root_mean_squared_log_error.__doc__ = _doc(
-    "root_mean_squared_log_error", "Root mean squared logarithmic error (targets > -1).",
-    r"\mathrm{RMSLE} = \sqrt{\mathrm{MSLE}}")
-mean_absolute_percentage_error.__doc__ = _doc(
-    "mean_absolute_percentage_error", "Mean absolute percentage error (a fraction).",
-    r"\mathrm{MAPE} = \sum_i w_i |y_i - \hat y_i| / \max(|y_i|, \epsilon) / \sum_i w_i")
-mean_pinball_loss.__doc__ = _doc(
-    "mean_pinball_loss", "Pinball loss for quantile regression.",
-    r"L_\alpha = \sum_i w_i \max(\alpha e_i, (\alpha - 1) e_i) / \sum_i w_i, "
-    r"\quad e_i = y_i - \hat y_i", _ALPHA)
-max_error.__doc__ = _doc(
-    "max_error", "Maximum residual error (single output only).",
-    r"\max_i |y_i - \hat y_i|", sw=False, mo=False)
-median_absolute_error.__doc__ = _doc(
-    "median_absolute_error",
-    "Median absolute error: the (weighted, averaged inverted CDF) median of |e|.",
-    r"\mathrm{median}_w(|y_i - \hat y_i|)")
-explained_variance_score.__doc__ = _doc(
-    "explained_variance_score", "Explained variance regression score.",
-    r"1 - \mathrm{Var}_w(y - \hat y) / \mathrm{Var}_w(y)", _FF).replace(_MO, _MOV)
-r2_score.__doc__ = _doc(
-    "r2_score", "Coefficient of determination; nan with a warning below two samples.",
-    r"R^2 = 1 - \sum_i w_i (y_i - \hat y_i)^2 / \sum_i w_i (y_i - \bar y_w)^2",
-    _FF).replace(_MO, _MOV)
-mean_tweedie_deviance.__doc__ = _doc(
-    "mean_tweedie_deviance", "Mean Tweedie deviance regression loss.",
-    r"\sum_i w_i d_p(y_i, \hat y_i) / \sum_i w_i", _POWER, mo=False)
-mean_poisson_deviance.__doc__ = _doc(
-    "mean_poisson_deviance", "Mean Poisson deviance (Tweedie power 1).",
-    r"\sum_i w_i\,2 (y_i \log(y_i / \hat y_i) - y_i + \hat y_i) / \sum_i w_i", mo=False)
-mean_gamma_deviance.__doc__ = _doc(
-    "mean_gamma_deviance", "Mean gamma deviance (Tweedie power 2).",
-    r"\sum_i w_i\,2 (\log(\hat y_i / y_i) + y_i / \hat y_i - 1) / \sum_i w_i", mo=False)
-d2_tweedie_score.__doc__ = _doc(
-    "d2_tweedie_score", "Fraction of Tweedie deviance explained (single output).",
-    r"D^2 = 1 - D_p(y, \hat y) / D_p(y, \bar y_w)", _POWER, mo=False)
-d2_pinball_score.__doc__ = _doc(
-    "d2_pinball_score", "Fraction of pinball loss explained.",
-    r"D^2 = 1 - L_\alpha(y, \hat y) / L_\alpha(y, q_\alpha(y))", _ALPHA)
 d2_absolute_error_score.__doc__ = _doc(
     "d2_absolute_error_score", "Fraction of absolute error explained (D^2 pinball, 0.5).",
     r"D^2 = 1 - \mathrm{MAE}(y, \hat y) / \mathrm{MAE}(y, \mathrm{median}_w(y))")
