@@ -188,9 +188,11 @@ def _position_discounts(n_labels, k, log_base, *, xp, dtype, device):
 def _dcg_rows(y, s, discount, *, ignore_ties, xp, ops):
     """DCG of every row of ``y`` ranked by ``s`` (tie-averaged unless ``ignore_ties``)."""
     if ignore_ties:
-        # scikit-learn's order: ascending (stable for few labels), reversed, so
-        # tied scores go higher index first
-        order = xp.flip(xp.argsort(s, axis=1, stable=True), axis=1)
+        # scikit-learn's order: its default (unstable) ascending argsort, reversed.
+        # Tied scores then fall as NumPy's sort kernel leaves them, which depends on
+        # the CPU (SIMD sorts): on NumPy input the same kernel gives scikit-learn's
+        # order on the same machine; ignore_ties asserts there are no ties
+        order = xp.flip(xp.argsort(s, axis=1, stable=False), axis=1)
         return xp.sum(xp.take_along_axis(y, order, axis=1) * discount, axis=1)
     order, ss = sort_desc(s, xp=xp)
     gains = xp.take_along_axis(y, order, axis=1)
