@@ -96,12 +96,13 @@ def _namespace_of(x):
     """array-api-compat's namespace of ``x``, cached per array type (torch
     tensors found without array-api-compat's ``lru_cache``-wrapped helpers,
     which torch.compile warns about when it traces them, and given the
-    namespace of :mod:`.torch_namespace`, whose functions never call them)."""
+    namespace of :mod:`metrix.backends.torch_namespace`, whose functions never
+    call them)."""
     kind = type(x)
     xp = _XP_BY_TYPE.get(kind)
     if xp is None:
         if kind.__module__.startswith("torch") and hasattr(x, "device"):
-            from .torch_namespace import lean_torch_namespace
+            from ..backends.torch_namespace import lean_torch_namespace
 
             xp = lean_torch_namespace()
         else:

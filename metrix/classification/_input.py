@@ -78,7 +78,7 @@ def _float_or_none(a, xp):
         return None
 
 
-def label_problem(prepared: PreparedLabels, *, labels=None, validate=True, want_cm=False,
+def label_problem(prepared: PreparedLabels, *, labels=None, validate=True, want_cm=False,  # noqa: C901
                   samplewise=False) -> LabelProblem:
     """Encode and count the inputs of :func:`prepare_inputs`.
 

@@ -87,7 +87,7 @@ def setwise_labels(targets, *, average, labels, pos_label):
 PRF = ("precision", "recall", "f-score")
 
 
-def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, xp,
+def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, xp,  # noqa: C901
                     dtype, acc_dtype, validate, want=PRF):
     """(precision, recall, fscore, support) from ``LabelCounts`` (selected classes).
 

@@ -171,7 +171,7 @@ def _check_weight_sum(w, xp):
         raise ZeroDivisionError("Weights sum to zero, can't be normalized")
 
 
-def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None,
+def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None,  # noqa: C901
                   mode="multiclass", validate=True, normalized=True) -> ProbaProblem:
     """Validate and encode (y_true, y_proba) as scikit-learn does.
 

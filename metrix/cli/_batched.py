@@ -318,7 +318,7 @@ def _labels(dataset, cols, batch_rows, progress_enabled):
     return sorted(found)
 
 
-def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
+def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):  # noqa: C901
     """The report of a directory / glob source; returns the exit code."""
     from ..evaluation.partial import PARTIAL_METRICS
 
@@ -489,7 +489,7 @@ def _skip_unweighted(results, weight):
                 row["status"] = "skipped (takes no sample_weight)"
 
 
-def run_dask(args, *, yt_cols, yp_cols, ys_cols):
+def run_dask(args, *, yt_cols, yp_cols, ys_cols):  # noqa: C901
     """The report computed by :func:`metrix.dask.evaluate` on a Dask cluster."""
     if importlib.util.find_spec("dask") is None or importlib.util.find_spec(
             "distributed") is None:

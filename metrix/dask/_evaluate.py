@@ -15,7 +15,7 @@ from ..evaluation.partial import (
 from . import _checks, _graph, _groupby
 
 
-def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=None, *,
+def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=None, *,  # noqa: C901
              metrics=None, labels=None, pos_label=None, method="exact", bins=None,
              split_every=None, zero_division="warn", table="tree", split_out=None,
              n_resamples=0, confidence_level=0.95, ci_method="percentile", random_state=0,

@@ -27,7 +27,7 @@ from ._batched_rows import (
 )
 
 
-def find_path(metric, arrays, kw, setups=None):
+def find_path(metric, arrays, kw, setups=None):  # noqa: C901
     """The batched path for ``metric`` on these inputs, or None (loop fallback).
 
     ``setups``: a dict kept across the calls of one :func:`bootstrap_many`, where

@@ -195,7 +195,7 @@ def bootstrap_with_estimate(metric, *arrays, n_resamples=1000, confidence_level=
     return res, estimate
 
 
-def bootstrap_many(calls, *, n_resamples=1000, confidence_level=0.95, method="percentile",
+def bootstrap_many(calls, *, n_resamples=1000, confidence_level=0.95, method="percentile",  # noqa: C901
                    random_state=None, batch_size=None, resampling="multinomial",
                    progress=None):
     """Bootstrap intervals of several metrics on the same rows, from one shared draw.

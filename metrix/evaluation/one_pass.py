@@ -150,7 +150,7 @@ def evaluate(
     return {m: values[m] for m in metrics}
 
 
-def _label_metrics(y_true, y_pred, names, *, labels, sample_weight, pos_label, zero_division,
+def _label_metrics(y_true, y_pred, names, *, labels, sample_weight, pos_label, zero_division,  # noqa: C901
                    validate):
     exact = any(_split(n)[1] == "binary" for n in names if n not in _PLAIN)
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,

@@ -436,7 +436,7 @@ class TrainerMetrics:
         return range(size)
 
     # -- one batch: labels, probabilities, values ------------------------------------
-    def _prepare(self, p, y):
+    def _prepare(self, p, y):  # noqa: C901
         kinds = self._kinds
         if self.task == "regression":
             if p.ndim == y.ndim + 1 and p.shape[-1] == 1:

@@ -59,7 +59,7 @@ def _sample_average(values, weight, *, xp, validate=False):
 
 
 @metric_edge
-def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bool = True,
+def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bool = True,  # noqa: C901
                          sample_weight: Any = None, labels: Sequence | None = None,
                          validate: bool = True) -> Any:
     """Fraction of samples whose true class is among the ``k`` highest scores.

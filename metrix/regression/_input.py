@@ -92,7 +92,7 @@ def _check_multioutput_param(multioutput, allowed, allow_none, func):
             "or an array-like. Got None instead.")
 
 
-def check_reg_targets(y_true, y_pred, sample_weight=None, multioutput=None, *,
+def check_reg_targets(y_true, y_pred, sample_weight=None, multioutput=None, *,  # noqa: C901
                       validate=True, allowed=MULTIOUTPUT_BASIC, allow_none=False,
                       func="metric", multioutput_param=True, custom_checks=True,
                       output_weights=True):

@@ -189,7 +189,7 @@ class LabelStream(StreamMetric):
         space = encode(yt, yp, labels=self._labels, xp=xp, device=device)
         return _ops(xp).edge_cells(space.y_true, space.y_pred, n=c, clip=False)
 
-    def update(self, state, y_true, y_pred, sample_weight=None):
+    def update(self, state, y_true, y_pred, sample_weight=None):  # noqa: C901
         """The state after one batch (pure; no host read unless ``validate``).
 
         ``y_pred`` may be labels ``(n,)`` or scores ``(n, num_classes)``

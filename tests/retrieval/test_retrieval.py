@@ -91,7 +91,7 @@ def ref_prf(yt, ys, k, *, average=None, beta=1.0, labels=None, zd=0.0, sw=None):
     return tuple(_nanavg([r[m] for r in res], weights) for m in range(3))
 
 
-def ref_query(scores, rels, metric, k, action="neg", adaptive_k=False):
+def ref_query(scores, rels, metric, k, action="neg", adaptive_k=False):  # noqa: C901
     """One query by brute force; None means "skip"."""
     n = len(scores)
     order = sorted(range(n), key=lambda i: (-scores[i], i))
