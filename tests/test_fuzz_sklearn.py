@@ -73,11 +73,20 @@ def _assert_same(want, got, where="result"):
         np.testing.assert_allclose(got, want, rtol=TOL, atol=TOL, err_msg=where)
 
 
+#: scikit-learn's own errors on old NumPy (the minimum-versions leg), not input
+#: errors: scikit-learn 1.9 on NumPy 1.x raises this internal TypeError for
+#: average_precision_score of one string class, where on NumPy 2 it returns the
+#: value metrix gives; such a draw is not compared
+UPSTREAM_ERRORS = ("Input should have at least 1 dimension",)
+
+
 def check(name, *args, **kwargs):
     """Call ``name`` in both libraries with the same arguments; same outcome."""
     want, want_exc = _call(getattr(skm, name), args, kwargs)
     got, got_exc = _call(getattr(metrix, name), args, kwargs)
     call = f"{name}(*{args!r}, **{kwargs!r})"
+    if want_exc is not None and any(e in str(want_exc) for e in UPSTREAM_ERRORS):
+        return
     if want_exc is not None or got_exc is not None:
         assert want_exc is not None, f"{call}: metrix raised {got_exc!r}, sklearn gave {want!r}"
         assert got_exc is not None, f"{call}: sklearn raised {want_exc!r}, metrix gave {got!r}"
