@@ -49,4 +49,5 @@ install jax
 python -m pytest conformance tests/core/test_dependency_versions.py -q -p no:cacheprovider \
   -n "$WORKERS" -k "jax-cpu-x64 or dependency_versions"
 install flax
-python -m pytest tests/integrations/test_flax.py -q -p no:cacheprovider -n "$WORKERS"
+python -m pytest tests/integrations/test_flax.py conformance/test_conformance.py -q \
+  -p no:cacheprovider -n "$WORKERS" -k "test_flax or (framework_faces and flax)"

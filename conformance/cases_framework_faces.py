@@ -32,6 +32,8 @@ ones; every other combination is skipped with the reason.  Every case carries
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 from sklearn import metrics as skm
@@ -48,12 +50,16 @@ MARKS = (pytest.mark.integrations,)
 PAD_TO = 32
 
 
-def _only(lib, face):
+def _only(lib, face, module):
+    """The combinations a face cannot run: another library's, and every one where
+    the face's framework is not installed (the minimum-versions stages)."""
+    if importlib.util.find_spec(module) is None:
+        return {c.id: f"{module} is not installed" for c in COMBOS}
     return {c.id: f"the {face} face runs on {lib} arrays only" for c in COMBOS if c.lib != lib}
 
 
-TORCH_ONLY = _only("torch", "torch nn.Module")
-JAX_ONLY = _only("jax", "Flax NNX")
+TORCH_ONLY = _only("torch", "torch nn.Module", "torch")
+JAX_ONLY = _only("jax", "Flax NNX", "flax")
 
 
 # -- the faces -------------------------------------------------------------------------
