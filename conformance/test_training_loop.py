@@ -73,13 +73,7 @@ CASES = [c for c in tc.CASES if _fn(c) is not None and "validate" in _params(_fn
 @pytest.mark.parametrize("combo", COMBOS, ids=[c.id for c in COMBOS])
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_training_loop_route(case, combo):
-    reason = combo.skip_reason()
-    if reason:
-        pytest.skip(reason)
-    if combo.id in case.skip:
-        pytest.skip(case.skip[combo.id])
-    if case.numpy_only and not combo.numpy_only_ok:
-        pytest.skip("string labels are NumPy-only")
+    tc.skip_if_not_here(case, combo)
     expected, _ = tc._reference(case.id, combo.float_dtype)
     if isinstance(expected, Exception):
         pytest.skip("bad input: validate=False promises nothing for it")

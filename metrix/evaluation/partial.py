@@ -595,6 +595,7 @@ def _regression_chunk(yt, yp, w, median=False):
     yp = yp.astype(np.float64)
     e = yt - yp
     sw = float(np.sum(w))
+    # host NumPy states (see the module docstring): the sample count from the shape
     out = {"r_w": np.asarray(sw), "r_n": np.asarray(float(yt.shape[0]))}
     if sw != 0:
         mean_y = np.average(yt, weights=w)

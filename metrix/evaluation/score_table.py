@@ -124,6 +124,7 @@ def table_areas(score, pos, neg, names, *, n_pos, n_neg) -> dict:
                           stacklevel=find_stack_level())
             out["roc_auc"] = float("nan")
         else:
+            # host NumPy tables (this module is host code): no device to read
             out["roc_auc"] = float(roc_auc_score(y, s, sample_weight=w))
     if "average_precision" in names:
         if y.shape[0] == 0:  # no weight at all: scikit-learn's value for no positive

@@ -141,6 +141,7 @@ def _warn_rows(metric, tot_p, tot_n, score, *, pos, codes, weight, xp, max_fpr=N
         n_pos = n_pos * xp.ones_like(tot_p)
         n_neg = n - n_pos
     one_class = (n_pos == 0) | (n_neg == 0)
+    # host read, as the warnings below (validate=True: _warn_rows runs under warn only)
     if max_fpr is not None and max_fpr != 1 and bool(xp.any(~one_class & (tot_n == 0))):
         # host read (validate=True): negatives that all weigh 0 leave scikit-learn's
         # partial curve one point long, and its auc() raises
@@ -230,12 +231,13 @@ ZERO_WEIGHTS = "Sample weights must contain at least one non-zero number."
 
 
 def all_zero_weights(weight, *, xp) -> bool:
-    """Every sample weighs 0 (a host read: ``validate=True`` only)."""
+    """Every sample weighs 0 (a host read: callers run it under ``validate=True`` only)."""
     return weight is not None and weight.shape[0] > 0 and not bool(xp.any(weight != 0))
 
 
 def both_classes(pos, *, xp) -> bool:
-    """Some row of the indicator ``pos`` holds both classes (host reads)."""
+    """Some row of the indicator ``pos`` holds both classes (host reads: called only
+    under ``validate=True``, once every weight is known to be 0)."""
     return bool(xp.any(xp.any(pos != 0, axis=-1) & xp.any(pos == 0, axis=-1)))
 
 
@@ -259,6 +261,7 @@ def _zero_weights_average(metric, y, codes, average, c, *, xp):
         counts = xp.sum(xp.astype(xp.reshape(codes, (-1, 1)) == xp.reshape(
             xp.arange(c, dtype=codes.dtype, device=_ns.device_of(codes)), (1, c)),
             xp.int64), axis=0)
+        # host read (validate=True, all weights 0: an error path)
         mixed = bool(xp.any((counts > 0) & (counts < codes.shape[0])))
         mixed = mixed or (average == "micro" and c > 1)
     else:
