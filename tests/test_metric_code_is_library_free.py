@@ -8,7 +8,7 @@ source (``ast``) and counts, per module, what ties metric code to a library:
 * a test of the namespace or backend (``is_numpy_namespace`` and the other
   ``is_*_namespace``, ``backend_name``) or of the device (``.device.type``);
 * a backend's kernels or host views reached from metric code
-  (``backends._small_batch``, ``_core.host_lane``, ``ARRAY_TYPE``,
+  (``backends._small_batch``, ``backends.host_views``, ``ARRAY_TYPE``,
   ``host_view``).
 
 ``ALLOWED`` lists what is there today, module by module, with the reason; it
@@ -30,22 +30,22 @@ FAMILIES = ("classification", "ranking", "regression", "retrieval", "clustering"
 LIBRARIES = {"numpy", "torch", "jax", "cupy", "array_api_strict"}
 TESTS = {"is_numpy_namespace", "is_torch_namespace", "is_jax_namespace", "is_cupy_namespace",
          "is_array_api_strict_namespace", "backend_name"}
-KERNELS = {"_small_batch", "host_lane", "ARRAY_TYPE", "host_view"}
+KERNELS = {"_small_batch", "host_views", "ARRAY_TYPE", "host_view"}
 
 #: module -> (ties allowed, why); to be emptied by the one-definition refactor
 ALLOWED = {
     "clustering/_sparse.py": (1, "host: SciPy sparse contingency tables (scikit-learn's type)"),
     "clustering/supervised.py": (3, "host: the sparse contingency path"),
     "clustering/_unsupervised_input.py": (4, "host: scikit-learn's pairwise-distance checks"),
-    "classification/confusion.py": (7, "torch-CPU host views of the declared confusion "
-                                       "matrix (to move into the torch adapter)"),
+    "classification/confusion.py": (4, "the declared confusion matrix's and F-score's "
+                                       "NumPy kernels, asked of backends.host_views"),
     "classification/_proba_input.py": (3, "NumPy string labels (to move into the adapter)"),
     "classification/_encoding.py": (1, "NumPy string labels (to move into the adapter)"),
     "classification/_lane.py": (1, "the training-loop lane's host views (to move)"),
     "ranking/_input.py": (1, "NumPy string labels (to move into the adapter)"),
     "ranking/thresholds.py": (1, "NumPy host thresholds (to move into the adapter)"),
     "ranking/_averaging.py": (1, "torch-CPU host view of one-vs-rest AUC (to move)"),
-    "regression/scores.py": (3, "the mean-error lane's kernels and host views (to move)"),
+    "regression/scores.py": (2, "the mean errors' NumPy kernel, asked of backends.host_views"),
     "stream/_functional.py": (1, "the state's backend in its config (checkpoints)"),
     "stream/_checkpoint.py": (2, "the state's backend in its config (checkpoints)"),
 }

@@ -21,20 +21,20 @@ def nan_divide(numerator, denominator, *, xp):
 
 
 def nanaverage(a, *, weights=None, xp):
-    """Weighted mean of ``a`` ignoring NaNs, as scikit-learn's ``_nanaverage``.
+    """Weighted mean of ``a`` over its last axis ignoring NaNs, as scikit-learn's
+    ``_nanaverage`` (leading axes are a batch: the bootstrap's resamples).
 
     All-NaN (or empty) gives NaN; all-zero weights fall back to the plain mean.
-    Returns a 0-d array.
+    Returns a 0-d array for 1-D ``a``.
     """
     nan = xp.isnan(a)
     a0 = xp.where(nan, xp.zeros_like(a), a)
     keep = xp.astype(~nan, a.dtype)
-    count = xp.sum(keep)
-    plain = safe_divide(xp.sum(a0), count, zero_value=float("nan"), xp=xp)
+    count = xp.sum(keep, axis=-1)
+    plain = safe_divide(xp.sum(a0, axis=-1), count, zero_value=float("nan"), xp=xp)
     if weights is None:
         return plain
     w = xp.astype(weights, a.dtype) * keep
-    wsum = xp.sum(w)
-    weighted = safe_divide(xp.sum(w * a0), wsum, zero_value=float("nan"), xp=xp)
+    wsum = xp.sum(w, axis=-1)
+    weighted = safe_divide(xp.sum(w * a0, axis=-1), wsum, zero_value=float("nan"), xp=xp)
     return xp.where(wsum == 0, plain, weighted)
-

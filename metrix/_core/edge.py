@@ -22,7 +22,7 @@ same at its edge, so that ``from metrix import f1_score`` is a drop-in:
 
 The check per call is a type lookup per array argument (cached per type), so
 the training-loop lane pays about a microsecond.  A metric with a host entry
-(:func:`host_entry`, :mod:`.host_lane`) answers its training-loop call on
+(:func:`host_entry`, :mod:`metrix.backends.host_views`) answers its training-loop call on
 host arrays before its edge, and hands every other call to it.
 """
 
@@ -199,7 +199,7 @@ def metric_edge(func):
 
 def host_entry(general):
     """Make the decorated function a public metric whose first step is its host
-    entry (:mod:`.host_lane`): it takes the training-loop call on host arrays
+    entry (:mod:`metrix.backends.host_views`): it takes the training-loop call on host arrays
     itself and hands every other call to ``general``, the edge-wrapped metric
     of the same signature.  Written out, not wrapped: the call to a host
     entry costs no argument packing (a third of its time on a small batch).

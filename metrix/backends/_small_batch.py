@@ -4,7 +4,7 @@ On a batch of a few hundred rows a metric's cost is its Python, not its
 arithmetic: these kernels compute a declared confusion matrix and a mean
 error with the fewest NumPy calls that still check what must be checked.
 The NumPy adapter runs them in its lanes (``Ops.inner_counts``,
-``Ops.mean_error``) and the host entries (:mod:`metrix._core.host_lane`) run
+``Ops.mean_error``) and the host entries (:mod:`metrix.backends.host_views`) run
 them on zero-copy views of torch CPU tensors.  Each returns None where its
 inputs are not the ones it takes; the caller then computes the value its
 usual way, with the same result.

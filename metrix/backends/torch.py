@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .._core import host_lane as _host
+from . import host_views as _host
 from ._generic import LANE_ROWS, GenericOps, widened_scores
 from ._pair_count import (
     MAX_DISCOVERED,
@@ -412,7 +412,7 @@ class TorchKernel:
 
 
 def _host_views(a, b, w, rows, /):
-    """The host entries' views (:mod:`metrix._core.host_lane`): zero-copy NumPy
+    """The host views (:mod:`metrix.backends.host_views`): zero-copy NumPy
     views ``(a, b, w)`` of eager CPU tensors, 1-D and of one length (1 to
     ``rows``; ``w`` may be None), or None (never while torch.compile traces).
     ``is_cpu`` turns device tensors away first (Tensor.numpy's error costs
@@ -457,7 +457,7 @@ def _from_numpy(out):
     return torch.from_numpy(np.asarray(out))
 
 
-_host.register(torch.Tensor, _host_views, torch.from_numpy, _from_numpy)
+_host.register(torch.Tensor, _host_views, _from_numpy)
 
 
 def _chunked(a, b, size) -> bool:

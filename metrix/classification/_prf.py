@@ -1,7 +1,9 @@
 """Precision, recall and F-beta from per-class counts, with scikit-learn's rules.
 
 Shared by ``precision_recall_fscore_support`` and the metrics built on it
-(``jaccard_score``, ``classification_report``, the top-k retrieval report).
+(``classification_report``, the top-k retrieval report), ``jaccard_score``,
+the stream classes, segmentation's pooled scores and the bootstrap's batched
+path: one formula each.
 """
 
 from __future__ import annotations
@@ -91,12 +93,13 @@ def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, 
                     dtype, acc_dtype, validate, want=PRF):
     """(precision, recall, fscore, support) from ``LabelCounts`` (selected classes).
 
-    Ratios are formed in ``acc_dtype`` (the widest float) and returned in
-    ``dtype``.  Only the ratios named in ``want`` are computed (the others are
-    None): the F-score needs neither precision nor recall unless ``beta`` is
-    0 or infinite.  Without warnings to give (``validate=False``, or a set
-    ``zero_division``) each ratio is one :func:`safe_divide` (a training-loop
-    lane's formula: a few ops on the C-vector, no Python layers between).
+    The classes are the last axis; leading axes are a batch (the bootstrap's
+    ``(M, C)`` resample counts).  Ratios are formed in ``acc_dtype`` (the
+    widest float) and returned in ``dtype``.  Only the ratios named in
+    ``want`` are computed (the others are None): the F-score needs neither
+    precision nor recall unless ``beta`` is 0 or infinite.  Without warnings
+    to give (``validate=False``, or a set ``zero_division``) each ratio is one
+    :func:`safe_divide`: a few ops on the C-vector.
     """
     tp, pred, true = counts
     if tp.dtype != acc_dtype:
@@ -106,7 +109,7 @@ def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, 
     if true.dtype != acc_dtype:
         true = xp.astype(true, acc_dtype)
     if average == "micro":
-        tp, pred, true = (xp.reshape(xp.sum(c), (1,)) for c in (tp, pred, true))
+        tp, pred, true = (xp.sum(c, axis=-1, keepdims=True) for c in (tp, pred, true))
     zd = zero_division if type(zero_division) is float else check_zero_division(zero_division)
     if validate and zero_division == "warn" and warn_for:
         def divide(num, den, metric, modifier):
@@ -152,13 +155,33 @@ def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, 
     return avg(precision), avg(recall), avg(fscore), None
 
 
+def jaccard_from_counts(counts, *, average, zero_division, weights=None, xp, validate=False):
+    r"""Jaccard index per class ``tp / (tp + fp + fn)`` from ``LabelCounts``, then
+    scikit-learn's average (NaN-ignoring; ``weights``: the sample weights of
+    ``average="samples"``).  Classes on the last axis, as :func:`prf_from_counts`.
+    """
+    tp, pred, true = counts
+    if average == "micro":
+        tp, pred, true = (xp.sum(c, axis=-1, keepdims=True) for c in (tp, pred, true))
+    jac = prf_divide(tp, pred + true - tp, metric="jaccard", modifier="true or predicted",
+                     average=average, warn_for=("jaccard",), zero_division=zero_division,
+                     xp=xp, validate=validate)
+    if average is None:
+        return jac
+    avg_w = true if average == "weighted" else (weights if average == "samples" else None)
+    if zero_division == zero_division:  # no ratio is NaN: the (weighted) mean
+        return _mean(jac, avg_w, xp)
+    return nanaverage(jac, weights=avg_w, xp=xp)
+
+
 def _mean(v, weights, xp):
-    """Mean of ``v``, weighted when ``weights`` are given (the plain mean where
-    they sum to 0, as scikit-learn's ``_nanaverage``)."""
-    plain = xp.sum(v) / v.shape[0]
+    """Mean of ``v`` over its last axis, weighted when ``weights`` are given (the
+    plain mean where they sum to 0, as scikit-learn's ``_nanaverage``)."""
+    plain = xp.sum(v, axis=-1) / v.shape[-1]
     if weights is None:
         return plain
-    return safe_divide(xp.sum(v * weights), xp.sum(weights), zero_value=plain, xp=xp)
+    return safe_divide(xp.sum(v * weights, axis=-1), xp.sum(weights, axis=-1),
+                       zero_value=plain, xp=xp)
 
 
 def _cast(v, dtype, xp):

@@ -19,7 +19,7 @@ import warnings
 from typing import Literal
 
 from .._core import namespace as _ns
-from .._core.arith import nanaverage, safe_divide
+from .._core.arith import safe_divide
 from .._core.edge import metric_edge
 from .._core.lane import cast
 from .._core.stacklevel import find_stack_level
@@ -34,7 +34,7 @@ from ._input import (
 )
 from ._lane import lane_inputs, lane_position, lane_problem, setwise_lane_problem
 from ._likelihood_ratios import check_replace_lr, likelihood_ratios_from_problem
-from ._prf import prf_divide
+from ._prf import jaccard_from_counts
 from .confusion import correct_and_total
 
 __all__ = [
@@ -76,18 +76,9 @@ def _check_labels_nonempty(labels):
 
 def jaccard_from_problem(prob, *, average, zero_division, validate):
     r"""Jaccard index per class ``tp / (tp + fp + fn)``, averaged as ``average``."""
-    xp = prob.xp
-    tp, pred, true = _counts(prob)
-    if average == "micro":
-        tp, pred, true = (xp.reshape(xp.sum(c), (1,)) for c in (tp, pred, true))
-    jac = prf_divide(tp, pred + true - tp, metric="jaccard", modifier="true or predicted",
-                     average=average, warn_for=("jaccard",), zero_division=zero_division,
-                     xp=xp, validate=validate)
-    if average is None:
-        return cast(jac, prob.float_dtype, xp)
-    weights = true if average == "weighted" else (
-        prob.weights if average == "samples" else None)
-    return cast(nanaverage(jac, weights=weights, xp=xp), prob.float_dtype, xp)
+    jac = jaccard_from_counts(_counts(prob), average=average, zero_division=zero_division,
+                              weights=prob.weights, xp=prob.xp, validate=validate)
+    return cast(jac, prob.float_dtype, prob.xp)
 
 
 def _jaccard_lane(xp, o, config, y_true, y_pred, weights):
@@ -173,20 +164,27 @@ def jaccard_score(
 
 # -- balanced accuracy -----------------------------------------------------
 
+def balanced_accuracy_from_counts(tp, true, *, adjusted, xp):
+    r"""Mean recall over the classes present in ``y_true`` (classes on the last
+    axis), chance-adjusted on request: :math:`(s - 1/k) / (1 - 1/k)` with ``k``
+    the number of present classes.  NaN when no class is present."""
+    recall = safe_divide(tp, true, zero_value=0.0, xp=xp)
+    k = xp.sum(xp.astype(true > 0, recall.dtype), axis=-1)
+    score = safe_divide(xp.sum(recall, axis=-1), k, zero_value=math.nan, xp=xp)
+    if adjusted:
+        chance = safe_divide(xp.ones_like(k), k, zero_value=math.nan, xp=xp)
+        score = (score - chance) / (1 - chance)
+    return score
+
+
 def balanced_accuracy_from_problem(prob, *, adjusted, validate):
-    """Mean recall over the classes present in ``y_true`` (optionally chance-adjusted)."""
+    """:func:`balanced_accuracy_from_counts` of a problem (and scikit-learn's warning)."""
     xp = prob.xp
     tp, _, true = matrix_counts(prob)
-    has_true = true > 0
-    per_class = safe_divide(tp, true, zero_value=0.0, xp=xp)
-    n_classes = xp.sum(xp.astype(has_true, prob.acc_dtype))
-    if validate and not bool(xp.all(has_true)):  # host read, validate=True only
+    if validate and not bool(xp.all(true > 0)):  # host read, validate=True only
         warnings.warn("y_pred contains classes not in y_true", UserWarning,
                       stacklevel=find_stack_level())
-    score = safe_divide(xp.sum(per_class), n_classes, zero_value=float("nan"), xp=xp)
-    if adjusted:
-        chance = 1 / n_classes
-        score = (score - chance) / (1 - chance)
+    score = balanced_accuracy_from_counts(tp, true, adjusted=adjusted, xp=xp)
     return cast(score, prob.float_dtype, xp)
 
 
@@ -267,13 +265,13 @@ def mcc_from_counts(tp, pred, true, *, xp):
     .. math:: \frac{c\,n - \sum_k p_k t_k}
                    {\sqrt{(n^2 - \sum_k p_k^2)(n^2 - \sum_k t_k^2)}}
 
-    with ``c`` the trace of the confusion matrix, ``p``/``t`` its column / row sums.
-    Shared by :func:`matthews_corrcoef` and the streaming ``MatthewsCorrCoef``.
+    with ``c`` the trace of the confusion matrix, ``p``/``t`` its column / row sums
+    (classes on the last axis; leading axes are a batch).
     """
-    n_correct, n = xp.sum(tp), xp.sum(pred)
-    cov_ytyp = n_correct * n - xp.sum(true * pred)
-    cov_ypyp = n * n - xp.sum(pred * pred)
-    cov_ytyt = n * n - xp.sum(true * true)
+    n_correct, n = xp.sum(tp, axis=-1), xp.sum(pred, axis=-1)
+    cov_ytyp = n_correct * n - xp.sum(true * pred, axis=-1)
+    cov_ypyp = n * n - xp.sum(pred * pred, axis=-1)
+    cov_ytyt = n * n - xp.sum(true * true, axis=-1)
     den = cov_ypyp * cov_ytyt
     return safe_divide(cov_ytyp, xp.sqrt(den), zero_value=0.0, xp=xp)
 
@@ -371,12 +369,12 @@ def kappa_terms(cm, counts, *, weights, xp, acc):
     ``CohenKappa``.
     """
     tp, pred, true = counts
-    n = xp.sum(true)
-    if weights is None:
-        observed = n - xp.sum(tp)                       # off-diagonal mass of C
+    n = xp.sum(true, axis=-1)
+    if weights is None:  # classes on the last axis (leading axes: a batch)
+        observed = n - xp.sum(tp, axis=-1)              # off-diagonal mass of C
         # off-diagonal mass of outer(p, t), as sum_i p_i (n - t_i): no n^2 - s
         # cancellation (a fused multiply-add under jit would leave a residue)
-        chance = xp.sum(pred * (n - true))
+        chance = xp.sum(pred * (xp.expand_dims(n, axis=-1) - true), axis=-1)
     else:
         cm = xp.astype(cm, acc)
         idx = xp.arange(cm.shape[0], dtype=acc, device=_ns.device_of(cm))

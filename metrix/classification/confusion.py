@@ -14,7 +14,6 @@ import math
 import warnings
 from typing import Literal
 
-from .._core import host_lane as _host
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from .._core.edge import host_entry, metric_edge
@@ -23,6 +22,7 @@ from .._core.typing import Array, ArrayLike
 from .._core.validation import check_zero_division
 from ..backends._generic import LANE_ROWS
 from ..backends._small_batch import host_confusion_counts
+from ..backends.host_views import host_call, numpy_lane
 from ._encoding import comparable
 from ._input import any_label_in_y_true, label_problem, prepare_inputs, setwise_problem
 from ._lane import (
@@ -143,17 +143,18 @@ def confusion_matrix(
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.confusion_matrix``.
     """
-    if type(y_true) is _host.ARRAY_TYPE and not validate and sample_weight is None and (
-            normalize is None):  # the training-loop call (:mod:`metrix._core.host_lane`)
-        c = declared_range(labels)
-        if c is not None and c > 1:
-            views = _host.VIEWS(y_true, y_pred, None, LANE_ROWS)
-            if views is not None:
-                cm = host_confusion_counts(views[0], views[1], c)
-                if cm is not None:
-                    return _host.TO_ARRAY(cm)
+    if not validate and sample_weight is None and normalize is None:  # a training loop's
+        cm = host_call(_declared_counts, y_true, y_pred, None, LANE_ROWS, labels)
+        if cm is not None:
+            return cm
     return _confusion_matrix(y_true, y_pred, labels=labels, sample_weight=sample_weight,
                              normalize=normalize, validate=validate)
+
+
+def _declared_counts(a, b, _, labels):
+    """The declared confusion matrix of host views (:func:`host_call`'s kernel), or None."""
+    c = declared_range(labels)
+    return None if c is None or c < 2 else host_confusion_counts(a, b, c)
 
 
 def _confusion_lane(xp, o, config, y_true, y_pred, weights):
@@ -400,7 +401,7 @@ def _prfs(y_true, y_pred, *, beta, labels, pos_label, average, warn_for, sample_
     zd = check_zero_division(zero_division)
     check_beta(beta)
     if not validate:
-        if type(y_true) is _host.ARRAY_TYPE and sample_weight is None:
+        if sample_weight is None:
             out = _prfs_on_host(y_true, y_pred, beta, labels, pos_label, average, zd, want)
             if out is not None:
                 return out
@@ -433,27 +434,26 @@ def _prfs(y_true, y_pred, *, beta, labels, pos_label, average, warn_for, sample_
 
 
 def _prfs_on_host(y_true, y_pred, beta, labels, pos_label, average, zd, want):
-    """The lane of :func:`_prfs` run on host views (:mod:`metrix._core.host_lane`):
-    declared integer labels of eager torch CPU tensors, no weights.  Past the
-    edge, but before the namespace lookup and the adapter's lane (a third of
-    a training-loop call on a batch of 256).  None where the call takes the
-    usual way."""
+    """:func:`_prfs` of a training loop's host arrays (:func:`host_call`: declared
+    integer labels of eager torch CPU tensors, no weights), past the edge but
+    before the namespace lookup and the adapter's lane (a third of the call on
+    a batch of 256); None where the call takes the usual way."""
+    out = host_call(_prfs_views, y_true, y_pred, None, LANE_ROWS,
+                    (beta, labels, pos_label, average, zd, want))
+    return out if out is None or type(out) is tuple else (None, None, out, None)
+
+
+def _prfs_views(a, b, _, config):
+    """:func:`_prfs_lane` on host views, in NumPy (None: the usual way)."""
+    beta, labels, pos_label, average, zd, want = config
     c = declared_range(labels)
-    if c is None:
-        return None
+    if c is None or a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
+        return None  # not the lane's declared integral labels
     pos = lane_position(average, pos_label, c)
     if pos is False:
         return None
-    views = _host.VIEWS(y_true, y_pred, None, LANE_ROWS)
-    if views is None:
-        return None
-    a, b, _ = views
-    if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":  # the lane's integral labels
-        return None
-    xp, o = _host.numpy_lane()
-    out = _host.TO_ARRAYS(_prfs_lane(xp, o, _prfs_config(c, beta, average, zd, pos, want),
-                                     a, b, None))
-    return out if type(out) is tuple else (None, None, out, None)  # the F-score alone
+    xp, o = numpy_lane()
+    return _prfs_lane(xp, o, _prfs_config(c, beta, average, zd, pos, want), a, b, None)
 
 
 def _prfs_config(c, beta, average, zd, pos, want):
@@ -604,8 +604,7 @@ def f1_score(
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.f1_score``.
     """
-    if type(y_true) is _host.ARRAY_TYPE and not validate and sample_weight is None:
-        # the training-loop call on host tensors (:mod:`metrix._core.host_lane`)
+    if not validate and sample_weight is None:  # a training loop's call, on host views
         out = _prfs_on_host(y_true, y_pred, 1.0, labels, pos_label, average,
                             check_zero_division(zero_division), ("f-score",))
         if out is not None:

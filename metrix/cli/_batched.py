@@ -242,9 +242,10 @@ class _PoissonStates:
 
 
 def _bootstrap_info(args):
-    return {"n_resamples": args.bootstrap, "confidence_level": args.confidence,
-            "method": args.ci_method, "seed": args.seed, "resampling": "poisson",
-            "ranking_bins": args.bins or 1000}
+    """``{"bootstrap": its settings}`` of a ``--bootstrap`` run, else ``{}``."""
+    return {"bootstrap": {"n_resamples": args.bootstrap, "confidence_level": args.confidence,
+                          "method": args.ci_method, "seed": args.seed, "resampling": "poisson",
+                          "ranking_bins": args.bins or 1000}} if args.bootstrap else {}
 
 
 def _report_rows(specs, chosen, values, failed=None):
@@ -318,86 +319,49 @@ def _labels(dataset, cols, batch_rows, progress_enabled):
     return sorted(found)
 
 
-def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):  # noqa: C901
+def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
     """The report of a directory / glob source; returns the exit code."""
-    from ..evaluation.partial import PARTIAL_METRICS
-
-    if args.bootstrap and args.ci_method == "bca":
-        raise UsageError("--ci-method bca needs the data in memory (its jackknife): give "
-                         "one file, or use percentile / basic intervals")
-    if args.plots:
-        raise UsageError("--plots needs the data in memory: give one file")
-    if args.backend != "numpy":
-        raise UsageError("a directory or glob source is read on the host: --backend numpy")
+    _check_batched_args(args)
     files, fmt = source_files(args.predictions)
     dataset = Dataset(files, fmt)
     wanted = yt_cols + yp_cols + ys_cols + ([args.sample_weight] if args.sample_weight else [])
     dataset.check_columns(wanted, args.predictions)
     enabled = False if args.quiet else None
-    batch_rows = args.batch_rows
+    batch_rows, cols = args.batch_rows, (yt_cols, yp_cols, ys_cols)
     first = next(dataset.batches(wanted, min(batch_rows, 100_000)), None)
     if first is None:
         raise BadData(f"{args.predictions!r} has no rows")
-    y_true0, y_pred0 = _block(first, yt_cols), _block(first, yp_cols)
-    y_score0 = _scores(first, ys_cols)
+    y_true0, y_pred0, y_score0 = _targets(first, cols)
     task = args.task
     if task == "auto":
         task = detect_task(y_true0, y_pred0, y_score0)
     if y_true0.ndim == 2 or task == "multilabel":
-        return _run_rows(args, dataset, task, wanted, (yt_cols, yp_cols, ys_cols),
-                         (y_true0, y_pred0, y_score0), len(files), fmt)
+        return _run_rows(args, dataset, task, wanted, cols, (y_true0, y_pred0, y_score0),
+                         len(files), fmt)
     if len(yp_cols) > 1:
         raise UsageError(f"task {task} takes one --y-pred column, got {len(yp_cols)}")
-    labels, pos = None, None
-    if task in ("binary", "multiclass", "ranking"):
-        labels = _labels(dataset, yt_cols + yp_cols, batch_rows, enabled)
-        if task == "ranking":  # one --y-true column: ROC AUC and AP of binary relevance
-            if len(labels) > 2:
-                raise BadData(f"--task ranking with one --y-true column needs binary "
-                              f"relevance, got {len(labels)} values")
-            pos = labels[-1]
-        if task == "binary" and len(labels) > 2:
-            task = "multiclass" if args.task == "auto" else task
-            if args.task == "binary":
-                raise BadData(f"--task binary needs at most 2 classes, got {len(labels)}")
-        if task == "binary":
-            pos = labels[-1]
-            if args.pos_label is not None:
-                pos = as_label(args.pos_label, labels)
+    task, labels, pos = _task_labels(args, dataset, task, yt_cols + yp_cols, enabled)
     check_inputs(task, y_true0, y_pred0, y_score0)  # the task's input rules, as read whole
     if task in ("binary", "multiclass"):
         check_score_columns(task, labels, y_score0)
     data = Data(y_true0, y_pred0, y_score0, None, labels or [], pos)
-    specs = default_metrics(task, data, has_pred=bool(yp_cols), has_score=bool(ys_cols))
-    chosen = {spec.key: _partial_name(spec, PARTIAL_METRICS) for spec in specs}
-    names = list(dict.fromkeys(n for n in chosen.values() if n is not None))
+    specs, chosen, names = _partial_specs(task, data, yp_cols, ys_cols)
     method = "binned" if args.bins else "exact"
     try:
         groups = [_Group(g, task, labels, pos, method, args) for g in _grouped(names)]
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
-    limit = args.memory * 2**20
-    t_read = 0.0
-    n = 0
-    failed = {}
+    n, failed, limit = 0, {}, args.memory * 2**20
     weighted = _WeightSeen(args.sample_weight)
     with Progress(dataset.num_rows, "scoring", enabled=enabled) as bar:
         t0 = time.perf_counter()
         for batch in dataset.batches(wanted, batch_rows):
-            y_true, y_pred = _block(batch, yt_cols), _block(batch, yp_cols)
-            y_score = _scores(batch, ys_cols)
+            y_true, y_pred, y_score = _targets(batch, cols)
             sw = weighted(batch)
             if task == "regression" and (is_text(y_true) or (y_pred is not None
                                                              and is_text(y_pred))):
                 raise BadData("regression targets must be numbers, got text")
-            for group in [g for g in groups if g.names[0] not in failed]:
-                try:
-                    group.add(n, y_true, y_pred, y_score, sw)
-                except ValueError as exc:  # these metrics refuse the data: error rows
-                    failed.update(dict.fromkeys(group.names, exc))
-            if failed and all(g.names[0] in failed for g in groups):
-                # every metric refuses the data: bad data, as read whole
-                raise BadData(str(failed[groups[0].names[0]]))
+            _add_batch(groups, failed, n, y_true, y_pred, y_score, sw)
             n += len(y_true)
             if sum(g.merger.table_rows() for g in groups) * TABLE_ROW_BYTES > limit:
                 raise CliError(
@@ -407,23 +371,82 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):  # noqa: C901
                     "--memory")
             bar.update(n)
         weighted.check()
-        values, table_rows = {}, 0
-        for group in [g for g in groups if g.names[0] not in failed]:
-            state = group.merger.result()
-            table_rows += group.pe.table_rows(state)
-            try:
-                values.update(group.values(state))
-            except ValueError as exc:
-                failed.update(dict.fromkeys(group.names, exc))
+        values, table_rows = _group_values(groups, failed)
         t_metrics = time.perf_counter() - t0
     results = _report_rows(specs, chosen, values, failed)
     _skip_unweighted(results, args.sample_weight)
-    info = {"bootstrap": _bootstrap_info(args)} if args.bootstrap else {}
-    return task, results, {**info, "n_samples": n, "labels": labels, "pos_label": pos,
-                           "files": len(files), "format": fmt, "method": method,
-                           "bins": args.bins or None, "batch_rows": batch_rows,
-                           "table_rows": table_rows,
-                           "timings_s": {"read_and_metrics": t_metrics, "read": t_read}}
+    return task, results, {**_bootstrap_info(args), "n_samples": n, "labels": labels,
+                           "pos_label": pos, "files": len(files), "format": fmt,
+                           "method": method, "bins": args.bins or None,
+                           "batch_rows": batch_rows, "table_rows": table_rows,
+                           "timings_s": {"read_and_metrics": t_metrics, "read": 0.0}}
+
+
+def _check_batched_args(args):
+    """Refuse the options that need the data in memory or on a device."""
+    if args.bootstrap and args.ci_method == "bca":
+        raise UsageError("--ci-method bca needs the data in memory (its jackknife): give "
+                         "one file, or use percentile / basic intervals")
+    if args.plots:
+        raise UsageError("--plots needs the data in memory: give one file")
+    if args.backend != "numpy":
+        raise UsageError("a directory or glob source is read on the host: --backend numpy")
+
+
+def _task_labels(args, dataset, task, label_cols, enabled):
+    """``(task, labels, pos_label)``: the labels of a first pass, and the task they give."""
+    if task not in ("binary", "multiclass", "ranking"):
+        return task, None, None
+    labels, pos = _labels(dataset, label_cols, args.batch_rows, enabled), None
+    if task == "ranking":  # one --y-true column: ROC AUC and AP of binary relevance
+        if len(labels) > 2:
+            raise BadData(f"--task ranking with one --y-true column needs binary "
+                          f"relevance, got {len(labels)} values")
+        pos = labels[-1]
+    if task == "binary" and len(labels) > 2:
+        task = "multiclass" if args.task == "auto" else task
+        if args.task == "binary":
+            raise BadData(f"--task binary needs at most 2 classes, got {len(labels)}")
+    if task == "binary":
+        pos = labels[-1]
+        if args.pos_label is not None:
+            pos = as_label(args.pos_label, labels)
+    return task, labels, pos
+
+
+def _partial_specs(task, data, yp_cols, ys_cols):
+    """``(specs, chosen, names)``: the task's report rows, the :class:`PartialEvaluation`
+    name of each (None: not streamable), and those names once each."""
+    from ..evaluation.partial import PARTIAL_METRICS
+
+    specs = default_metrics(task, data, has_pred=bool(yp_cols), has_score=bool(ys_cols))
+    chosen = {spec.key: _partial_name(spec, PARTIAL_METRICS) for spec in specs}
+    return specs, chosen, list(dict.fromkeys(n for n in chosen.values() if n is not None))
+
+
+def _add_batch(groups, failed, row_start, y_true, y_pred, y_score, sw):
+    """Add a batch to each group still live; a group that refuses it goes to ``failed``."""
+    for group in [g for g in groups if g.names[0] not in failed]:
+        try:
+            group.add(row_start, y_true, y_pred, y_score, sw)
+        except ValueError as exc:  # these metrics refuse the data: error rows
+            failed.update(dict.fromkeys(group.names, exc))
+    if failed and all(g.names[0] in failed for g in groups):
+        # every metric refuses the data: bad data, as read whole
+        raise BadData(str(failed[groups[0].names[0]]))
+
+
+def _group_values(groups, failed):
+    """``(values, table rows)`` of the live groups' merged states; errors go to ``failed``."""
+    values, table_rows = {}, 0
+    for group in [g for g in groups if g.names[0] not in failed]:
+        state = group.merger.result()
+        table_rows += group.pe.table_rows(state)
+        try:
+            values.update(group.values(state))
+        except ValueError as exc:
+            failed.update(dict.fromkeys(group.names, exc))
+    return values, table_rows
 
 
 def _grouped(names):
@@ -489,25 +512,13 @@ def _skip_unweighted(results, weight):
                 row["status"] = "skipped (takes no sample_weight)"
 
 
-def run_dask(args, *, yt_cols, yp_cols, ys_cols):  # noqa: C901
+def run_dask(args, *, yt_cols, yp_cols, ys_cols):
     """The report computed by :func:`metrix.dask.evaluate` on a Dask cluster."""
-    if importlib.util.find_spec("dask") is None or importlib.util.find_spec(
-            "distributed") is None:
-        raise NotInstalled("--dask needs dask and distributed: pip install 'metrix[dask]'")
-    if len(yt_cols) != 1 or len(yp_cols) > 1:
-        raise UsageError("--dask takes one --y-true column and at most one --y-pred column "
-                         "(several --y-score columns: the probability of each class)")
-    if args.plots:
-        raise UsageError("--dask gives no --plots")
-    if args.bootstrap and args.ci_method == "bca":
-        raise UsageError("--ci-method bca needs the data in memory (its jackknife): use "
-                         "percentile / basic intervals with --dask")
+    _check_dask_args(args, yt_cols, yp_cols)
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
 
     import metrix.dask as mdask
-
-    from ..evaluation.partial import PARTIAL_METRICS
 
     path = args.predictions
     if is_batched_source(path):
@@ -540,25 +551,19 @@ def run_dask(args, *, yt_cols, yp_cols, ys_cols):  # noqa: C901
             raise BadData(f"{path!r} has no rows")
         y_true0 = head[yt_cols[0]].to_numpy()
         y_pred0 = head[yp_cols[0]].to_numpy() if yp_cols else None
-        y_score0 = None if not ys_cols else head[ys_cols[0]].to_numpy() if len(
-            ys_cols) == 1 else head[ys_cols].to_numpy()
+        y_score = (ys_cols[0] if len(ys_cols) == 1 else ys_cols) if ys_cols else None
+        y_score0 = None if y_score is None else head[y_score].to_numpy()
         task = args.task if args.task != "auto" else detect_task(y_true0, y_pred0, y_score0)
         if task in ("multilabel", "ranking"):
             raise UsageError(f"--dask does not take task {task}")
         data = Data(y_true0, y_pred0, y_score0, None, [], None)
-        specs = default_metrics(task, data, has_pred=bool(yp_cols), has_score=bool(ys_cols))
-        chosen = {spec.key: _partial_name(spec, PARTIAL_METRICS) for spec in specs}
-        names = list(dict.fromkeys(n for n in chosen.values() if n is not None))
-        pos = None
-        if task == "binary" and args.pos_label is not None:
-            pos = args.pos_label
+        specs, chosen, names = _partial_specs(task, data, yp_cols, ys_cols)
+        pos = args.pos_label if task == "binary" else None
+        method = "binned" if args.bins else "exact"
         t0 = time.perf_counter()
         kwargs = dict(y_true=yt_cols[0], y_pred=yp_cols[0] if yp_cols else None,
-                      y_score=(ys_cols[0] if len(ys_cols) == 1 else ys_cols) if ys_cols
-                      else None,
-                      sample_weight=args.sample_weight, metrics=names,
-                      pos_label=_typed_label(pos, y_true0),
-                      method="binned" if args.bins else "exact", bins=args.bins or None)
+                      y_score=y_score, sample_weight=args.sample_weight, metrics=names,
+                      pos_label=_typed_label(pos, y_true0), method=method, bins=args.bins or None)
         if args.bootstrap:
             kwargs.update(n_resamples=args.bootstrap, confidence_level=args.confidence,
                           ci_method=args.ci_method, random_state=args.seed,
@@ -577,11 +582,24 @@ def run_dask(args, *, yt_cols, yp_cols, ys_cols):  # noqa: C901
         if cluster is not None:
             cluster.close()
     results = _report_rows(specs, chosen, values)
-    info = {"bootstrap": _bootstrap_info(args)} if args.bootstrap else {}
-    return task, results, {**info, "n_samples": n, "files": len(files), "format": fmt,
-                           "dask": args.dask, "method": "binned" if args.bins else "exact",
-                           "bins": args.bins or None,
-                           "timings_s": {"read_and_metrics": t_metrics}}
+    return task, results, {**_bootstrap_info(args), "n_samples": n, "files": len(files),
+                           "format": fmt, "dask": args.dask, "method": method,
+                           "bins": args.bins or None, "timings_s": {"read_and_metrics": t_metrics}}
+
+
+def _check_dask_args(args, yt_cols, yp_cols):
+    """Refuse a ``--dask`` run without dask, or with options it cannot take."""
+    if importlib.util.find_spec("dask") is None or importlib.util.find_spec(
+            "distributed") is None:
+        raise NotInstalled("--dask needs dask and distributed: pip install 'metrix[dask]'")
+    if len(yt_cols) != 1 or len(yp_cols) > 1:
+        raise UsageError("--dask takes one --y-true column and at most one --y-pred column "
+                         "(several --y-score columns: the probability of each class)")
+    if args.plots:
+        raise UsageError("--dask gives no --plots")
+    if args.bootstrap and args.ci_method == "bca":
+        raise UsageError("--ci-method bca needs the data in memory (its jackknife): use "
+                         "percentile / basic intervals with --dask")
 
 
 def _typed_label(text, sample):
@@ -599,15 +617,13 @@ def _run_rows(args, dataset, task, wanted, cols, first, n_files, fmt):
     """A multilabel or ranking task (targets of several columns) batch by batch:
     :class:`metrix.evaluation.partial_rows.RowsEvaluation`."""
     from ..evaluation.partial_rows import PER_LABEL, ROWS_METRICS, RowsEvaluation
-    from ._tasks import check_inputs
 
     yt_cols, yp_cols, ys_cols = cols
     if args.bootstrap:
         raise UsageError(f"--bootstrap of a {task} task needs the data in memory: give one "
                          "file")
-    y_true0, y_pred0, y_score0 = first
-    check_inputs(task, y_true0, y_pred0, y_score0)
-    data = Data(y_true0, y_pred0, y_score0, None, [], None)
+    check_inputs(task, *first)
+    data = Data(*first, None, [], None)
     specs = default_metrics(task, data, has_pred=bool(yp_cols), has_score=bool(ys_cols))
     chosen = {spec.key: spec.key if spec.key in ROWS_METRICS else None for spec in specs}
     names = [m for m in chosen.values() if m is not None]
@@ -622,8 +638,7 @@ def _run_rows(args, dataset, task, wanted, cols, first, n_files, fmt):
         t0 = time.perf_counter()
         weighted = _WeightSeen(args.sample_weight)
         for batch in dataset.batches(wanted, args.batch_rows):
-            y_true, y_pred = _block(batch, yt_cols), _block(batch, yp_cols)
-            y_score = _scores(batch, ys_cols)
+            y_true, y_pred, y_score = _targets(batch, cols)
             sw = weighted(batch)
             check_inputs(task, y_true, y_pred, y_score)
             for group, merger in list(mergers.items()):
@@ -646,6 +661,12 @@ def _run_rows(args, dataset, task, wanted, cols, first, n_files, fmt):
                            "timings_s": {"read_and_metrics": t_metrics}}
 
 
+def _targets(batch, cols):
+    """``(y_true, y_pred, y_score)`` of a batch, from the ``(true, pred, score)`` columns."""
+    yt_cols, yp_cols, ys_cols = cols
+    return _block(batch, yt_cols), _block(batch, yp_cols), _scores(batch, ys_cols)
+
+
 def _block(batch, names):
     """One column as it is (1-D), several stacked as the columns of a 2-D array."""
     if not names:
@@ -656,8 +677,5 @@ def _block(batch, names):
 
 
 def _scores(batch, names):
-    if not names:
-        return None
-    if len(names) == 1:
-        return batch[names[0]].astype(np.float64)
-    return np.stack([batch[c].astype(np.float64) for c in names], axis=1)
+    """The score column(s) as :func:`_block` gives them, in float64."""
+    return None if not names else _block(batch, names).astype(np.float64)

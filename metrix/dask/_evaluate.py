@@ -15,7 +15,7 @@ from ..evaluation.partial import (
 from . import _checks, _graph, _groupby
 
 
-def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=None, *,  # noqa: C901
+def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=None, *,
              metrics=None, labels=None, pos_label=None, method="exact", bins=None,
              split_every=None, zero_division="warn", table="tree", split_out=None,
              n_resamples=0, confidence_level=0.95, ci_method="percentile", random_state=0,
@@ -125,12 +125,7 @@ def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=No
     >>> evaluate(df, y_true="y", y_pred="p", metrics=["accuracy", "f1"])
     {'accuracy': 0.75, 'f1': 0.6666666666666666}
     """
-    if metrics is None:
-        metrics = (DEFAULT_LABEL_METRICS if y_pred is not None else ()) + (
-            DEFAULT_PROBA_METRICS if y_score is not None else ())
-        if not metrics:
-            raise ValueError("Give y_pred or y_score (or metrics=).")
-    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    metrics = _metric_names(metrics, y_pred, y_score)
     if table not in ("tree", "groupby"):
         raise ValueError(f'table must be "tree" or "groupby", got {table!r}')
     grouped = [m for m in metrics if m in RANKING_METRICS] if (
@@ -180,10 +175,19 @@ def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=No
         values.update(pe.finalize(state))
         found = boot.intervals(boot_states, {m: values[m] for m in metrics},
                                confidence_level=confidence_level, method=ci_method)
-        for name, bounds in found.items():
-            values.update({f"{name}_{k}": v for k, v in bounds.items()})
+        values.update({f"{m}_{k}": v for m, bounds in found.items() for k, v in bounds.items()})
     return {**{m: values[m] for m in metrics}, **{k: v for k, v in values.items()
                                                   if k not in metrics}}
+
+
+def _metric_names(metrics, y_pred, y_score):
+    """The requested metrics as a list; by default those the given inputs allow."""
+    if metrics is None:
+        metrics = (DEFAULT_LABEL_METRICS if y_pred is not None else ()) + (
+            DEFAULT_PROBA_METRICS if y_score is not None else ())
+        if not metrics:
+            raise ValueError("Give y_pred or y_score (or metrics=).")
+    return [metrics] if isinstance(metrics, str) else list(metrics)
 
 
 def _compute(*graphs, progress=False):

@@ -9,17 +9,16 @@ name, its keywords and the inputs' shapes.
 from __future__ import annotations
 
 from .._core import namespace as _ns
+from ..registry import by_function
 from ._batched_paths import (
     _LABEL_KW,
     _PROBA_KW,
-    _REG,
     LabelPath,
     ProbaPath,
     RankingPath,
     RegressionPath,
 )
 from ._batched_rows import (
-    ROW_MEAN_KW,
     OrderStatPath,
     OvrAucPath,
     multilabel_path,
@@ -27,67 +26,76 @@ from ._batched_rows import (
 )
 
 
-def find_path(metric, arrays, kw, setups=None):  # noqa: C901
+def find_path(metric, arrays, kw, setups=None):
     """The batched path for ``metric`` on these inputs, or None (loop fallback).
 
-    ``setups``: a dict kept across the calls of one :func:`bootstrap_many`, where
-    paths on the same inputs leave what they derive once (an encoding, a sort).
+    The path is the registry's (:mod:`metrix.registry`); its finder checks the
+    keywords and the inputs' shapes.  ``setups``: a dict kept across the calls of
+    one :func:`bootstrap_many`, where paths on the same inputs leave what they
+    derive once (an encoding, a sort).
     """
     # a metrix function, told by name and module (no import of the package root)
-    name = getattr(metric, "__name__", None)
-    if (name not in (*_LABEL_KW, "roc_auc_score", "average_precision_score", *_REG,
-                     *_PROBA_KW, *ROW_MEAN_KW, "max_error", "median_absolute_error",
-                     "hamming_loss")
+    entry = by_function(getattr(metric, "__name__", None))
+    if (entry is None or entry.path is None or len(arrays) != 2
             or not getattr(metric, "__module__", "").startswith("metrix.")):
-        name = None
-    if name is None or len(arrays) != 2:
         return None
     a, b = arrays
-    if name in _PROBA_KW:
-        return _proba_path(name, a, b, kw)
-    if name in ROW_MEAN_KW:
-        return row_mean_path(metric, name, arrays, kw)
+    if entry.path == "row_mean":
+        return row_mean_path(metric, entry.function, arrays, kw)
+    if getattr(a, "ndim", 1) == 2 and getattr(b, "ndim", 1) == 2 and entry.path in (
+            "label", "multilabel"):
+        return multilabel_path(entry.function, a, b, kw)
+    return _FINDERS[entry.path](entry.function, a, b, kw, setups)
+
+
+def _label_path(name, a, b, kw, setups):
+    """A :class:`LabelPath` of 1-D labels (not weighted kappa)."""
+    if (getattr(a, "ndim", 1) != 1 or getattr(b, "ndim", 1) != 1
+            or not set(kw) <= _LABEL_KW[name]
+            or (name == "cohen_kappa_score" and kw.get("weights") is not None)
+            or kw.get("average", "binary") not in ("binary", "micro", "macro", "weighted",
+                                                   None)):
+        return None
+    return LabelPath(name, a, b, kw, setups)
+
+
+def _ranking_path(name, a, b, kw, setups):
+    """A :class:`RankingPath` of 1-D scores, or the one-vs-rest AUC of 2-D ones."""
     if name == "roc_auc_score" and getattr(b, "ndim", 1) == 2:
         if (kw.get("multi_class") != "ovr" or kw.get("average", "macro") not in (
                 "macro", "weighted") or not set(kw) <= {"multi_class", "labels", "average",
                                                         "sample_weight"}):
             return None
         return OvrAucPath.of(a, b, kw, setups)
-    if getattr(a, "ndim", 1) == 2 and getattr(b, "ndim", 1) == 2 and (
-            name in _LABEL_KW or name == "hamming_loss"):
-        return multilabel_path(name, a, b, kw)
-    if getattr(a, "ndim", 1) != 1 or getattr(b, "ndim", 1) != 1 or name == "hamming_loss":
+    allowed = {"sample_weight", "average", "pos_label"} | (
+        {"max_fpr"} if name == "roc_auc_score" else set())
+    if (getattr(a, "ndim", 1) != 1 or getattr(b, "ndim", 1) != 1 or not set(kw) <= allowed
+            or kw.get("max_fpr") is not None):
         return None
-    if name in ("max_error", "median_absolute_error"):
-        allowed = {"sample_weight", "multioutput"} if name == "median_absolute_error" else set()
-        if not set(kw) <= allowed or kw.get("multioutput", "uniform_average") != \
-                "uniform_average":
-            return None
-        return OrderStatPath(name, a, b, kw)
-    if name in _LABEL_KW:
-        if not set(kw) <= _LABEL_KW[name]:
-            return None
-        if name == "cohen_kappa_score" and kw.get("weights") is not None:
-            return None
-        if kw.get("average", "binary") not in ("binary", "micro", "macro", "weighted", None):
-            return None
-        return LabelPath(name, a, b, kw, setups)
-    if name in ("roc_auc_score", "average_precision_score"):
-        allowed = {"sample_weight", "average", "pos_label"} | (
-            {"max_fpr"} if name == "roc_auc_score" else set())
-        if not set(kw) <= allowed or kw.get("max_fpr") is not None:
-            return None
-        return RankingPath(name, a, b, kw, setups)
+    return RankingPath(name, a, b, kw, setups)
+
+
+def _order_path(name, a, b, kw, setups):
+    """An :class:`OrderStatPath` (max error, median absolute error) of 1-D targets."""
+    allowed = {"sample_weight", "multioutput"} if name == "median_absolute_error" else set()
+    if (getattr(a, "ndim", 1) != 1 or getattr(b, "ndim", 1) != 1 or not set(kw) <= allowed
+            or kw.get("multioutput", "uniform_average") != "uniform_average"):
+        return None
+    return OrderStatPath(name, a, b, kw)
+
+
+def _regression_path(name, a, b, kw, setups):
+    """A :class:`RegressionPath` of 1-D targets, uniformly averaged."""
     allowed = {"sample_weight", "multioutput"} | (
         {"force_finite"} if name in ("r2_score", "explained_variance_score") else set())
-    if not set(kw) <= allowed or kw.get("multioutput", "uniform_average") == "raw_values":
-        return None
-    if not isinstance(kw.get("multioutput", "uniform_average"), str):
+    if (getattr(a, "ndim", 1) != 1 or getattr(b, "ndim", 1) != 1 or not set(kw) <= allowed
+            or not isinstance(kw.get("multioutput", "uniform_average"), str)
+            or kw.get("multioutput", "uniform_average") == "raw_values"):
         return None
     return RegressionPath(name, a, b, kw)
 
 
-def _proba_path(name, y_true, y_proba, kw):
+def _proba_path(name, y_true, y_proba, kw, setups=None):
     """A :class:`ProbaPath` where every resample's call reads its inputs as the full
     data's call does; None (the loop) otherwise."""
     if not set(kw) <= _PROBA_KW[name] or getattr(y_true, "ndim", 1) != 1:
@@ -103,3 +111,8 @@ def _proba_path(name, y_true, y_proba, kw):
                 classes.tolist()) <= {-1, 1}:
             return None
     return ProbaPath(name, y_true, y_proba, kw)
+
+
+_FINDERS = {"label": _label_path, "ranking": _ranking_path, "proba": _proba_path,
+            "regression": _regression_path, "order": _order_path,
+            "multilabel": lambda *args: None}  # multilabel only: its 1-D form loops

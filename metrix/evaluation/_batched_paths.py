@@ -9,10 +9,9 @@ resampling) or ``counts`` (an ``(M, N)`` float array of Poisson(1) counts).
   MCC, Cohen's kappa): the label set is discovered once on the full data, the
   labels are encoded once, and one ``bincount`` of ``m * S + cell`` (weights:
   the drawn samples' weights) gives the ``M`` confusion matrices (``S = C^2``
-  cells; for many classes three length-``C`` bincounts instead).  The metric
-  formula is then applied to the ``(M, C)`` per-class counts by broadcasting
-  (a small batched copy of scikit-learn's formulas: ``metrix.classification._prf`` and the
-  agreement formulas reduce over all axes, so they do not batch).
+  cells; for many classes three length-``C`` bincounts instead).  The
+  metric's own formula (``metrix.classification._prf``, ``.agreement``: they
+  reduce over the last axis) is then applied to the ``(M, C)`` per-class counts.
 * **Binary ranking metrics** (``roc_auc_score``, ``average_precision_score``):
   the scores are sorted once for all resamples and split by class; each
   resample is a row of counts in that order, and one cumulative sum per class
@@ -43,7 +42,10 @@ from .._core.arith import safe_divide
 from ..backends import ops as _ops
 from ..classification import _encoding as _labels
 from ..classification import _proba_input as _proba
+from ..classification import agreement as _agr
 from ..classification._input import label_problem, prepare_inputs
+from ..classification._prf import PRF, prf_from_counts
+from ..classification._statistic import LabelCounts
 
 #: elements of one intermediate (M, N) or (G, C) block
 BLOCK = 1 << 22
@@ -300,70 +302,30 @@ class LabelPath(_Path):
             out.append(self.formula(tp - et * same, pred - ep, true - et))
         return xp.concat(out, axis=0), mult
 
-    # -- formulas -------------------------------------------------------------
+    # -- formula: each metric's own, on the (M, C) counts ----------------------
     def formula(self, tp, pred, true):
         name, kw, xp = self.name, self.kw, self.xp
-        c = self.c
         if name == "accuracy_score":
             correct, total = xp.sum(tp, axis=1), xp.sum(true, axis=1)
             if not kw.get("normalize", True):
                 return correct
             return safe_divide(correct, total, zero_value=0.0, xp=xp)
-        tp, pred, true = tp[:, :c], pred[:, :c], true[:, :c]
+        counts = LabelCounts(*(v[:, :self.c] for v in (tp, pred, true)))
         if name == "balanced_accuracy_score":
-            present = xp.astype(true > 0, self.acc)
-            k = xp.sum(present, axis=1)
-            score = safe_divide(xp.sum(safe_divide(tp, true, zero_value=0.0, xp=xp), axis=1),
-                                k, zero_value=math.nan, xp=xp)
-            if kw.get("adjusted", False):
-                chance = safe_divide(xp.ones_like(k), k, zero_value=math.nan, xp=xp)
-                score = (score - chance) / (1 - chance)
-            return score
-        if name in ("matthews_corrcoef", "cohen_kappa_score"):
-            s, corr = xp.sum(true, axis=1), xp.sum(tp, axis=1)
-            tt_pp = xp.sum(true * pred, axis=1)
-            if name == "cohen_kappa_score":
-                expected = s - safe_divide(tt_pp, s, zero_value=0.0, xp=xp)
-                undefined = (s == 0) | (expected == 0)
-                fill = float(kw.get("replace_undefined_by", math.nan))
-                k = 1.0 - safe_divide(s - corr, expected, zero_value=0.0, xp=xp)
-                return xp.where(undefined, xp.full_like(k, fill), k)
-            cov_tp = corr * s - tt_pp
-            den = (s * s - xp.sum(pred * pred, axis=1)) * (s * s - xp.sum(true * true, axis=1))
-            safe = xp.where(den == 0, xp.ones_like(den), den)
-            return xp.where(den == 0, xp.zeros_like(den), cov_tp / xp.sqrt(safe))
-        return self._prf(tp, pred, true)
-
-    def _prf(self, tp, pred, true):
-        xp, kw = self.xp, self.kw
-        average = kw.get("average", "binary")
-        zd = kw.get("zero_division", "warn")
-        zv = 0.0 if zd == "warn" else float(zd)
-        beta = 1.0 if self.name == "f1_score" else float(kw.get("beta", 1.0))
-        if average == "micro":
-            tp, pred, true = (xp.sum(v, axis=1, keepdims=True) for v in (tp, pred, true))
-        if self.name == "precision_score" or (self.name == "fbeta_score" and beta == 0):
-            v = safe_divide(tp, pred, zero_value=zv, xp=xp)
-        elif self.name == "recall_score" or math.isinf(beta):
-            v = safe_divide(tp, true, zero_value=zv, xp=xp)
-        else:
-            b2 = beta * beta
-            v = safe_divide((1 + b2) * tp, b2 * true + pred, zero_value=zv, xp=xp)
-        if average is None:
-            return v
-        if average in ("binary", "micro"):
-            return v[:, 0]
-        nan = xp.isnan(v)
-        v0 = xp.where(nan, xp.zeros_like(v), v)
-        keep = xp.astype(~nan, v.dtype)
-        plain = safe_divide(xp.sum(v0, axis=1), xp.sum(keep, axis=1), zero_value=math.nan,
-                            xp=xp)
-        if average == "macro":
-            return plain
-        wk = true * keep
-        wsum = xp.sum(wk, axis=1)
-        weighted = safe_divide(xp.sum(wk * v0, axis=1), wsum, zero_value=math.nan, xp=xp)
-        return xp.where(wsum == 0, plain, weighted)
+            return _agr.balanced_accuracy_from_counts(
+                counts.tp, counts.true, adjusted=kw.get("adjusted", False), xp=xp)
+        if name == "matthews_corrcoef":
+            return _agr.mcc_from_counts(*counts, xp=xp)
+        if name == "cohen_kappa_score":
+            terms = _agr.kappa_terms(None, counts, weights=None, xp=xp, acc=self.acc)
+            return _agr.kappa_value(*terms, xp=xp, replace_undefined_by=float(
+                kw.get("replace_undefined_by", math.nan)))
+        beta = 1.0 if name == "f1_score" else float(kw.get("beta", 1.0))
+        which = {"precision_score": 0, "recall_score": 1}.get(name, 2)
+        return prf_from_counts(counts, beta=beta, average=kw.get("average", "binary"),
+                               warn_for=(), zero_division=kw.get("zero_division", "warn"),
+                               weights=None, xp=xp, dtype=self.acc, acc_dtype=self.acc,
+                               validate=False, want=(PRF[which],))[which]
 
 
 # ---------------------------------------------------------------------------

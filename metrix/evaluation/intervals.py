@@ -169,11 +169,7 @@ def bootstrap_with_estimate(metric, *arrays, n_resamples=1000, confidence_level=
     path = find_path(metric, arrays, kw) if _batched else None
     rng = generator(xp, device, random_state)
     seed = _seed_from(random_state) if resampling == "poisson" else None
-    if batch_size is None:
-        m = path.block_rows() if path is not None else _loop_rows(n)
-    else:
-        m = batch_size
-    m = min(m, n_resamples)
+    m = _batch_rows([path], n, batch_size, n_resamples)
     fdt = _ns.max_float_dtype(xp, device)
     parts = []
     if path is not None and path.cell_level:  # draws the statistic itself: in order
@@ -181,12 +177,9 @@ def bootstrap_with_estimate(metric, *arrays, n_resamples=1000, confidence_level=
                       lambda values: values, parts.append, threaded=False,
                       progress=_progress)
     else:
-        def consume(batch):
-            return path.values_batch(batch) if path is not None else _loop_values(
-                metric, arrays, kw, xp, device, **batch.loop_args(fdt))
-
         _feed_batches(n_resamples, m, lambda done, size: _draw(
-            resampling, rng, seed, n, done, size, xp, device), consume, parts.append,
+            resampling, rng, seed, n, done, size, xp, device),
+            lambda batch: _batch_values(call, path, batch, fdt), parts.append,
             threaded=path is not None and _threaded(xp, n * m), progress=_progress)
     dist = xp.concat(parts, axis=0)
     res = _result(call, path, dist, method, confidence_level)
@@ -195,7 +188,7 @@ def bootstrap_with_estimate(metric, *arrays, n_resamples=1000, confidence_level=
     return res, estimate
 
 
-def bootstrap_many(calls, *, n_resamples=1000, confidence_level=0.95, method="percentile",  # noqa: C901
+def bootstrap_many(calls, *, n_resamples=1000, confidence_level=0.95, method="percentile",
                    random_state=None, batch_size=None, resampling="multinomial",
                    progress=None):
     """Bootstrap intervals of several metrics on the same rows, from one shared draw.
@@ -259,22 +252,15 @@ def bootstrap_many(calls, *, n_resamples=1000, confidence_level=0.95, method="pe
     xp, device = next(iter(ready.values()))[0][3:5]
     rng = generator(xp, device, random_state)
     seed = _seed_from(random_state) if resampling == "poisson" else None
-    if batch_size is None:
-        m = min([p.block_rows() if p is not None else _loop_rows(n)
-                 for _, p in ready.values()])
-    else:
-        m = batch_size
-    m = min(m, n_resamples)
+    m = _batch_rows([p for _, p in ready.values()], n, batch_size, n_resamples)
     fdt = _ns.max_float_dtype(xp, device)
     parts = {name: [] for name in ready}
 
     def consume(batch):  # every live metric's values of one batch, or its error
         got = {}
         for name in list(parts):
-            (metric, arrays, kw, cxp, cdev, _, _), path = ready[name]
             try:
-                got[name] = path.values_batch(batch) if path is not None else _loop_values(
-                    metric, arrays, kw, cxp, cdev, **batch.loop_args(fdt))
+                got[name] = _batch_values(*ready[name], batch, fdt)
             except Exception as exc:
                 got[name] = exc
         return got
@@ -377,6 +363,20 @@ def _prepare(metric, arrays, metric_kwargs, conv):
 
 def _loop_rows(n):
     return max(1, MEMORY_BOUND // (32 * n))
+
+
+def _batch_rows(paths, n, batch_size, n_resamples):
+    """Resamples per batch: ``batch_size``, else the smallest default of ``paths``."""
+    if batch_size is None:
+        batch_size = min(p.block_rows() if p is not None else _loop_rows(n) for p in paths)
+    return min(batch_size, n_resamples)
+
+
+def _batch_values(call, path, batch, fdt):
+    """One batch's metric values: the vectorised path's, or one metric call a resample."""
+    if path is not None:
+        return path.values_batch(batch)
+    return _loop_values(*call[:5], **batch.loop_args(fdt))
 
 
 def _draw(resampling, rng, seed, n, start, size, xp, device, shared=False):

@@ -65,7 +65,7 @@ except ModuleNotFoundError as exc:  # Keras imports its backend at import time
 from .. import stream as _stream
 from .._core import namespace as _ns
 from .._core.edge import _TRACER_ERRORS
-from ..stream import _wrappers
+from ..registry import entries
 from ..stream._functional import field_kind, iter_leaves, set_leaves
 from ..stream._label import LabelStream
 from ..stream._probabilistic import LogLossStream
@@ -375,7 +375,7 @@ def _jsonable(value):
 
 # -- the named classes ---------------------------------------------------------------
 
-_LABEL_NAMES = frozenset(name for name, *_ in _wrappers._LABELS)
+_LABEL_NAMES = frozenset(e.stream for e in entries(family="label"))
 
 
 def _bind(cls, args, kwargs):

@@ -43,6 +43,7 @@ import torch
 
 from .. import stream as _stream
 from .._core import namespace as _ns
+from ..registry import entries
 from ..stream._functional import StreamMetric, array_namespace
 from ..stream._label import (
     LabelStream,
@@ -60,23 +61,13 @@ __all__ = ["TrainerMetrics", "compute_metrics"]
 
 TASKS = ("binary", "multiclass", "multilabel", "regression")
 
-_ALIASES = {
-    "accuracy_score": "accuracy", "f1_score": "f1", "precision_score": "precision",
-    "recall_score": "recall", "jaccard_score": "jaccard", "matthews_corrcoef": "mcc",
-    "cohen_kappa_score": "kappa", "cohen_kappa": "kappa",
-    "balanced_accuracy_score": "balanced_accuracy", "hamming": "hamming_loss",
-    "roc_auc_score": "roc_auc", "auroc": "roc_auc", "average_precision_score":
-    "average_precision", "mean_squared_error": "mse", "root_mean_squared_error": "rmse",
-    "mean_absolute_error": "mae", "r2_score": "r2", "explained_variance_score":
-    "explained_variance", "mean_squared_log_error": "msle", "root_mean_squared_log_error":
-    "rmsle", "mean_absolute_percentage_error": "mape", "median_absolute_error": "median_ae",
-}
-_LABEL = ("accuracy", "precision", "recall", "f1", "jaccard", "mcc", "kappa",
-          "balanced_accuracy", "hamming_loss", "zero_one_loss")
-_SCORE = ("roc_auc", "average_precision", "log_loss")
-_REGRESSION = ("mse", "rmse", "mae", "r2", "explained_variance", "msle", "rmsle", "mape",
-               "median_ae")
-_AVERAGED = ("precision", "recall", "f1", "jaccard", "roc_auc", "average_precision")
+_TRAINER = entries(trainer=True)
+#: scikit-learn's function names and a few common names, as the registry's keys
+_ALIASES = {e.function: e.key for e in _TRAINER if e.function != e.key} | {
+    "cohen_kappa": "kappa", "hamming": "hamming_loss", "auroc": "roc_auc"}
+_LABEL, _SCORE, _REGRESSION = (tuple(e.key for e in _TRAINER if e.family == f)
+                               for f in ("label", "score", "regression"))
+_AVERAGED = tuple(e.key for e in _TRAINER if e.averaged)
 
 
 def compute_metrics(metrics, task="multiclass", labels=None, *, average="auto", threshold=0.5,

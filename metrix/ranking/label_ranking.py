@@ -59,7 +59,7 @@ def _sample_average(values, weight, *, xp, validate=False):
 
 
 @metric_edge
-def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bool = True,  # noqa: C901
+def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bool = True,
                          sample_weight: Any = None, labels: Sequence | None = None,
                          validate: bool = True) -> Any:
     """Fraction of samples whose true class is among the ``k`` highest scores.
@@ -107,16 +107,7 @@ def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bo
     if not inp.host_y:
         inp.y = column_or_1d(inp.y, xp=xp, input_name="y_true")
     s = inp.score
-    if validate:
-        y_type = target_type(inp)
-        if y_type == "binary" and labels is not None and len(labels) > 2:
-            y_type = "multiclass"
-        if y_type not in ("binary", "multiclass"):
-            raise ValueError(f"y type must be 'binary' or 'multiclass', got '{y_type}' "
-                             "instead.")
-    else:
-        multi = (s.ndim == 2 and s.shape[1] > 1) or (labels is not None and len(labels) > 2)
-        y_type = "multiclass" if multi else "binary"
+    y_type = _topk_target_type(inp, s, labels, validate)
     if y_type == "binary":
         if s.ndim == 2 and s.shape[1] != 1:
             raise ValueError(f"`y_true` is binary while y_score is 2d with {s.shape[1]} "
@@ -144,26 +135,8 @@ def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bo
         warnings.warn(f"'k' ({k}) greater than or equal to 'n_classes' ({n_classes}) will "
                       "result in a perfect score and is therefore meaningless.",
                       as_sklearn_too(UndefinedMetricWarning), stacklevel=find_stack_level())
-    acc = inp.acc
-    if y_type == "binary":
-        if k == 1:
-            unit = (xp.min(s) >= 0) & (xp.max(s) <= 1)
-            thr = xp.where(unit, xp.asarray(0.5, dtype=s.dtype, device=inp.device),
-                           xp.asarray(0.0, dtype=s.dtype, device=inp.device))
-            hits = (s > thr) == (codes == 1)
-        else:
-            hits = xp.ones(s.shape, dtype=xp.bool, device=inp.device)
-    else:
-        idx = xp.reshape(codes, (-1, 1))
-        if labels is not None:  # code C (unchecked: a label outside them) reads column 0
-            idx = xp.minimum(idx, xp.asarray(n_classes - 1, dtype=idx.dtype, device=inp.device))
-        s_true = xp.take_along_axis(s, idx, axis=1)
-        cols = xp.reshape(xp.arange(s.shape[1], dtype=codes.dtype, device=inp.device), (1, -1))
-        ahead = (s > s_true) | ((s == s_true) & (cols > idx))
-        hits = xp.sum(xp.astype(ahead, _ns.count_dtype(xp, inp.device)), axis=1) < k
-    if labels is not None:  # a true label outside the declared ones is never a hit
-        hits = hits & (codes < n_classes)
-    hits = xp.astype(hits, acc)
+    hits = _topk_hits(s, codes, k, binary=y_type == "binary", labels=labels,
+                      n_classes=n_classes, inp=inp)
     if normalize:
         value = _sample_average(hits, inp.weight, xp=xp, validate=validate)
     elif inp.weight is None:
@@ -171,6 +144,42 @@ def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bo
     else:
         value = xp.sum(hits * inp.weight)
     return inp.out(value)
+
+
+def _topk_target_type(inp, s, labels, validate):
+    """``"binary"`` or ``"multiclass"``: checked (``validate``), or read from the shapes."""
+    if not validate:
+        multi = (s.ndim == 2 and s.shape[1] > 1) or (labels is not None and len(labels) > 2)
+        return "multiclass" if multi else "binary"
+    y_type = target_type(inp)
+    if y_type == "binary" and labels is not None and len(labels) > 2:
+        return "multiclass"
+    if y_type not in ("binary", "multiclass"):
+        raise ValueError(f"y type must be 'binary' or 'multiclass', got '{y_type}' instead.")
+    return y_type
+
+
+def _topk_hits(s, codes, k, *, binary, labels, n_classes, inp):
+    """1 where the true class is among the ``k`` highest scores, else 0 (dtype ``acc``)."""
+    xp, device = inp.xp, inp.device
+    if binary and k == 1:
+        unit = (xp.min(s) >= 0) & (xp.max(s) <= 1)
+        thr = xp.where(unit, xp.asarray(0.5, dtype=s.dtype, device=device),
+                       xp.asarray(0.0, dtype=s.dtype, device=device))
+        hits = (s > thr) == (codes == 1)
+    elif binary:
+        hits = xp.ones(s.shape, dtype=xp.bool, device=device)
+    else:
+        idx = xp.reshape(codes, (-1, 1))
+        if labels is not None:  # code C (unchecked: a label outside them) reads column 0
+            idx = xp.minimum(idx, xp.asarray(n_classes - 1, dtype=idx.dtype, device=device))
+        s_true = xp.take_along_axis(s, idx, axis=1)
+        cols = xp.reshape(xp.arange(s.shape[1], dtype=codes.dtype, device=device), (1, -1))
+        ahead = (s > s_true) | ((s == s_true) & (cols > idx))
+        hits = xp.sum(xp.astype(ahead, _ns.count_dtype(xp, device)), axis=1) < k
+    if labels is not None:  # a true label outside the declared ones is never a hit
+        hits = hits & (codes < n_classes)
+    return xp.astype(hits, inp.acc)
 
 
 # -- DCG / NDCG ---------------------------------------------------------------

@@ -77,22 +77,19 @@ def _as_numeric(y, *, xp, device, name):
 
 
 def _check_multioutput_param(multioutput, allowed, allow_none, func):
-    if isinstance(multioutput, str):
-        if multioutput not in allowed:
-            if multioutput in _ALL_MULTIOUTPUT:  # sklearn's validate_params wording
-                raise ValueError(
-                    f"The 'multioutput' parameter of {func} must be a str among "
-                    f"{set(allowed)} or an array-like. Got {multioutput!r} instead.")
-            raise ValueError(
-                f"Allowed 'multioutput' string values are {_ALL_MULTIOUTPUT}. "
-                f"You provided multioutput={multioutput!r}")
-    elif multioutput is None and not allow_none:
+    """A ``multioutput`` string among ``allowed``, an array-like, or (``allow_none``) None."""
+    if isinstance(multioutput, str) and multioutput not in allowed + _ALL_MULTIOUTPUT:
+        raise ValueError(
+            f"Allowed 'multioutput' string values are {_ALL_MULTIOUTPUT}. "
+            f"You provided multioutput={multioutput!r}")
+    if ((isinstance(multioutput, str) and multioutput not in allowed)
+            or (multioutput is None and not allow_none)):  # sklearn's validate_params wording
         raise ValueError(
             f"The 'multioutput' parameter of {func} must be a str among {set(allowed)} "
-            "or an array-like. Got None instead.")
+            f"or an array-like. Got {multioutput!r} instead.")
 
 
-def check_reg_targets(y_true, y_pred, sample_weight=None, multioutput=None, *,  # noqa: C901
+def check_reg_targets(y_true, y_pred, sample_weight=None, multioutput=None, *,
                       validate=True, allowed=MULTIOUTPUT_BASIC, allow_none=False,
                       func="metric", multioutput_param=True, custom_checks=True,
                       output_weights=True):
@@ -140,18 +137,7 @@ def check_reg_targets(y_true, y_pred, sample_weight=None, multioutput=None, *,  
     out_dtype = _ns.result_float_dtype(xp, device, y_true, y_pred, sample_weight, mo_typed)
     acc = _ns.max_float_dtype(xp, device)
     if validate:
-        assert_all_finite(y_true, xp=xp, input_name="y_true")
-        assert_all_finite(y_pred, xp=xp, input_name="y_pred")
-        if sample_weight is not None:
-            assert_all_finite(sample_weight, xp=xp, input_name="sample_weight")
-            lo, hi = ops(xp).minmax(sample_weight)  # one read: validate=True only
-            if bool(lo == 0) and bool(hi == 0):
-                raise ValueError("Sample weights must contain at least one non-zero number.")
-            # host reads: validate=True only, and the sum only for negative weights
-            if (bool(lo < 0) and func != "median_absolute_error"
-                    and bool(xp.sum(xp.astype(sample_weight, acc)) == 0)):
-                # scikit-learn's weighted means (np.average) refuse it; its median doesn't
-                raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+        _check_values(y_true, y_pred, sample_weight, xp=xp, acc=acc, func=func)
     y_true = _to_2d(xp.astype(y_true, acc, copy=False), xp)
     y_pred = _to_2d(xp.astype(y_pred, acc, copy=False), xp)
     if y_true.shape[1] != y_pred.shape[1]:
@@ -162,22 +148,43 @@ def check_reg_targets(y_true, y_pred, sample_weight=None, multioutput=None, *,  
     if sample_weight is not None:
         sample_weight = xp.astype(sample_weight, acc, copy=False)
     if mo_array is not None:
-        if not custom_checks:
-            if mo_array.shape[0] != n_outputs:
-                raise TypeError(
-                    "Axis must be specified when shapes of a and weights differ.")
-        elif n_outputs == 1:
-            raise ValueError("Custom weights are useful only in multi-output cases.")
-        if mo_array.shape[0] != n_outputs:
-            raise ValueError(
-                f"There must be equally many custom weights ({mo_array.shape[0]}) as "
-                f"outputs ({n_outputs}).")
-        multioutput = xp.astype(mo_array, acc, copy=False)
+        multioutput = _custom_output_weights(mo_array, n_outputs, custom_checks, xp=xp, acc=acc)
     t = RegTargets(xp, device, y_true, y_pred, sample_weight, multioutput,
                    int(y_true.shape[0]), n_outputs, out_dtype, acc)
     if validate and output_weights:
         check_output_weights(t)
     return t
+
+
+def _check_values(y_true, y_pred, sample_weight, *, xp, acc, func):
+    """Finite targets and weights, weights not all zero nor (for means) summing to zero."""
+    assert_all_finite(y_true, xp=xp, input_name="y_true")
+    assert_all_finite(y_pred, xp=xp, input_name="y_pred")
+    if sample_weight is None:
+        return
+    assert_all_finite(sample_weight, xp=xp, input_name="sample_weight")
+    lo, hi = ops(xp).minmax(sample_weight)  # one read: validate=True only
+    if bool(lo == 0) and bool(hi == 0):
+        raise ValueError("Sample weights must contain at least one non-zero number.")
+    # host reads: validate=True only, and the sum only for negative weights
+    if (bool(lo < 0) and func != "median_absolute_error"
+            and bool(xp.sum(xp.astype(sample_weight, acc)) == 0)):
+        # scikit-learn's weighted means (np.average) refuse it; its median doesn't
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+
+
+def _custom_output_weights(mo_array, n_outputs, custom_checks, *, xp, acc):
+    """Custom output weights checked against the outputs, in the accumulation dtype."""
+    if not custom_checks:
+        if mo_array.shape[0] != n_outputs:
+            raise TypeError("Axis must be specified when shapes of a and weights differ.")
+    elif n_outputs == 1:
+        raise ValueError("Custom weights are useful only in multi-output cases.")
+    if mo_array.shape[0] != n_outputs:
+        raise ValueError(
+            f"There must be equally many custom weights ({mo_array.shape[0]}) as "
+            f"outputs ({n_outputs}).")
+    return xp.astype(mo_array, acc, copy=False)
 
 
 def check_output_weights(t: RegTargets):

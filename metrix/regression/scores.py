@@ -26,13 +26,13 @@ import math
 import warnings
 from typing import Any, Literal
 
-from .._core import host_lane as _host
 from .._core import namespace as _ns
 from .._core.edge import host_entry, metric_edge
 from .._core.lane import cast, lane_float_dtypes, lane_namespace_1d
 from .._core.stacklevel import find_stack_level
 from ..backends import ops
 from ..backends._small_batch import mean_error
+from ..backends.host_views import host_call
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ._input import (
     MULTIOUTPUT_VARIANCE,
@@ -266,21 +266,24 @@ def _mean_error(kind, y_true, y_pred, sample_weight, multioutput, validate):
     return value  # a 0-d array: the edge makes a NumPy one a Python float
 
 
+def _mean_error_views(a, b, w, kind):
+    """:func:`~metrix.backends._small_batch.mean_error` (``host_call``'s kernel)."""
+    return mean_error(kind, a, b, w)
+
+
 def _with_host_entry(kind, general):
     """The public mean error of ``general`` (its path past the host entry),
     whose training-loop call (``validate=False``, the uniform average) on host
-    arrays is answered by its host lane first (:mod:`metrix._core.host_lane`)."""
+    arrays is answered on host views first (:mod:`metrix.backends.host_views`)."""
     def metric(
             y_true: Any, y_pred: Any, *, sample_weight: Any = None,
             multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
             validate: bool = True) -> Any:
-        if type(y_true) is _host.ARRAY_TYPE and not validate and (
-                type(multioutput) is str and multioutput == "uniform_average"):
-            views = _host.VIEWS(y_true, y_pred, sample_weight, _HOST_ROWS)
-            if views is not None:
-                value = mean_error(kind, views[0], views[1], views[2])
-                if value is not None:
-                    return _host.TO_ARRAY(value)
+        if not validate and type(multioutput) is str and multioutput == "uniform_average":
+            value = host_call(_mean_error_views, y_true, y_pred, sample_weight, _HOST_ROWS,
+                              kind)
+            if value is not None:
+                return value
         return general(y_true, y_pred, sample_weight=sample_weight, multioutput=multioutput,
                        validate=validate)
 

@@ -24,13 +24,13 @@ import warnings
 from typing import Literal
 
 from .._core import namespace as _ns
-from .._core.arith import nanaverage, safe_divide
+from .._core.arith import safe_divide
 from .._core.edge import metric_edge
 from .._core.lane import cast
 from .._core.stacklevel import find_stack_level
 from .._core.typing import Array, ArrayLike
 from .._core.validation import check_zero_division
-from ..classification._prf import prf_divide, prf_from_counts
+from ..classification._prf import jaccard_from_counts, prf_from_counts
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ._input import check_parameters, prepare
 from ._statistic import SegmentCounts, segment_counts
@@ -63,14 +63,8 @@ def pooled_value(counts, *, metric, average, zero_division, validate, xp, acc_dt
     class counts (``acc_dtype``: the float dtype they are in)."""
     tp, pred, true = (c[0, :] for c in counts)
     if metric == "iou":
-        if average == "micro":
-            tp, pred, true = (xp.reshape(xp.sum(c), (1,)) for c in (tp, pred, true))
-        jac = prf_divide(tp, pred + true - tp, metric="jaccard", modifier="true or predicted",
-                         average=average, warn_for=("jaccard",), zero_division=zero_division,
-                         xp=xp, validate=validate)
-        if average is None:
-            return jac
-        return nanaverage(jac, weights=true if average == "weighted" else None, xp=xp)
+        return jaccard_from_counts((tp, pred, true), average=average,
+                                   zero_division=zero_division, xp=xp, validate=validate)
     want, warn = (("f-score",), ("f-score",)) if metric == "dice" else (("recall",),
                                                                          ("recall",))
     res = prf_from_counts(SegmentCounts(tp, pred, true), beta=1.0, average=average,

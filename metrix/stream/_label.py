@@ -52,13 +52,18 @@ from .._core.arith import safe_divide
 from .._core.validation import check_targets
 from ..backends import ops as _ops
 from ..classification._encoding import encode
-from ..classification._prf import PRF, check_beta, prf_from_counts
+from ..classification._prf import PRF, check_beta, jaccard_from_counts, prf_from_counts
 from ..classification._statistic import (
     LabelCounts,
     counts_from_confusion,
     normalize_confusion,
 )
-from ..classification.agreement import kappa_terms, kappa_value, mcc_from_counts
+from ..classification.agreement import (
+    balanced_accuracy_from_counts,
+    kappa_terms,
+    kappa_value,
+    mcc_from_counts,
+)
 from ._functional import StreamMetric, array_namespace, count_dtype, int_dtypes, is_float
 
 _PRF = ("precision", "recall", "f1", "fbeta")
@@ -285,7 +290,8 @@ class LabelStream(StreamMetric):
             return self._prf(cm, fdt, xp, device, which=which, average=self.average)
         if m == "jaccard":
             counts, average = self._counts(cm, xp, device)
-            out = jaccard_from_counts(counts, average, self.zero_division, fdt=fdt, xp=xp)
+            out = jaccard_from_counts(tuple(xp.astype(v, fdt) for v in counts), average=average,
+                                      zero_division=self.zero_division, xp=xp)
             return xp.reshape(out, ()) if self.average == "binary" else out
         if m == "mcc":
             return mcc_from_confusion(inner, fdt=fdt, xp=xp)
@@ -353,27 +359,6 @@ def accuracy_from_confusion(cm, c, *, fdt, xp, ignored=False):
     return safe_divide(correct, total, zero_value=math.nan, xp=xp)
 
 
-def _zero_value(zero_division):
-    return 0.0 if zero_division == "warn" else float(zero_division)
-
-
-def jaccard_from_counts(counts, average, zero_division, *, fdt, xp):
-    """``tp / (tp + fp + fn)`` per class, then scikit-learn's average."""
-    tp, pred, true = (xp.astype(v, fdt) for v in counts)
-    den = pred + true - tp
-    if average == "micro":
-        tp, den = xp.sum(tp), xp.sum(den)
-    zv = _zero_value(zero_division)
-    score = safe_divide(tp, den, zero_value=zv, xp=xp)
-    if average in (None, "micro"):
-        return score
-    if average == "weighted":
-        wsum = xp.sum(true)
-        weighted = safe_divide(xp.sum(score * true), wsum, zero_value=0.0, xp=xp)
-        return xp.where(wsum == 0, xp.mean(score), weighted)
-    return xp.mean(score)
-
-
 def mcc_from_confusion(cm, *, fdt, xp):
     """Matthews correlation of a streamed confusion matrix (``agreement``'s formula)."""
     counts = counts_from_confusion(xp.astype(cm, fdt), xp=xp)
@@ -390,16 +375,7 @@ def kappa_from_confusion(cm, weights, *, fdt, xp, replace_undefined_by=math.nan)
 
 
 def balanced_accuracy_from_confusion(cm, adjusted, *, fdt, xp):
-    """Mean recall over the classes present in ``y_true`` (chance-adjusted on request)."""
+    """Balanced accuracy of a streamed confusion matrix (``agreement``'s formula)."""
     cmf = xp.astype(cm, fdt)
-    c = cmf.shape[0]
-    true = xp.sum(cmf, axis=1)
-    diag = xp.reshape(cmf, (-1,))[:: c + 1]
-    present = true > 0
-    per_class = safe_divide(diag, true, zero_value=0.0, xp=xp)
-    k = xp.sum(xp.astype(present, fdt))
-    score = safe_divide(xp.sum(per_class), k, zero_value=math.nan, xp=xp)
-    if adjusted:
-        chance = safe_divide(xp.ones_like(k), k, zero_value=math.nan, xp=xp)
-        score = (score - chance) / (1 - chance)
-    return score
+    diag = xp.reshape(cmf, (-1,))[:: cmf.shape[0] + 1]
+    return balanced_accuracy_from_counts(diag, xp.sum(cmf, axis=1), adjusted=adjusted, xp=xp)

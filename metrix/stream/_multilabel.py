@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
-from ..classification._prf import PRF, prf_from_counts
+from ..classification._prf import PRF, jaccard_from_counts, prf_from_counts
 from ..classification._statistic import LabelCounts
 from ._functional import StreamMetric, array_namespace, count_dtype
-from ._label import jaccard_from_counts
 
 MULTILABEL_METRICS = ("accuracy", "precision", "recall", "f1", "jaccard", "hamming_loss",
                "zero_one_loss")
@@ -87,7 +86,8 @@ class MultilabelStream(StreamMetric):
             return safe_divide(wrong, n * self.num_labels, zero_value=0.0, xp=xp)
         counts = LabelCounts(tp, pred, true)
         if m == "jaccard":
-            return jaccard_from_counts(counts, self.average, self.zero_division, fdt=fdt, xp=xp)
+            return jaccard_from_counts(counts, average=self.average,
+                                       zero_division=self.zero_division, xp=xp)
         which = {"precision": 0, "recall": 1}.get(m, 2)
         return prf_from_counts(counts, beta=1.0, average=self.average, warn_for=(),
                                zero_division=self.zero_division, weights=None, xp=xp,

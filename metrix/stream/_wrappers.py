@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from .._core import namespace as _ns
 from ..backends import _collectives as _coll
 from ..backends import ops as _ops
+from ..registry import entries
 from ._buffer import BufferFullError
 from ._checkpoint import (
     CONFIG_KEY,
@@ -413,28 +414,10 @@ _LABEL_DOC = """Streaming {what} over classes ``0..num_classes-1`` (one confusio
     probabilities thresholded; samples whose target is ``ignore_index`` left out).
     """
 
-_LABELS = [
-    ("Accuracy", "accuracy", None, "accuracy (``average=None``: plain accuracy)",
-     "accuracy_score"),
-    ("Precision", "precision", "macro", "precision", "precision_score"),
-    ("Recall", "recall", "macro", "recall", "recall_score"),
-    ("F1Score", "f1", "macro", "F1 score", "f1_score"),
-    ("FBetaScore", "fbeta", "macro", "F-beta score (``beta=``)", "fbeta_score"),
-    ("JaccardIndex", "jaccard", "macro", "Jaccard index", "jaccard_score"),
-    ("MatthewsCorrCoef", "mcc", "macro", "Matthews correlation coefficient",
-     "matthews_corrcoef"),
-    ("CohenKappa", "kappa", "macro", "Cohen's kappa (``weights=``)", "cohen_kappa_score"),
-    ("ConfusionMatrix", "confusion", "macro", "confusion matrix (``normalize=``)",
-     "confusion_matrix"),
-    ("BalancedAccuracy", "balanced_accuracy", "macro", "balanced accuracy (``adjusted=``)",
-     "balanced_accuracy_score"),
-    ("HammingDistance", "hamming", None, "Hamming loss (1 - accuracy)", "hamming_loss"),
-    ("ZeroOneLoss", "zero_one", None, "zero-one loss (1 - accuracy)", "zero_one_loss"),
-]
-
-for _name, _metric, _avg, _what, _fn in _LABELS:
-    globals()[_name] = _label_class(_name, _metric, _avg, _LABEL_DOC.format(
-        what=_what, name=_name, average=_avg, fn=_fn))
+for _e in entries(family="label"):
+    globals()[_e.stream] = _label_class(_e.stream, _e.spec or _e.key, _e.average,
+                                        _LABEL_DOC.format(what=_e.what, name=_e.stream,
+                                                          average=_e.average, fn=_e.function))
 
 
 # -- regression ----------------------------------------------------------------------
@@ -454,23 +437,10 @@ _REG_DOC = """Streaming {what}: exact weighted sums (merge by addition).
     ``metrix.{fn}`` on all the data (float tolerance).
     """
 
-_REGRESSIONS = [
-    ("MeanSquaredError", "mse", "mean squared error", "mean_squared_error"),
-    ("RootMeanSquaredError", "rmse", "root mean squared error", "root_mean_squared_error"),
-    ("MeanAbsoluteError", "mae", "mean absolute error", "mean_absolute_error"),
-    ("R2Score", "r2", "coefficient of determination", "r2_score"),
-    ("ExplainedVariance", "explained_variance", "explained variance",
-     "explained_variance_score"),
-    ("MeanSquaredLogError", "msle", "mean squared log error", "mean_squared_log_error"),
-    ("RootMeanSquaredLogError", "rmsle", "root mean squared log error",
-     "root_mean_squared_log_error"),
-    ("MeanAbsolutePercentageError", "mape", "mean absolute percentage error",
-     "mean_absolute_percentage_error"),
-]
-
-for _name, _metric, _what, _fn in _REGRESSIONS:
-    globals()[_name] = _regression_class(_name, _metric, _REG_DOC.format(
-        what=_what, name=_name, fn=_fn))
+for _e in entries(family="regression"):
+    if _e.stream is not None:
+        globals()[_e.stream] = _regression_class(_e.stream, _e.key, _REG_DOC.format(
+            what=_e.what, name=_e.stream, fn=_e.function))
 
 
 class MedianAbsoluteError(Metric):

@@ -1101,13 +1101,18 @@ def test_segment_top_candidates_falls_back(lib):
 @pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint8", "uint64"])
 def test_unique_inverse_dense_integers(lib, dtype):
     o, conv, back = _libs_ops(lib)
-    if lib == "torch" and dtype == "uint64":
-        pytest.skip("torch has no uint64 view")
     info = np.iinfo(dtype)
     rng = np.random.default_rng(3)
     x = rng.integers(max(info.min, -1000), min(info.max, 10**6), 300_000).astype(dtype)
     x[0], x[1] = (info.min, info.max) if info.bits == 8 else (x[0], x[1])
-    values, inverse = o.unique_inverse(conv(x))
+    if lib == "torch" and dtype == "uint64":  # no NumPy view: torch.unique, whose sort
+        try:  # lacks uint64 on some builds (x86 CPU's parallel sort): that error, or the values
+            values, inverse = o.unique_inverse(conv(x))
+        except NotImplementedError as exc:
+            assert "not implemented for 'UInt64'" in str(exc), exc
+            return
+    else:
+        values, inverse = o.unique_inverse(conv(x))
     ev, ei = np.unique(x, return_inverse=True)
     assert back(values).dtype == ev.dtype
     np.testing.assert_array_equal(back(values), ev)

@@ -295,22 +295,31 @@ def test_validated_binary_auc_lane(lib):
         metrix.roc_auc_score(cv(y[:4]), cv(np.array([0.1, np.nan, 0.3, 0.4])))
 
 
-def test_offline_sizes_keep_the_blocked_kernels(monkeypatch):
-    """Past a training-loop batch the CPU adapters decline the lane: the general
-    path's chunked one-pass counts are faster at 1e7 rows (bench_labels)."""
-    import array_api_compat.numpy as npx
-
-    from metrix.backends import ops
-    from metrix.backends._generic import LANE_ROWS
-
-    calls = []
-    adapter = ops(npx)
-    original = adapter.lane
-    monkeypatch.setattr(adapter, "lane", lambda *a, **k: calls.append(1) or original(*a, **k))
+@pytest.mark.parametrize("lib", sorted(set(CONVERTERS) - {"jax"}))
+def test_around_the_largest_training_loop_batch(lib):
+    """The largest training-loop batch (2**16 rows) and one row more (offline
+    sizes, the blocked counts): scikit-learn's values either way."""
+    cv = CONVERTERS[lib]
     rng = np.random.default_rng(0)
-    for n in (LANE_ROWS, LANE_ROWS + 1):
-        y, p = rng.integers(0, C, n), rng.integers(0, C, n)
-        calls.clear()
-        got = metrix.f1_score(y, p, labels=L, average="macro", validate=False)
-        np.testing.assert_allclose(got, skm.f1_score(y, p, average="macro"))
-        assert len(calls) == (1 if n == LANE_ROWS else 0)
+    for n in (1 << 16, (1 << 16) + 1):
+        y = rng.integers(-1, C + 1, n)
+        p = np.where(rng.random(n) < 0.5, y, rng.integers(0, C, n))
+        w = rng.random(n)
+        for sw in (None, w):
+            kw = dict(labels=L, sample_weight=sw)
+            ckw = dict(labels=L, sample_weight=None if sw is None else cv(sw), validate=False)
+            for average in ("macro", None):
+                got = metrix.f1_score(cv(y), cv(p), average=average, **ckw)
+                np.testing.assert_allclose(_host(got), skm.f1_score(y, p, average=average,
+                                                                    **kw), rtol=1e-12)
+            np.testing.assert_allclose(_host(metrix.confusion_matrix(cv(y), cv(p), **ckw)),
+                                       skm.confusion_matrix(y, p, **kw), rtol=1e-12)
+            keep = np.isin(y, L) & np.isin(p, L)
+            np.testing.assert_allclose(
+                _host(metrix.matthews_corrcoef(cv(y), cv(p), **ckw)),
+                skm.matthews_corrcoef(y[keep], p[keep], sample_weight=None if sw is None
+                                      else sw[keep]), rtol=1e-10)
+            np.testing.assert_allclose(
+                _host(metrix.accuracy_score(cv(y), cv(p), sample_weight=ckw["sample_weight"],
+                                            validate=False)),
+                skm.accuracy_score(y, p, sample_weight=sw), rtol=1e-12)

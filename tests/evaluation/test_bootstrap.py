@@ -8,11 +8,10 @@ import statistics
 
 import numpy as np
 import pytest
+import sklearn.metrics as skm
 
 import metrix
-import metrix.evaluation._batched_paths as bb
-from metrix.evaluation._batched_find import find_path
-from metrix.evaluation.intervals import bootstrap_with_estimate
+from metrix.evaluation.intervals import bootstrap_many
 
 RNG = np.random.default_rng(7)
 N = 400
@@ -50,39 +49,57 @@ def _ids(cases):
     return [f"{c[0]}-{'-'.join(f'{k}={v}' for k, v in c[2].items())}" for c in cases]
 
 
-@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def loop_of(fn):
+    """``fn`` as a plain callable: the bootstrap calls it once per resample
+    (the loop fallback), on the same index draws as its vectorised paths."""
+    def metric_call(*arrays, sample_weight=None, **kw):
+        return fn(*arrays, sample_weight=sample_weight, **kw)
+    return metric_call
+
+
+def _assert_same_result(got, want, rtol=1e-9):
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
+                                   rtol=rtol, atol=1e-12)
+
+
+#: unweighted label metrics may draw their confusion cells (the same law, not the
+#: same draws as the loop): compared with the loop weighted, and in distribution
+#: unweighted (test_label_metrics_agree_in_distribution_with_per_sample_draws)
+EXACT_CASES = [(*c, True) for c in CASES] + [(*c, False) for c in CASES[10:]]
+
+
 @pytest.mark.parametrize("method", ["percentile", "bca"])
-@pytest.mark.parametrize("name,args,kw", CASES, ids=_ids(CASES))
-def test_vectorised_path_equals_loop_of_metric_calls(name, args, kw, method, weighted,
-                                                     monkeypatch):
-    """Same draws: the batched path gives the loop's resampled values (and jackknife)."""
+@pytest.mark.parametrize("name,args,kw,weighted", EXACT_CASES,
+                         ids=[f"{i}-{'weighted' if c[3] else 'unweighted'}"
+                              for i, c in zip(_ids(EXACT_CASES), EXACT_CASES)])
+def test_bootstrap_equals_the_loop_of_metric_calls(name, args, kw, weighted, method):
+    """Same draws: the interval and standard error of the loop of scikit-learn's
+    calls (percentile) or of the metric's own calls (bca: its jackknife is N
+    more calls)."""
     fn = getattr(metrix, name)
-    monkeypatch.setattr(bb, "CELL_PATH", False)  # per-sample draws, as the loop
     kw = dict(kw, sample_weight=SW) if weighted else dict(kw)
-    assert find_path(fn, args, kw) is not None
-    r1, e1, d1 = bootstrap_with_estimate(fn, *args, n_resamples=40, random_state=3,
-                                         method=method, _return_distribution=True, **kw)
-    r2, e2, d2 = bootstrap_with_estimate(fn, *args, n_resamples=40, random_state=3,
-                                         method=method, _batched=False,
-                                         _return_distribution=True, **kw)
-    np.testing.assert_allclose(d1, d2, rtol=1e-10, atol=1e-12)
-    for a, b in zip(r1, r2):
-        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    got = metrix.bootstrap(fn, *args, n_resamples=40, random_state=3, method=method, **kw)
+    ref = getattr(skm, name) if method == "percentile" else fn
+    want = metrix.bootstrap(loop_of(ref), *args, n_resamples=40, random_state=3,
+                            method=method, **kw)
+    _assert_same_result(got, want)
 
 
 @pytest.mark.parametrize("resampling", ["multinomial", "poisson"])
 @pytest.mark.parametrize("method", ["percentile", "bca"])
 @pytest.mark.parametrize("name,args,kw", CASES[:10], ids=_ids(CASES[:10]))
-def test_label_cell_path_matches_per_sample_draws(name, args, kw, method, resampling,
-                                                  monkeypatch):
-    """Unweighted label metrics draw the confusion cells: same law as per-sample draws."""
+def test_label_metrics_agree_in_distribution_with_per_sample_draws(name, args, kw, method,
+                                                                   resampling):
+    """Unweighted label metrics against the same metric with unit weights (rows
+    drawn one by one, as the loop): the same bounds and standard error, up to
+    the Monte Carlo error of two independent bootstraps."""
     fn = getattr(metrix, name)
     b = 3000
     cell = metrix.bootstrap(fn, *args, n_resamples=b, random_state=0, method=method,
                             resampling=resampling, **kw)
-    monkeypatch.setattr(bb, "CELL_PATH", False)
     samp = metrix.bootstrap(fn, *args, n_resamples=b, random_state=1, method=method,
-                            resampling=resampling, **kw)
+                            resampling=resampling, sample_weight=np.ones(N), **kw)
     se = np.asarray(samp.standard_error)
     # Monte Carlo error of a 2.5% quantile ~ 2.7 se / sqrt(B), of the SE ~ se / sqrt(2B)
     tol_q = 5 * math.sqrt(2) * 2.7 * se / math.sqrt(b) + 1e-12
@@ -217,18 +234,24 @@ def test_nan_in_resamples_gives_nan_bounds():
     assert math.isnan(r.low) and math.isnan(r.high)
 
 
-def test_batch_size_bounds_the_batch(monkeypatch):
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_batch_size_bounds_the_batch(weighted):
+    """Batches of at most ``batch_size`` resamples (the progress reports), the
+    same intervals for any batch size, and the single bootstrap's."""
+    kw = {"average": "macro", **({"sample_weight": SW} if weighted else {})}
     seen = []
-    orig = bb.LabelPath.values
-
-    def spy(self, idx=None, counts=None):
-        seen.append((idx if idx is not None else counts).shape[0])
-        return orig(self, idx=idx, counts=counts)
-
-    monkeypatch.setattr(bb, "CELL_PATH", False)
-    monkeypatch.setattr(bb.LabelPath, "values", spy)
-    metrix.bootstrap(metrix.f1_score, YT, YP, average="macro", n_resamples=25, batch_size=7)
-    assert seen == [7, 7, 7, 4]
+    many = bootstrap_many({"f1": (metrix.f1_score, (YT, YP), kw)}, n_resamples=25,
+                          batch_size=7, random_state=2, progress=lambda d, t: seen.append(d))
+    assert seen == [7, 14, 21, 25]
+    results = [metrix.bootstrap(metrix.f1_score, YT, YP, n_resamples=25, batch_size=size,
+                                random_state=2, **kw) for size in (7, 25, None)]
+    for r in results[1:]:
+        _assert_same_result(r, results[0], rtol=1e-12)
+    want = metrix.bootstrap(loop_of(metrix.f1_score), YT, YP, n_resamples=25, batch_size=7,
+                            random_state=2, **kw)
+    _assert_same_result(many["f1"][0], want, rtol=1e-12)
+    if weighted:  # the rows drawn one by one: the loop's draws
+        _assert_same_result(results[0], want)
 
 
 @pytest.mark.parametrize("kw,match", [

@@ -3,16 +3,16 @@ bootstrap (``bootstrap_many``) and the counter-based Poisson generator."""
 
 from __future__ import annotations
 
+import inspect
 import math
+import warnings
 
 import numpy as np
 import pytest
 
 import metrix
-import metrix.evaluation._batched_paths as bb
-from metrix.evaluation._batched_find import find_path
 from metrix.evaluation._poisson import poisson_counts
-from metrix.evaluation.intervals import bootstrap_many, bootstrap_with_estimate
+from metrix.evaluation.intervals import bootstrap_many
 
 RNG = np.random.default_rng(11)
 N = 240
@@ -44,12 +44,28 @@ def _ids(cases):
     return [f"{c[0]}-{'-'.join(f'{k}={v}' for k, v in c[2].items())}" for c in cases]
 
 
+def loop_of(fn):
+    """``fn`` as a plain callable: the bootstrap calls it once per resample
+    (the loop fallback), on the same draws as its vectorised paths."""
+    def metric_call(*arrays, sample_weight=None, **kw):
+        if sample_weight is not None:
+            kw["sample_weight"] = sample_weight
+        return fn(*arrays, **kw)
+    return metric_call
+
+
 def _both(fn, args, kw, **opts):
-    common = dict(n_resamples=30, random_state=2, batch_size=7, _return_distribution=True)
+    """The bootstrap of ``fn`` and of the loop of its calls, on the same draws."""
+    common = dict(n_resamples=30, random_state=2, batch_size=7)
     common.update(opts)
-    r1, _, d1 = bootstrap_with_estimate(fn, *args, **common, **kw)
-    r2, _, d2 = bootstrap_with_estimate(fn, *args, _batched=False, **common, **kw)
-    return r1, np.asarray(d1), r2, np.asarray(d2)
+    return (metrix.bootstrap(fn, *args, **common, **kw),
+            metrix.bootstrap(loop_of(fn), *args, **common, **kw))
+
+
+def _assert_same_result(got, want, rtol=1e-10):
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
+                                   rtol=rtol, atol=1e-12)
 
 
 @pytest.mark.parametrize("resampling", ["multinomial", "poisson"])
@@ -58,11 +74,7 @@ def _both(fn, args, kw, **opts):
 def test_path_equals_loop_on_the_same_resamples(name, args, kw, weighted, resampling):
     fn = getattr(metrix, name)
     kw = dict(kw, sample_weight=SW) if weighted else dict(kw)
-    assert find_path(fn, args, kw) is not None
-    r1, d1, r2, d2 = _both(fn, args, kw, method="bca", resampling=resampling)
-    np.testing.assert_allclose(d1, d2, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(np.asarray(r1, dtype=float), np.asarray(r2, dtype=float),
-                               rtol=1e-10, atol=1e-12)
+    _assert_same_result(*_both(fn, args, kw, method="bca", resampling=resampling))
 
 
 YML = RNG.integers(0, 2, (N, 4))
@@ -107,31 +119,27 @@ def test_row_paths_equal_the_loop_on_the_same_resamples(name, args, kw, resampli
         kw["sample_weight"] = SW
     if name == "max_error" and resampling == "poisson":
         # the loop cannot give a metric without sample_weight its Poisson counts; the
-        # path's largest error among the rows drawn at least once is the definition
-        assert find_path(fn, args, kw) is not None
+        # largest error among the rows drawn at least once is the definition
         r = metrix.bootstrap(fn, *args, n_resamples=30, random_state=2, resampling=resampling)
         assert r.low <= fn(*args) and r.high <= fn(*args)
         return
-    assert find_path(fn, args, kw) is not None
     with np.errstate(all="ignore"):
-        r1, d1, r2, d2 = _both(fn, args, kw, method="bca", resampling=resampling)
-    np.testing.assert_allclose(d1, d2, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(np.asarray(r1, dtype=float), np.asarray(r2, dtype=float),
-                               rtol=1e-10, atol=1e-12)
+        _assert_same_result(*_both(fn, args, kw, method="bca", resampling=resampling))
 
 
-def test_row_paths_left_to_the_loop():
-    # a resample's call could read its rows otherwise: the loop keeps the semantics
-    assert find_path(metrix.top_k_accuracy_score, (Y3, P3T), {"k": 2}) is None
-    assert find_path(metrix.top_k_accuracy_score, (Y3, P3T),
-                        {"k": 2, "labels": [0, 1, 2], "normalize": False}) is None
-    assert find_path(metrix.roc_auc_score, (Y3, P3T), {"multi_class": "ovo"}) is None
-    assert find_path(metrix.roc_auc_score, (YB, np.c_[1 - S, S]),
-                        {"multi_class": "ovr"}) is None  # two classes: scored as binary
-    assert find_path(metrix.median_absolute_error, (Y3, P3T[:, 0]),
-                        {"multioutput": "raw_values"}) is None
-    assert find_path(metrix.f1_score, (YML, YMLP),  # scikit-learn's nan-average
-                        {"average": "samples", "zero_division": np.nan}) is None
+@pytest.mark.parametrize("name,args,kw", [
+    ("top_k_accuracy_score", (Y3, P3T), {"k": 2}),
+    ("top_k_accuracy_score", (Y3, P3T), {"k": 2, "labels": [0, 1, 2], "normalize": False}),
+    ("roc_auc_score", (Y3, P3T), {"multi_class": "ovo"}),
+    ("median_absolute_error", (Y3, P3T[:, 0]), {"multioutput": "raw_values"}),
+    ("f1_score", (YML, YMLP), {"average": "samples", "zero_division": np.nan}),
+])
+def test_calls_whose_resamples_read_their_rows_otherwise(name, args, kw):
+    # a resample's call could read its rows otherwise (labels rediscovered,
+    # scikit-learn's nan-average): the loop's values
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _assert_same_result(*_both(getattr(metrix, name), args, kw, n_resamples=12))
 
 
 @pytest.mark.parametrize("name", ["roc_auc_score", "average_precision_score"])
@@ -143,36 +151,35 @@ def test_single_class_resamples_give_nan_as_the_loop(name):
     w = np.array([1.0, 0.0, 2.0, 1.0, 1.0, 0.5, 1.0, 3.0])
     fn = getattr(metrix, name)
     with np.errstate(all="ignore"):
-        _, d1, _, d2 = _both(fn, (y, s), {"sample_weight": w}, n_resamples=60)
-    special = np.isnan(d1) if name == "roc_auc_score" else d1 == 0
-    assert special.any() and not special.all()
-    np.testing.assert_allclose(d1, d2, rtol=1e-12, atol=1e-12)
+        got, want = _both(fn, (y, s), {"sample_weight": w}, n_resamples=60)
+    if name == "roc_auc_score":  # a NaN among the resampled values: NaN bounds
+        assert all(np.isnan(float(v)) for v in (*got, *want))
+    else:
+        assert got.low == 0.0 < got.high  # AP: some resamples without a positive
+        _assert_same_result(got, want, rtol=1e-12)
 
 
 def test_a_resample_the_metric_refuses_raises_as_the_loop():
     """log_loss without labels rediscovers the classes: a resample missing one fails."""
     y = np.array([0] * 20 + [1])
     s = np.linspace(0.1, 0.9, 21)
-    for batched in (True, False):
+    for metric in (metrix.log_loss, loop_of(metrix.log_loss)):
         with pytest.raises(ValueError):
-            bootstrap_with_estimate(metrix.log_loss, y, s, n_resamples=50, random_state=0,
-                                    _batched=batched)
+            metrix.bootstrap(metric, y, s, n_resamples=50, random_state=0)
     # with labels declared, every resample is scored
     r = metrix.bootstrap(metrix.log_loss, y, s, labels=[0, 1], n_resamples=50,
                          random_state=0)
     assert math.isfinite(r.low) and r.low < r.high
 
 
-def test_counts_of_the_split_ranking_order_match_a_direct_sort():
-    """The split path is exact on data without ties too (the plain-slice branch)."""
+@pytest.mark.parametrize("name", ["roc_auc_score", "average_precision_score"])
+def test_ranking_without_ties_equals_the_loop(name):
+    """Scores without ties (each its own group): the loop's values."""
     y = RNG.integers(0, 2, 300)
     s = RNG.random(300) + 0.2 * y
-    for name in ("roc_auc_score", "average_precision_score"):
-        path = find_path(getattr(metrix, name), (y, s), {})
-        assert not path.ties and path.hp_plain
-        ones = np.ones((1, 300))
-        assert path.from_counts(ones)[0] == pytest.approx(getattr(metrix, name)(y, s),
-                                                          rel=1e-12)
+    for method in ("percentile", "bca"):
+        _assert_same_result(*_both(getattr(metrix, name), (y, s), {}, method=method),
+                            rtol=1e-12)
 
 
 # -- bootstrap_many ------------------------------------------------------------------
@@ -200,20 +207,21 @@ def _calls(weighted):
 
 @pytest.mark.parametrize("resampling", ["multinomial", "poisson"])
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-def test_bootstrap_many_equals_separate_calls_on_the_same_draws(weighted, resampling,
-                                                                monkeypatch):
+def test_bootstrap_many_equals_separate_calls_on_the_same_draws(weighted, resampling):
     calls = _calls(weighted)
     opts = dict(n_resamples=25, random_state=5, batch_size=6, method="bca",
                 resampling=resampling)
     many = bootstrap_many(calls, **opts)
     assert list(many) == list(calls)
     assert isinstance(many["broken"], ValueError)
-    monkeypatch.setattr(bb, "CELL_PATH", False)  # the separate calls draw per sample too
     for name, (fn, args, kw) in calls.items():
         if name == "broken":
             continue
-        res, est = bootstrap_with_estimate(fn, *args, **opts, **kw)
-        assert float(many[name][1]) == pytest.approx(float(est), rel=1e-12)
+        # the loop of the metric's calls: rows drawn one by one, as the shared draw
+        # (a metric without sample_weight: Poisson counts need its own bootstrap)
+        weighs = "sample_weight" in inspect.signature(fn).parameters
+        res = metrix.bootstrap(loop_of(fn) if weighs else fn, *args, **opts, **kw)
+        assert float(many[name][1]) == pytest.approx(float(fn(*args, **kw)), rel=1e-12)
         np.testing.assert_allclose(np.asarray(many[name][0], dtype=float),
                                    np.asarray(res, dtype=float), rtol=1e-10, atol=1e-12,
                                    err_msg=name)
@@ -248,19 +256,6 @@ def test_bootstrap_many_two_batches_in_flight_give_the_same_intervals(monkeypatc
     with_loop = dict(calls, d2_absolute_error=_calls(False)["d2_absolute_error"])
     bootstrap_many(with_loop, **opts)
     assert len(used) == 2  # a loop fallback: one thread
-
-
-def test_bootstrap_many_builds_each_ranking_and_encoding_once(monkeypatch):
-    built = []
-    real = bb._RankingSetup.__init__
-    monkeypatch.setattr(bb._RankingSetup, "__init__",
-                        lambda self, *a, **k: built.append(1) or real(self, *a, **k))
-    calls = {"auc": (metrix.roc_auc_score, (YB, S), {}),
-             "ap": (metrix.average_precision_score, (YB, S), {"pos_label": 1}),
-             "f1": (metrix.f1_score, (YB, YP), {}),
-             "mcc": (metrix.matthews_corrcoef, (YB, YP), {})}
-    out = bootstrap_many(calls, n_resamples=10, random_state=0)
-    assert len(built) == 1 and all(not isinstance(v, Exception) for v in out.values())
 
 
 def test_bootstrap_many_is_joint_and_reports_progress():

@@ -60,34 +60,119 @@ def test_validate_false_same_value():
         _close(fn(*args, validate=False, **kw), fn(*args, **kw), rtol=1e-12)
 
 
+def _binary_libs():
+    """NumPy, torch, and array-api-strict (the generic adapter: JAX's and the
+    accelerators' sorts on host values)."""
+    import importlib.util
+
+    libs = {"numpy": lambda a: a}
+    if importlib.util.find_spec("torch") is not None:
+        import torch
+
+        libs["torch"] = torch.from_numpy
+    if importlib.util.find_spec("array_api_strict") is not None:
+        import array_api_strict as xps
+
+        libs["array_api_strict"] = xps.asarray
+    return libs
+
+
+BINARY_LIBS = _binary_libs()
+
+
+def _score_dtypes(lib):
+    return {"torch": ["float64", "float32", "float16", "bfloat16"],
+            "array_api_strict": ["float64", "float32"]}.get(lib, ["float64", "float32",
+                                                                  "float16"])
+
+
+@pytest.mark.parametrize("lib", sorted(BINARY_LIBS))
+@pytest.mark.parametrize("n", [200, 1023, 1024, 3000])
+def test_binary_auc_and_ap_equal_scikit_learn_on_every_input(lib, n):
+    """Binary AUC and AP under every condition that picks how they are sorted
+    and counted: the array library, the score dtype, ``validate``, no / unit /
+    random weights, sizes around 1,024, pos_label 1 and 0; ties throughout."""
+    conv = BINARY_LIBS[lib]
+    r = np.random.default_rng(n)
+    y, s = r.integers(0, 2, n), np.round(r.random(n), 2)  # ties within and across classes
+    w = r.random(n)
+    w[: n // 10] = 0.0
+    for dtype in _score_dtypes(lib):
+        if dtype == "bfloat16":
+            import torch
+
+            ts = torch.from_numpy(s).to(torch.bfloat16)
+            sx, s64 = ts, ts.double().numpy()
+        else:
+            sx, s64 = conv(s.astype(dtype)), s.astype(dtype).astype(np.float64)
+        rtol = 1e-12 if dtype == "float64" else 1e-6
+        for sw in (None, np.ones(n), w):
+            swx = None if sw is None else conv(sw.astype(np.float64))
+            for validate in (False, True):
+                got = metrix.roc_auc_score(conv(y), sx, sample_weight=swx,
+                                           validate=validate)
+                _close(got, skm.roc_auc_score(y, s64, sample_weight=sw), rtol=rtol,
+                       err_msg=f"AUC {dtype} {validate} {sw is not None}")
+                for pos_label in (1, 0):
+                    got = metrix.average_precision_score(
+                        conv(y), sx, pos_label=pos_label, sample_weight=swx,
+                        validate=validate)
+                    want = skm.average_precision_score(y, s64, pos_label=pos_label,
+                                                       sample_weight=sw)
+                    _close(got, want, rtol=rtol,
+                           err_msg=f"AP {pos_label} {dtype} {validate} {sw is not None}")
+    if lib == "numpy":
+        _close(metrix.roc_auc_score(YC, SC, multi_class="ovr", average=None),
+               skm.roc_auc_score(YC, SC, multi_class="ovr", average=None), rtol=1e-12)
+
+
+@pytest.mark.parametrize("lib,dtype", [("numpy", "float16"), ("torch", "bfloat16"),
+                                       ("array_api_strict", "float64")])
+def test_binary_auc_and_ap_past_the_largest_batch(lib, dtype):
+    """Past a training-loop batch (2**16 rows), unweighted: scikit-learn's values
+    for the libraries and dtypes whose sorts differ (value sorts, tie groups)."""
+    if lib not in BINARY_LIBS:
+        pytest.skip(f"{lib} is not installed")
+    n = (1 << 16) + 1
+    r = np.random.default_rng(4)
+    y, s = r.integers(0, 2, n), np.round(r.random(n), 3)
+    if dtype == "bfloat16":
+        import torch
+
+        sx = torch.from_numpy(s).to(torch.bfloat16)
+        s64 = sx.double().numpy()
+    else:
+        sx, s64 = BINARY_LIBS[lib](s.astype(dtype)), s.astype(dtype).astype(np.float64)
+    yx = BINARY_LIBS[lib](y)
+    rtol = 1e-12 if dtype == "float64" else 1e-6
+    for validate in (False, True):
+        _close(metrix.roc_auc_score(yx, sx, validate=validate), skm.roc_auc_score(y, s64),
+               rtol=rtol)
+        for pos_label in (1, 0):
+            _close(metrix.average_precision_score(yx, sx, pos_label=pos_label,
+                                                  validate=validate),
+                   skm.average_precision_score(y, s64, pos_label=pos_label), rtol=rtol)
+
+
 @pytest.mark.parametrize("lib", ["numpy", "torch"])
-def test_split_value_and_tie_group_paths_agree(monkeypatch, lib):
-    # three exact paths: compacted split sorts (eager CPU), value sorts with
-    # binary searches (the traceable default), tie groups (weights; torch)
-    from metrix.backends import ops
-
-    y, s = rng.integers(0, 2, 3000), np.round(rng.random(3000), 2)
-    if lib == "torch":
-        torch = pytest.importorskip("torch")
-        y, s = torch.from_numpy(y), torch.from_numpy(s)
-    adapter = ops(metrix._core.namespace.get_namespace_and_device(s)[0])
-    ref = (skm.roc_auc_score(np.asarray(y), np.asarray(s)),
-           skm.average_precision_score(np.asarray(y), np.asarray(s)))
-
-    def both():
-        return (float(metrix.roc_auc_score(y, s)), float(metrix.average_precision_score(y, s)))
-
-    assert adapter.split_sort(s, y == 1) is not None
-    split = both()
-    monkeypatch.setattr(adapter, "split_sort", lambda score, pos: None)
-    monkeypatch.setattr(adapter, "value_sort_is_cheap", True)
-    values = both()
-    monkeypatch.setattr(adapter, "value_sort_is_cheap", False)
-    groups = both()
-    for got in (split, values, groups):
-        _close(got, ref, rtol=1e-12)
-    _close(metrix.roc_auc_score(YC, SC, multi_class="ovr", average=None),
-           skm.roc_auc_score(YC, SC, multi_class="ovr", average=None), rtol=1e-12)
+@pytest.mark.parametrize("n", [2500, 1 << 16, (1 << 16) + 1])
+def test_float32_binary_auc_and_ap_round_the_exact_value(lib, n):
+    """float32 scores (host arrays): the exact AUC and AP rounded to float32 (the
+    result dtype), equal to the float64 scores' value rounded; up to the
+    largest training-loop batch and past it."""
+    conv = (lambda a: a) if lib == "numpy" else pytest.importorskip("torch").from_numpy
+    r = np.random.default_rng(n)
+    y, s = r.integers(0, 2, n), np.round(r.random(n), 3).astype(np.float32)  # ties
+    s64 = s.astype(np.float64)
+    for fn, sk in ((metrix.roc_auc_score, skm.roc_auc_score),
+                   (metrix.average_precision_score, skm.average_precision_score)):
+        want = sk(y, s64)
+        got = fn(conv(y), conv(s), validate=False)
+        wide = fn(conv(y), conv(s64), validate=False)
+        assert np.asarray(got).dtype == np.float32 or type(got) is float
+        _close(wide, want, rtol=1e-12)
+        assert float(got) == float(np.float32(wide)), fn.__name__
+        assert float(got) == float(np.float32(want)), fn.__name__
 
 
 @pytest.mark.parametrize("case", ["continuous", "cross ties", "end ties", "signed zeros",
@@ -136,28 +221,6 @@ def test_packed_auc_pairs_exact(case):
     assert auc_pairs_numpy(s.astype(np.float64), y == 1) is None  # float64: the split sorts
 
 
-@pytest.mark.parametrize("lib", ["numpy", "torch"])
-def test_packed_auc_lane_equals_other_paths(monkeypatch, lib):
-    # the lane with and without the packed sort: one value (float32 scores)
-    from metrix.backends import ops
-
-    y, s = rng.integers(0, 2, 2500), np.round(rng.random(2500), 3).astype(np.float32)
-    if lib == "torch":
-        torch = pytest.importorskip("torch")
-        y, s = torch.from_numpy(y), torch.from_numpy(s)
-    want = skm.roc_auc_score(np.asarray(y), np.asarray(s, dtype=np.float64))
-    packed = float(metrix.roc_auc_score(y, s, validate=False))
-    import metrix.backends.numpy as backend_numpy
-
-    lean = backend_numpy.lean_namespace()[1]
-    monkeypatch.setattr(lean, "auc_pairs", lambda score, pos: None)
-    adapter = ops(metrix._core.namespace.get_namespace_and_device(s)[0])
-    monkeypatch.setattr(adapter, "auc_pairs", lambda score, pos: None)
-    split = float(metrix.roc_auc_score(y, s, validate=False))
-    assert packed == split
-    _close(packed, want, rtol=1e-6)
-
-
 @pytest.mark.parametrize("case", ["continuous", "cross ties", "end ties", "positive ties",
                                   "signed zeros",
                                   "extremes", "float16", "one tied value", "no positive",
@@ -204,36 +267,6 @@ def test_packed_ap_sum_exact(case):
     assert float(metrix.average_precision_score(y, s, validate=False)) == pytest.approx(
         want, rel=1e-7, abs=1e-15)  # the result in the scores' float32
     assert ap_sum_numpy(s.astype(np.float64), y == 1) is None  # float64: the sort path
-
-
-@pytest.mark.parametrize("lib", ["numpy", "torch"])
-@pytest.mark.parametrize("pos_label", [1, 0])
-def test_ap_lane_equals_other_paths(monkeypatch, lib, pos_label):
-    # the AP lane with the packed sort, with the generic sort (accelerators,
-    # other dtypes) and the general path (weights) agree with scikit-learn
-    from metrix.backends import ops
-
-    r = np.random.default_rng(8)
-    y, s = r.integers(0, 2, 2500), np.round(r.random(2500), 3).astype(np.float32)  # ties
-    w = np.ones(2500, dtype=np.float32)
-    if lib == "torch":
-        torch = pytest.importorskip("torch")
-        y, s, w = torch.from_numpy(y), torch.from_numpy(s), torch.from_numpy(w)
-    want = skm.average_precision_score(np.asarray(y), np.asarray(s, dtype=np.float64),
-                                       pos_label=pos_label)
-    packed = float(metrix.average_precision_score(y, s, pos_label=pos_label, validate=False))
-    checked = float(metrix.average_precision_score(y, s, pos_label=pos_label))
-    general = float(metrix.average_precision_score(y, s, pos_label=pos_label,
-                                                   sample_weight=w, validate=False))
-    import metrix.backends.numpy as backend_numpy
-
-    lean = backend_numpy.lean_namespace()[1]
-    monkeypatch.setattr(lean, "ap_sum", lambda score, pos: None)
-    adapter = ops(metrix._core.namespace.get_namespace_and_device(s)[0])
-    monkeypatch.setattr(adapter, "ap_sum", lambda score, pos: None)
-    sorted_ = float(metrix.average_precision_score(y, s, pos_label=pos_label, validate=False))
-    for got in (packed, checked, general, sorted_):
-        _close(got, want, rtol=1e-6)  # the result in the scores' float32
 
 
 def test_ap_lane_keeps_the_checks():

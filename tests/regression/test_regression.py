@@ -85,17 +85,27 @@ def test_weighted_quantile_every_backend(xp):
     np.testing.assert_allclose(xp.to_numpy(got1), np.median(x[:, 0]))
 
 
-def test_weighted_quantile_op_delegates(monkeypatch):
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_weighted_median_averages_at_half_the_weight(lib):
+    """A cumulative weight of exactly one half: the mean of the two middle
+    errors, as scikit-learn (integer and unit weights make it frequent)."""
     import array_api_compat.numpy as xp
 
-    import metrix.backends._generic as generic
-
-    calls = []
-    real = generic.weighted_quantile
-    monkeypatch.setattr(generic, "weighted_quantile",
-                        lambda *a, **k: calls.append(k) or real(*a, **k))
-    metrix.median_absolute_error(YT, YP, sample_weight=W)
-    assert calls and calls[0]["average"] is True and calls[0]["xp"] is not None
+    mod = pytest.importorskip(lib)
+    conv = (lambda a: a) if lib == "numpy" else mod.asarray
+    y, p = np.zeros(4), np.array([1.0, 2.0, 3.0, 4.0])
+    assert float(metrix.median_absolute_error(conv(y), conv(p),
+                                              sample_weight=conv(np.ones(4)))) == 2.5
+    r = np.random.default_rng(9)
+    yt, yp = r.normal(size=(41, 3)), r.normal(size=(41, 3))
+    for w in (r.integers(0, 3, 41).astype(float), np.ones(41), r.random(41)):
+        for kw in ({"multioutput": "raw_values"}, {}):
+            got = metrix.median_absolute_error(conv(yt), conv(yp), sample_weight=conv(w), **kw)
+            np.testing.assert_allclose(_np(got), skm.median_absolute_error(
+                yt, yp, sample_weight=w, **kw), rtol=1e-12)
+    got = metrix.median_absolute_error(conv(YT), conv(YP), sample_weight=conv(W))
+    np.testing.assert_allclose(_np(got), skm.median_absolute_error(YT, YP, sample_weight=W),
+                               rtol=1e-12)
     assert ops(xp).weighted_quantile(np.arange(5.0), 0.5) == 2.0
 
 

@@ -19,7 +19,6 @@ import sklearn.metrics as skm
 import metrix
 from conformance.util import jax_x64
 from metrix import UndefinedMetricWarning
-from metrix.segmentation import _statistic
 
 rng = np.random.default_rng(30)
 C = 5
@@ -123,14 +122,38 @@ def test_uint8_maps_with_ignore_255():
     np.testing.assert_allclose(got, skm.jaccard_score(ft, fp, average=None), rtol=1e-12)
 
 
-def test_many_classes_path_equals_dense(monkeypatch):
-    want = [metrix.mean_iou(T, P, average=None, per_image=pi, ignore_index=0)
-            for pi in (False, True)]
-    monkeypatch.setattr(_statistic, "DENSE_CELLS", 0)
-    got = [metrix.mean_iou(T, P, average=None, per_image=pi, ignore_index=0)
-           for pi in (False, True)]
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(g, w, rtol=1e-12)
+def _per_image_iou(t, p, classes, ignore_index):
+    """Per class, the mean IoU over the images where it is defined (0.0 where
+    it is nowhere), by its definition."""
+    per = []
+    for ti, pi in zip(t, p):
+        ti, pi = ti.ravel(), pi.ravel()
+        keep = ti != ignore_index
+        ti, pi = ti[keep], pi[keep]
+        true = np.array([(ti == c).sum() for c in classes])
+        pred = np.bincount(np.searchsorted(classes, pi), minlength=len(classes))
+        tp = np.bincount(np.searchsorted(classes, ti[ti == pi]), minlength=len(classes))
+        union = true + pred - tp
+        per.append(np.where(union > 0, tp / np.maximum(union, 1), np.nan))
+    per = np.array(per)
+    defined = ~np.isnan(per)
+    return np.where(defined.any(0), np.nansum(per, 0) / np.maximum(defined.sum(0), 1), 0.0)
+
+
+def test_many_classes_equal_the_definition():
+    # ~2,700 classes in two 48 x 48 maps: more (class, class) cells than pixels
+    r = np.random.default_rng(5)
+    t = r.integers(0, 3000, (2, 48, 48))
+    p = np.where(r.random(t.shape) < 0.5, t, r.integers(0, 3000, t.shape))
+    ft, fp = _flat(t, p, 0)
+    classes = np.unique(np.concatenate([ft, fp]))
+    assert len(classes) > 2048
+    got = metrix.mean_iou(t, p, average=None, ignore_index=0)
+    np.testing.assert_allclose(got, skm.jaccard_score(ft, fp, average=None), rtol=1e-12)
+    got = _quiet(metrix.mean_iou, t, p, average=None, per_image=True, ignore_index=0)
+    np.testing.assert_allclose(got, _per_image_iou(t, p, classes, 0), rtol=1e-12)
+    np.testing.assert_allclose(metrix.dice_score(t, p, average="macro", ignore_index=0),
+                               skm.f1_score(ft, fp, average="macro"), rtol=1e-12)
 
 
 def test_one_bincount(bincount_calls):

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 import metrix
 import metrix.stream as ms
-from metrix.stream._wrappers import Metric
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -372,17 +371,16 @@ def test_mean_error_in_place_update(lib, cls, fn):
 @pytest.mark.parametrize("lib", ["numpy", "torch"])
 @pytest.mark.parametrize("task", ["multiclass", "multilabel"])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_binned_many_rows_counted_in_slices(lib, task, weighted, monkeypatch):
-    # a batch of n x B cells past the slice size is counted slice by slice into a
-    # copy of the histogram: the same counts as one bincount, the state untouched
-    from metrix.stream import _ranking
-
+def test_binned_batch_of_many_rows(lib, task, weighted):
+    # a batch of n x B = 315,000 cells (past the 2**18 cells one count takes at
+    # once: counted in slices, the last short) into a histogram, the state held by
+    # the caller untouched: scikit-learn's AUC of the binned scores
     conv = np.asarray
     if lib == "torch":
         torch = pytest.importorskip("torch")
         conv = torch.asarray
     rng = np.random.default_rng(11)
-    n, b, t = 700, 9, 40
+    n, b, t = 35_050, 9, 40
     if task == "multiclass":
         y = rng.integers(0, b, n)
         s = rng.dirichlet(np.ones(b), n)
@@ -392,48 +390,39 @@ def test_binned_many_rows_counted_in_slices(lib, task, weighted, monkeypatch):
         s = rng.random((n, b))
         kw = {"num_labels": b}
     w = rng.random(n) * (rng.random(n) < 0.8) if weighted else None
-    monkeypatch.setattr(_ranking, "_CHUNK_CELLS", 100 * b + 7)  # 7 slices, the last short
     m = ms.AUROC(thresholds=t, average=None, weighted=weighted, **kw)
     m.update(conv(y[:50]), conv(s[:50]), None if w is None else conv(w[:50]))
     before = np.asarray(m.state["hist"]).copy()
     held = m.state
     m.update(conv(y[50:]), conv(s[50:]), None if w is None else conv(w[50:]))
     np.testing.assert_array_equal(np.asarray(held["hist"]), before)  # pure update
-    monkeypatch.setattr(_ranking, "_CHUNK_CELLS", 1 << 40)  # one bincount
-    ref = ms.AUROC(thresholds=t, average=None, weighted=weighted, **kw)
-    ref.update(conv(y[:50]), conv(s[:50]), None if w is None else conv(w[:50]))
-    ref.update(conv(y[50:]), conv(s[50:]), None if w is None else conv(w[50:]))
-    np.testing.assert_allclose(np.asarray(m.state["hist"]), np.asarray(ref.state["hist"]),
-                               rtol=1e-12)
     onehot = (y[:, None] == np.arange(b)).astype(int) if task == "multiclass" else y
-    want = metrix.roc_auc_score(onehot, _quantise(s, t), average=None, sample_weight=w)
+    want = skm.roc_auc_score(onehot, _quantise(s, t), average=None, sample_weight=w)
     close(m.compute(), want, rtol=1e-9)
 
 
-def test_binned_in_place_falls_back_for_other_batches():
-    # batches the in-place histogram cannot take (grad, float16, bool target,
-    # strided view) go through the pure update and land in the same histogram;
-    # the reference takes every batch through the pure (base-class) update
+def test_binned_batches_of_every_kind_land_in_one_histogram():
+    # batches of torch tensors of every kind (float64 / float32 / float16 scores,
+    # one needing grad, bool targets, strided views): each score in the bin of
+    # its own value, scikit-learn's average precision of the binned scores
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(8)
     y, s = rng.integers(0, 2, 120), rng.random(120)
     batches = [
         (torch.asarray(y[:10]), torch.asarray(s[:10])),  # creates the state
-        (torch.asarray(y[10:40]), torch.asarray(s[10:40], dtype=torch.float32)),  # in place
+        (torch.asarray(y[10:40]), torch.asarray(s[10:40], dtype=torch.float32)),
         (torch.asarray(y[40:60]), torch.asarray(s[40:60]).requires_grad_()),
         (torch.asarray(y[60:80]), torch.asarray(s[60:80], dtype=torch.float16)),
         (torch.asarray(y[80:100]).bool(), torch.asarray(s[80:100])),
         (torch.asarray(y[100:])[::1], torch.asarray(np.repeat(s[100:], 2))[::2]),
     ]
-    m, ref = ms.AveragePrecision(thresholds=30), ms.AveragePrecision(thresholds=30)
+    m = ms.AveragePrecision(thresholds=30)
     for yt, sp in batches:
         m.update(yt, sp)
-        Metric.update(ref, yt, sp)
-    assert m._owned is m._state["hist"]  # the in-place path was taken
-    got, want = m.compute(), ref.compute()
-    close(got, want, rtol=1e-12, atol=1e-12)
-    # and the quantised one-shot value, within float32/float16 rounding of the edges
-    close(got, metrix.average_precision_score(y, _quantise(s, 30)), rtol=0, atol=5e-3)
+    y_all = np.concatenate([yt.long().numpy() for yt, _ in batches])
+    s_all = np.concatenate([sp.detach().double().numpy() for _, sp in batches])
+    want = skm.average_precision_score(y_all, _quantise(s_all, 30))
+    close(m.compute(), want, rtol=1e-12, atol=1e-12)
 
 
 def test_ranking_binned_multiclass_micro_and_state_dtype():
