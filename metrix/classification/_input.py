@@ -78,7 +78,7 @@ def _float_or_none(a, xp):
         return None
 
 
-def label_problem(prepared: PreparedLabels, *, labels=None, validate=True, want_cm=False,  # noqa: C901
+def label_problem(prepared: PreparedLabels, *, labels=None, validate=True, want_cm=False,
                   samplewise=False) -> LabelProblem:
     """Encode and count the inputs of :func:`prepare_inputs`.
 
@@ -119,24 +119,12 @@ def label_problem(prepared: PreparedLabels, *, labels=None, validate=True, want_
         cm_full = None
         full = _stats.label_counts(space.y_true, space.y_pred, size=space.size,
                                    weights=weights, xp=xp, ops=o)
-    present = None
-    if space.classes is None:
-        # host read: which of the discovered codes occur (data-dependent shape);
-        # a class whose samples all weigh 0 is still present, as in scikit-learn
-        if weights is None:
-            seen = full.true + full.pred
-        else:
-            seen = (o.bincount(space.y_true, length=space.size)
-                    + o.bincount(space.y_pred, length=space.size))
-        present = _ns.to_host(seen > 0)
+    present = _present_codes(space, full, weights, o) if space.classes is None else None
     classes, select = _labels.resolve(space, present)
     counts = _stats.select_counts(full, select, xp=xp, device=device)
     cm = None
     if want_cm:
-        if cm_full is None:
-            cm = _sparse_confusion(space, select, classes, weights, xp, device, o)
-        else:
-            cm = _stats.select_matrix(cm_full, select, xp=xp, device=device)
+        cm = _class_confusion(space, select, classes, cm_full, weights, xp, device, o)
     if repeated is not None:
         classes, counts, cm = _expand_repeated(repeated, counts, cm, xp, device)
     y_type = targets.y_type
@@ -201,8 +189,20 @@ def _declared_count(yt, yp, labels, xp, o):
     return space, xp.reshape(flat, (c + 1, c + 1))
 
 
-def _sparse_confusion(space, select, classes, weights, xp, device, o):
-    """Confusion matrix of the present classes when the code space is too large."""
+def _present_codes(space, full, weights, o):
+    """Host mask of the codes that occur, weight 0 or not (scikit-learn's classes; a host read)."""
+    if weights is None:
+        seen = full.true + full.pred
+    else:
+        seen = (o.bincount(space.y_true, length=space.size)
+                + o.bincount(space.y_pred, length=space.size))
+    return _ns.to_host(seen > 0)
+
+
+def _class_confusion(space, select, classes, cm_full, weights, xp, device, o):
+    """Confusion matrix of the selected classes: of ``cm_full``, or counted anew (no dense one)."""
+    if cm_full is not None:
+        return _stats.select_matrix(cm_full, select, xp=xp, device=device)
     c = len(classes)
     if c * c > _stats.MAX_CONFUSION_CELLS:
         raise ValueError(
@@ -233,14 +233,11 @@ def _multilabel(targets, labels, w, fdt, acc, xp, device, samplewise, validate, 
         classes = list(range(n_labels))
     else:
         classes = _ns.host_list(labels)
-        if classes and max(classes) >= n_labels:
+        if classes and (max(classes) >= n_labels or min(classes) < 0):
+            bad = (f"{max(classes)} > {n_labels - 1}" if max(classes) >= n_labels
+                   else f"{min(classes)} < 0")
             raise ValueError(
-                "All labels must be in [0, n labels) for multilabel targets. "
-                f"Got {max(classes)} > {n_labels - 1}")
-        if classes and min(classes) < 0:
-            raise ValueError(
-                "All labels must be in [0, n labels) for multilabel targets. "
-                f"Got {min(classes)} < 0")
+                f"All labels must be in [0, n labels) for multilabel targets. Got {bad}")
         idx = _ns.asarray(classes, xp=xp, device=device, dtype=_ns.count_dtype(xp, device))
         yt, yp = xp.take(yt, idx, axis=1), xp.take(yp, idx, axis=1)
     counts = _stats.multilabel_counts(yt, yp, weights=w, axis=1 if samplewise else 0,

@@ -89,7 +89,7 @@ def setwise_labels(targets, *, average, labels, pos_label):
 PRF = ("precision", "recall", "f-score")
 
 
-def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, xp,  # noqa: C901
+def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, xp,
                     dtype, acc_dtype, validate, want=PRF):
     """(precision, recall, fscore, support) from ``LabelCounts`` (selected classes).
 
@@ -126,33 +126,29 @@ def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, 
         precision = divide(tp, pred, "precision", "predicted")
     if need_r:
         recall = divide(tp, true, "recall", "true")
-    if "f-score" not in want:
-        pass
-    elif math.isinf(beta):
-        fscore = recall
-    elif beta == 0:
-        fscore = precision
-    else:
-        beta2 = float(beta) ** 2
-        num = tp + tp if beta2 == 1 else (1 + beta2) * tp
-        den = true + pred if beta2 == 1 else beta2 * true + pred
-        fscore = divide(num, den, "f-score", "true nor predicted")
+    if "f-score" in want:
+        fscore = _fscore(tp, pred, true, precision, recall, beta, divide)
     if average is None:
         return (_cast(precision, dtype, xp), _cast(recall, dtype, xp),
                 _cast(fscore, dtype, xp), counts.true)
-    if average == "weighted":
-        avg_w = true
-    elif average == "samples":
-        avg_w = weights
-    else:
-        avg_w = None
-    if zd == zd:  # no ratio is NaN: the NaN-ignoring average is the (weighted) mean
-        def avg(v):
-            return None if v is None else _cast(_mean(v, avg_w, xp), dtype, xp)
-    else:
-        def avg(v):
-            return None if v is None else _cast(nanaverage(v, weights=avg_w, xp=xp), dtype, xp)
+    avg_w = true if average == "weighted" else (weights if average == "samples" else None)
+    skip_nan = zd != zd  # else no ratio is NaN: the NaN-ignoring average is the (weighted) mean
+
+    def avg(v):
+        return None if v is None else _cast(_mean(v, avg_w, xp, skip_nan), dtype, xp)
     return avg(precision), avg(recall), avg(fscore), None
+
+
+def _fscore(tp, pred, true, precision, recall, beta, divide):
+    """Per-class F-beta: the recall for an infinite ``beta``, the precision for 0."""
+    if math.isinf(beta):
+        return recall
+    if beta == 0:
+        return precision
+    beta2 = float(beta) ** 2
+    num = tp + tp if beta2 == 1 else (1 + beta2) * tp
+    den = true + pred if beta2 == 1 else beta2 * true + pred
+    return divide(num, den, "f-score", "true nor predicted")
 
 
 def jaccard_from_counts(counts, *, average, zero_division, weights=None, xp, validate=False):
@@ -169,14 +165,15 @@ def jaccard_from_counts(counts, *, average, zero_division, weights=None, xp, val
     if average is None:
         return jac
     avg_w = true if average == "weighted" else (weights if average == "samples" else None)
-    if zero_division == zero_division:  # no ratio is NaN: the (weighted) mean
-        return _mean(jac, avg_w, xp)
-    return nanaverage(jac, weights=avg_w, xp=xp)
+    return _mean(jac, avg_w, xp, zero_division != zero_division)  # NaN ratios: left out
 
 
-def _mean(v, weights, xp):
+def _mean(v, weights, xp, skip_nan=False):
     """Mean of ``v`` over its last axis, weighted when ``weights`` are given (the
-    plain mean where they sum to 0, as scikit-learn's ``_nanaverage``)."""
+    plain mean where they sum to 0, as scikit-learn's ``_nanaverage``);
+    ``skip_nan``: NaN values left out (``_nanaverage`` itself)."""
+    if skip_nan:
+        return nanaverage(v, weights=weights, xp=xp)
     plain = xp.sum(v, axis=-1) / v.shape[-1]
     if weights is None:
         return plain

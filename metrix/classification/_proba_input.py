@@ -43,6 +43,8 @@ from .._core.validation import (
 from ..backends import ops as _ops
 from . import _encoding as _labels
 
+_MULTIOUTPUT = "Multioutput target data is not supported with label binarization"
+
 
 class ProbaProblem(NamedTuple):
     xp: object
@@ -171,7 +173,7 @@ def _check_weight_sum(w, xp):
         raise ZeroDivisionError("Weights sum to zero, can't be normalized")
 
 
-def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None,  # noqa: C901
+def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None,
                   mode="multiclass", validate=True, normalized=True) -> ProbaProblem:
     """Validate and encode (y_true, y_proba) as scikit-learn does.
 
@@ -197,17 +199,7 @@ def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None
         p = column_or_1d(p, xp=xp, input_name="y")
         yt = column_or_1d(yt, xp=lxp, input_name="y")
         if validate:
-            assert_all_finite(yt, xp=lxp, input_name="y_true")
-            assert_all_finite(p, xp=xp, input_name="y_prob")
-            y_type, _, _ = _label_info(yt, lxp)
-            if y_type != "binary":
-                raise ValueError(
-                    f"The type of the target inferred from y_true is {y_type} but should be "
-                    "binary according to the shape of y_prob.")
-            _check_range(p, xp, "less")
-            pos_label = _binary_pos_label(yt, pos_label)
-            if normalized:
-                _check_weight_sum(w, xp)
+            pos_label = _checked_pos_label(yt, p, w, pos_label, lxp, xp, normalized)
         elif pos_label is None:  # the declared classes' rule, or 1 (targets 0 / 1)
             pos_label = 1 if labels is None else _pos_label_of(_labels_list(labels))
         codes = lxp.astype(label_equals(yt, pos_label, lxp), _ns.count_dtype(lxp, ldev))
@@ -216,22 +208,58 @@ def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None
 
     if p.ndim > 2:
         raise ValueError(f"Found array with dim {p.ndim}. None expected <= 2.")
-    bounds = None
-    if validate:
-        assert_all_finite(p, xp=xp, input_name="y_proba")
-        _check_range(p, xp, "lower")
-        y_type, _, bounds = _label_info(yt, lxp)
-        if "multioutput" in y_type or (yt.ndim == 2 and y_type != "multilabel-indicator"):
-            raise ValueError("Multioutput target data is not supported with label "
-                             "binarization")
-        if labels is None and y_type not in ("binary", "multiclass", "multilabel-indicator"):
-            raise ValueError(f"Unknown label type: {y_type}")
+    bounds = _checked_targets(p, yt, labels, lxp, xp) if validate else None
+    if p.ndim == 2 and p.shape[1] == 1:
+        p = xp.reshape(p, (-1,))
     if yt.ndim == 2:
         if _labels.label_kind(yt, lxp) == "O":  # strings: no indicator (validate=False)
-            raise ValueError("Multioutput target data is not supported with label "
-                             "binarization")
+            raise ValueError(_MULTIOUTPUT)
         return _multilabel_problem(yt, p, w, labels, xp, device, fdt, acc, eps, n,
                                    validate and normalized, validate)
+    classes, codes = _classes_and_codes(yt, labels, lxp, ldev, bounds, validate)
+    codes = _on(codes, lxp, xp, device)
+    k = 2 if p.ndim == 1 else int(p.shape[1])
+    if validate and p.ndim == 2:
+        _warn_row_sums(p, acc, eps, xp)
+    if len(classes) != k:
+        raise _class_count_error(classes, k, labels)
+    if validate and normalized:
+        _check_weight_sum(w, xp)
+    return ProbaProblem(xp, device, codes, p, k, w, fdt, acc, eps, n,
+                        unchecked_codes=labels is not None and not validate)
+
+
+def _checked_pos_label(yt, p, w, pos_label, lxp, xp, normalized):
+    """``mode="binary"``, validated: scikit-learn's checks (host reads), then the positive class."""
+    assert_all_finite(yt, xp=lxp, input_name="y_true")
+    assert_all_finite(p, xp=xp, input_name="y_prob")
+    y_type, _, _ = _label_info(yt, lxp)
+    if y_type != "binary":
+        raise ValueError(
+            f"The type of the target inferred from y_true is {y_type} but should be "
+            "binary according to the shape of y_prob.")
+    _check_range(p, xp, "less")
+    if pos_label is None:  # scikit-learn's _check_pos_label_consistency: greatest-label fallback
+        pos_label = _pos_label_of(_ns.host_unique(_ns.to_host(yt)))
+    if normalized:
+        _check_weight_sum(w, xp)
+    return pos_label
+
+
+def _checked_targets(p, yt, labels, lxp, xp):
+    """``mode="multiclass"``, validated: scikit-learn's checks (host reads), ``y_true``'s bounds."""
+    assert_all_finite(p, xp=xp, input_name="y_proba")
+    _check_range(p, xp, "lower")
+    y_type, _, bounds = _label_info(yt, lxp)
+    if "multioutput" in y_type or (yt.ndim == 2 and y_type != "multilabel-indicator"):
+        raise ValueError(_MULTIOUTPUT)
+    if labels is None and y_type not in ("binary", "multiclass", "multilabel-indicator"):
+        raise ValueError(f"Unknown label type: {y_type}")
+    return bounds
+
+
+def _classes_and_codes(yt, labels, lxp, ldev, bounds, validate):
+    """Sorted classes (of ``y_true`` or the declared ``labels``; two or more) and codes."""
     if labels is None:
         classes, codes = discover_codes(yt, lxp, ldev, bounds)
         if len(classes) == 1:
@@ -239,32 +267,25 @@ def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None
                 f"y_true contains only one label ({_ns.host_values(classes)[0]}). Please "
                 "provide the list of all expected class labels explicitly through the "
                 "labels argument.")
-    else:
-        declared = _ns.host_list(labels)
-        classes, codes = _declared_codes(yt, declared, labels, lxp, ldev, validate)
-        if len(classes) < 2:
-            raise ValueError(
-                "The labels array needs to contain at least two labels, got "
-                f"{_ns.host_values(classes)}.")
-    codes = _on(codes, lxp, xp, device)
-    if p.ndim == 2 and p.shape[1] == 1:
-        p = xp.reshape(p, (-1,))
-    k = 2 if p.ndim == 1 else int(p.shape[1])
-    if validate and p.ndim == 2:
-        _warn_row_sums(p, acc, eps, xp)
-    if len(classes) != k:
-        if labels is None:
-            raise ValueError(
-                "y_true and y_prob contain different number of classes: "
-                f"{len(classes)} vs {k}. Please provide the true labels explicitly through "
-                f"the labels argument. Classes found in y_true: {_ns.host_values(classes)}")
+        return classes, codes
+    classes, codes = _declared_codes(yt, _ns.host_list(labels), labels, lxp, ldev, validate)
+    if len(classes) < 2:
         raise ValueError(
-            "The number of classes in labels is different from that in y_prob. Classes "
-            f"found in labels: {_ns.host_values(classes)}")
-    if validate and normalized:
-        _check_weight_sum(w, xp)
-    return ProbaProblem(xp, device, codes, p, k, w, fdt, acc, eps, n,
-                        unchecked_codes=labels is not None and not validate)
+            "The labels array needs to contain at least two labels, got "
+            f"{_ns.host_values(classes)}.")
+    return classes, codes
+
+
+def _class_count_error(classes, k, labels):
+    """The error for ``classes`` (declared: ``labels`` given) other than the ``k`` columns."""
+    if labels is None:
+        return ValueError(
+            "y_true and y_prob contain different number of classes: "
+            f"{len(classes)} vs {k}. Please provide the true labels explicitly through "
+            f"the labels argument. Classes found in y_true: {_ns.host_values(classes)}")
+    return ValueError(
+        "The number of classes in labels is different from that in y_prob. Classes "
+        f"found in labels: {_ns.host_values(classes)}")
 
 
 def _warn_row_sums(p, acc, eps, xp):
@@ -284,18 +305,12 @@ def _multilabel_problem(yt, p, w, labels, xp, device, fdt, acc, eps, n, check_su
     if labels is not None:  # LabelBinarizer fitted on 1-D labels refuses the matrix
         raise ValueError("The object was not fitted with multilabel input.")
     n_labels = int(yt.shape[1])
-    if p.ndim == 2 and p.shape[1] == 1:
-        p = xp.reshape(p, (-1,))
     if p.ndim == 1:
         p = xp.stack((1 - p, p), axis=1)
     elif validate:
         _warn_row_sums(p, acc, eps, xp)
     if int(p.shape[1]) != n_labels:
-        raise ValueError(
-            "y_true and y_prob contain different number of classes: "
-            f"{n_labels} vs {int(p.shape[1])}. Please provide the true labels explicitly "
-            "through the labels argument. Classes found in y_true: "
-            f"{_ns.host_values(list(range(n_labels)))}")
+        raise _class_count_error(list(range(n_labels)), int(p.shape[1]), None)
     if check_sum:
         _check_weight_sum(w, xp)
     indicator = xp.astype(yt, acc)
@@ -382,13 +397,6 @@ def label_equals(y, value, xp):
     if _ns.is_numpy_namespace(xp):
         return xp.asarray(y == value)
     return y == value
-
-
-def _binary_pos_label(yt, pos_label):
-    """scikit-learn's ``_check_pos_label_consistency`` with the greatest-label fallback."""
-    if pos_label is not None:
-        return pos_label
-    return _pos_label_of(_ns.host_unique(_ns.to_host(yt)))
 
 
 def _labels_list(labels):

@@ -369,12 +369,13 @@ def kappa_terms(cm, counts, *, weights, xp, acc):
     ``CohenKappa``.
     """
     tp, pred, true = counts
-    n = xp.sum(true, axis=-1)
-    if weights is None:  # classes on the last axis (leading axes: a batch)
+    n_col = xp.sum(true, axis=-1, keepdims=True)  # classes on the last axis
+    n = n_col[..., 0]
+    if weights is None:
         observed = n - xp.sum(tp, axis=-1)              # off-diagonal mass of C
         # off-diagonal mass of outer(p, t), as sum_i p_i (n - t_i): no n^2 - s
         # cancellation (a fused multiply-add under jit would leave a residue)
-        chance = xp.sum(pred * (xp.expand_dims(n, axis=-1) - true), axis=-1)
+        chance = xp.sum(pred * (n_col - true), axis=-1)
     else:
         cm = xp.astype(cm, acc)
         idx = xp.arange(cm.shape[0], dtype=acc, device=_ns.device_of(cm))

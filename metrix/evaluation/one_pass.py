@@ -150,12 +150,12 @@ def evaluate(
     return {m: values[m] for m in metrics}
 
 
-def _label_metrics(y_true, y_pred, names, *, labels, sample_weight, pos_label, zero_division,  # noqa: C901
+def _label_metrics(y_true, y_pred, names, *, labels, sample_weight, pos_label, zero_division,
                    validate):
     exact = any(_split(n)[1] == "binary" for n in names if n not in _PLAIN)
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
                               exact_binary=exact)
-    xp, _, targets, w, fdt, acc = prepared
+    xp, targets = prepared.xp, prepared.targets
     multilabel = targets.y_type == "multilabel-indicator"
     cm_names = {"balanced_accuracy", "adjusted_balanced_accuracy", "matthews_corrcoef",
                 "cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic"} & set(names)
@@ -169,28 +169,13 @@ def _label_metrics(y_true, y_pred, names, *, labels, sample_weight, pos_label, z
     out = {}
     setwise = {}
     for name in names:
-        base, average = _split(name)
-        if base in _PRF or base == "jaccard":
-            setwise.setdefault(average, []).append(name)
+        if name in _SETWISE:
+            setwise.setdefault(_split(name)[1], []).append(name)
     for average, group in setwise.items():
         sub = _setwise_problem(prob, prepared, average, labels, pos_label, validate)
         out.update(_setwise_values(sub, group, average, zero_division, validate))
     if {"accuracy", "zero_one_loss", "hamming_loss"} & set(names):
-        if labels is None and not multilabel:
-            correct = xp.sum(xp.astype(prob.counts.tp, acc))
-            total = xp.sum(w) if w is not None else xp.asarray(
-                float(prob.n_samples), dtype=acc, device=_ns.device_of(correct))
-        else:
-            correct, total = correct_and_total(targets, w, xp, acc)
-        accuracy = correct / total
-        if "accuracy" in names:
-            out["accuracy"] = xp.astype(accuracy, fdt)
-        if "zero_one_loss" in names:
-            out["zero_one_loss"] = xp.astype(1 - accuracy, fdt)
-        if "hamming_loss" in names:
-            out["hamming_loss"] = xp.astype(
-                1 - accuracy if not multilabel else
-                _agr.hamming_from_targets(targets, w, xp, acc), fdt)
+        out.update(_accuracy_values(prob, targets, names, labels))
     for name, adjusted in (("balanced_accuracy", False), ("adjusted_balanced_accuracy", True)):
         if name in names:
             out[name] = _agr.balanced_accuracy_from_problem(prob, adjusted=adjusted,
@@ -204,6 +189,29 @@ def _label_metrics(y_true, y_pred, names, *, labels, sample_weight, pos_label, z
                                                 replace_undefined_by=float("nan"),
                                                 validate=validate)
     return {k: _ns.to_output(v, xp) for k, v in out.items()}
+
+
+def _accuracy_values(prob, targets, names, labels):
+    """Accuracy, zero-one and Hamming loss (those in ``names``) of the shared problem."""
+    xp, w, acc, fdt = prob.xp, prob.weights, prob.acc_dtype, prob.float_dtype
+    multilabel = targets.y_type == "multilabel-indicator"
+    if labels is None and not multilabel:
+        correct = xp.sum(xp.astype(prob.counts.tp, acc))
+        total = xp.sum(w) if w is not None else xp.asarray(
+            float(prob.n_samples), dtype=acc, device=_ns.device_of(correct))
+    else:
+        correct, total = correct_and_total(targets, w, xp, acc)
+    accuracy = correct / total
+    out = {}
+    if "accuracy" in names:
+        out["accuracy"] = xp.astype(accuracy, fdt)
+    if "zero_one_loss" in names:
+        out["zero_one_loss"] = xp.astype(1 - accuracy, fdt)
+    if "hamming_loss" in names:
+        out["hamming_loss"] = xp.astype(
+            1 - accuracy if not multilabel else
+            _agr.hamming_from_targets(targets, w, xp, acc), fdt)
+    return out
 
 
 def _setwise_problem(prob, prepared, average, labels, pos_label, validate):

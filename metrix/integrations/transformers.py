@@ -427,7 +427,7 @@ class TrainerMetrics:
         return range(size)
 
     # -- one batch: labels, probabilities, values ------------------------------------
-    def _prepare(self, p, y):  # noqa: C901
+    def _prepare(self, p, y):
         kinds = self._kinds
         if self.task == "regression":
             if p.ndim == y.ndim + 1 and p.shape[-1] == 1:
@@ -464,29 +464,32 @@ class TrainerMetrics:
             none = self._width_classes()
             y = torch.where(torch.isfinite(y) & (y == torch.floor(y)), y,
                             torch.full_like(y, none)).to(torch.int64)
-        if "label" in kinds:
-            if decided:
-                yp = p
-            elif binary:
-                yp = self._positive(p[:, 1] - p[:, 0] if two and self.from_logits
-                                    else p[:, 1] if two else p).to(torch.int64)
-            else:
-                yp = torch.argmax(p, dim=-1)
-            out["label"] = (y, yp, None)  # the label metrics' ignore_index leaves out padding
+        if "label" in kinds:  # the label metrics' ignore_index leaves out padding
+            out["label"] = (y, p if decided else self._predicted(p, binary, two), None)
         if "proba" in kinds:
-            if not self.from_logits:
-                prob = p[:, 1] if two else p
-            elif binary:
-                prob = torch.softmax(p, dim=-1)[:, 1] if two else torch.sigmoid(p)
-            else:
-                prob = torch.softmax(p, dim=-1)
-            w, yt = None, y
-            if self.ignore_index is not None:  # zero weight, and a valid class: a finite loss
-                keep = y != self.ignore_index
-                w = keep.to(prob.dtype)
-                yt = torch.where(keep, y, 0)
-            out["proba"] = (yt, prob, w)
+            out["proba"] = self._proba_inputs(p, y, binary, two)
         return out
+
+    def _predicted(self, p, binary, two):
+        """The predicted class of each sample from its scores (rows of ``p``, or 1-D binary)."""
+        if binary:
+            return self._positive(p[:, 1] - p[:, 0] if two and self.from_logits
+                                  else p[:, 1] if two else p).to(torch.int64)
+        return torch.argmax(p, dim=-1)
+
+    def _proba_inputs(self, p, y, binary, two):
+        """``(y_true, probabilities, sample weights)`` of the probabilistic metrics."""
+        if not self.from_logits:
+            prob = p[:, 1] if two else p
+        elif binary:
+            prob = torch.softmax(p, dim=-1)[:, 1] if two else torch.sigmoid(p)
+        else:
+            prob = torch.softmax(p, dim=-1)
+        if self.ignore_index is None:
+            return y, prob, None
+        keep = y != self.ignore_index  # zero weight, and a valid class: a finite loss
+        w = keep.to(prob.dtype)
+        return torch.where(keep, y, 0), prob, w
 
     def _positive(self, z):
         """``probability > threshold`` (on logits: ``z > logit(threshold)``, exact)."""

@@ -194,7 +194,7 @@ class LabelStream(StreamMetric):
         space = encode(yt, yp, labels=self._labels, xp=xp, device=device)
         return _ops(xp).edge_cells(space.y_true, space.y_pred, n=c, clip=False)
 
-    def update(self, state, y_true, y_pred, sample_weight=None):  # noqa: C901
+    def update(self, state, y_true, y_pred, sample_weight=None):
         """The state after one batch (pure; no host read unless ``validate``).
 
         ``y_pred`` may be labels ``(n,)`` or scores ``(n, num_classes)``
@@ -248,6 +248,12 @@ class LabelStream(StreamMetric):
             # the training-loop case: one kernel (cells and bincount) per batch
             return {**state, "cm": _ops(xp).edge_confusion(cm, yt, yp, n=c,
                                                            clip=not self.assume_valid)}
+        batch = self._batch_counts(yt, yp, ignored, sample_weight, cm, xp, device)
+        return {**state, "cm": cm + batch}
+
+    def _batch_counts(self, yt, yp, ignored, sample_weight, cm, xp, device):
+        """One batch's flat counts in ``cm``'s dtype, the general way (checks, weights, dtypes)."""
+        c = self.num_classes
         cells = self._cells(yt, yp, xp, device)
         if self.validate:  # host read: validate=True only
             row, col = cells // (c + 2), cells % (c + 2)
@@ -256,14 +262,10 @@ class LabelStream(StreamMetric):
                 bad = bad & ~ignored
             if bool(xp.any(bad)):  # host read: validate=True only
                 raise ValueError(f"Labels must be integers in [0, {c}) (num_classes={c}).")
-        w = None
-        if sample_weight is not None:
-            w = xp.reshape(xp.astype(_ns.asarray(sample_weight, xp=xp,
-                                                 device=_ns.device_of(cm)), cm.dtype), (-1,))
+        w = None if sample_weight is None else xp.reshape(xp.astype(
+            _ns.asarray(sample_weight, xp=xp, device=_ns.device_of(cm)), cm.dtype), (-1,))
         batch = _ops(xp).bincount(cells, length=(c + 2) ** 2, weights=w)
-        if batch.dtype != cm.dtype:
-            batch = xp.astype(batch, cm.dtype)
-        return {**state, "cm": cm + batch}
+        return batch if batch.dtype == cm.dtype else xp.astype(batch, cm.dtype)
 
     # -- results -------------------------------------------------------------
     def compute(self, state):
