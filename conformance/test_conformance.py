@@ -42,6 +42,17 @@ def _reference(case_id: str, float_dtype: str):
 NUMPY_FLOAT64_RESULTS = {"confusion_matrix"}
 
 
+def assert_case_value(case, combo, result, expected):
+    """``result`` equals ``expected`` to the combo's tolerance plus the case's own
+    (or by the case's ``compare``)."""
+    tol = tolerance(combo)
+    tol = {"rtol": tol["rtol"] + case.rtol, "atol": tol["atol"] + case.atol}
+    if case.compare is not None:
+        case.compare(result, expected, tol)
+    else:
+        assert_close(result, expected, **tol)
+
+
 def skip_if_not_here(case, combo):
     """Skip a (case, combination) that cannot run here, with the reason."""
     reason = combo.skip_reason()
@@ -74,12 +85,7 @@ def test_conformance(case, combo):
             return
         result = fn(*args, **kwargs)
 
-    tol = tolerance(combo)
-    tol = {"rtol": tol["rtol"] + case.rtol, "atol": tol["atol"] + case.atol}
-    if case.compare is not None:
-        case.compare(result, expected, tol)
-    else:
-        assert_close(result, expected, **tol)
+    assert_case_value(case, combo, result, expected)
 
     any_float_input = any(
         isinstance(a, np.ndarray) and a.dtype.kind == "f"

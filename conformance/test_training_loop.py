@@ -21,8 +21,7 @@ import pytest
 
 import metrix
 from conformance import test_conformance as tc
-from conformance.combos import COMBO_BY_ID, tolerance
-from conformance.util import assert_close
+from conformance.combos import COMBO_BY_ID
 
 COMBOS = [COMBO_BY_ID[c] for c in ("numpy-f64", "strict-cpu-f64", "torch-cpu-f32",
                                    "jax-cpu-f32", "torch-cuda-f32", "jax-gpu-f32", "cupy-f64")]
@@ -89,10 +88,5 @@ def test_training_loop_route(case, combo):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             result = fn(*args, **kwargs)
-    tol = tolerance(combo)
-    tol = {"rtol": tol["rtol"] + case.rtol, "atol": tol["atol"] + case.atol}
-    if case.compare is not None:
-        case.compare(result, expected, tol)
-    else:
-        assert_close(result, expected, **tol)
+    tc.assert_case_value(case, combo, result, expected)
 

@@ -318,9 +318,10 @@ class LabelPath(_Path):
             return _agr.mcc_from_counts(*counts, xp=xp)
         if name == "cohen_kappa_score":
             terms = _agr.kappa_terms(None, counts, weights=None, xp=xp, acc=self.acc)
+            # float() of the user's keyword (a host value), not of an array
             return _agr.kappa_value(*terms, xp=xp, replace_undefined_by=float(
                 kw.get("replace_undefined_by", math.nan)))
-        beta = 1.0 if name == "f1_score" else float(kw.get("beta", 1.0))
+        beta = 1.0 if name == "f1_score" else float(kw.get("beta", 1.0))  # a keyword
         which = {"precision_score": 0, "recall_score": 1}.get(name, 2)
         return prf_from_counts(counts, beta=beta, average=kw.get("average", "binary"),
                                warn_for=(), zero_division=kw.get("zero_division", "warn"),

@@ -157,7 +157,8 @@ def check_reg_targets(y_true, y_pred, sample_weight=None, multioutput=None, *,
 
 
 def _check_values(y_true, y_pred, sample_weight, *, xp, acc, func):
-    """Finite targets and weights, weights not all zero nor (for means) summing to zero."""
+    """Finite targets and weights, weights not all zero nor (for means) summing to
+    zero: host reads, called with ``validate=True`` only."""
     assert_all_finite(y_true, xp=xp, input_name="y_true")
     assert_all_finite(y_pred, xp=xp, input_name="y_pred")
     if sample_weight is None:
