@@ -35,7 +35,7 @@ from ._input import (
 from ._lane import lane_inputs, lane_position, lane_problem, setwise_lane_problem
 from ._likelihood_ratios import check_replace_lr, likelihood_ratios_from_problem
 from ._prf import jaccard_from_counts
-from .confusion import correct_and_total
+from .confusion import accuracy_from_totals, correct_and_total
 
 __all__ = [
     "jaccard_score",
@@ -540,10 +540,8 @@ def zero_one_loss(
     xp, _, targets, w, fdt, acc = prepare_inputs(y_true, y_pred, sample_weight,
                                                  validate=validate, exact_binary=False)
     correct, total = correct_and_total(targets, w, xp, acc)
-    if normalize:
-        loss = 1 - safe_divide(correct, total, zero_value=0.0, xp=xp)
-    else:
-        loss = total - correct
+    accuracy = accuracy_from_totals(correct, total, normalize=normalize, xp=xp)
+    loss = 1 - accuracy if normalize else total - accuracy
     return _ns.to_output(xp.astype(loss, fdt), xp)
 
 

@@ -281,39 +281,51 @@ def accuracy_score(
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
                               exact_binary=False)
     xp = prepared.xp
-    correct, total = correct_and_total(prepared.targets, prepared.weights, xp,
-                                       prepared.acc_dtype)
-    score = safe_divide(correct, total, zero_value=0.0, xp=xp) if normalize else correct
+    score = accuracy_from_totals(*correct_and_total(prepared.targets, prepared.weights, xp,
+                                                    prepared.acc_dtype),
+                                 normalize=normalize, xp=xp)
     return _ns.to_output(xp.astype(score, prepared.float_dtype), xp)
 
 
 def _accuracy_lane(xp, o, normalize, y_true, y_pred, weights):
-    """The lane's accuracy: ``sum(w [y == p]) / sum(w)`` in the widest float."""
+    """The lane's accuracy: :func:`count_correct` and :func:`accuracy_from_totals`
+    in the widest float."""
     acc, fdt = float_dtypes(xp, _ns.device_of(y_true), weights)
-    hit = xp.astype(y_true == y_pred, acc)
-    if weights is None:
-        score = xp.sum(hit)
-        if normalize:
-            score = score / y_true.shape[0]
-    else:
-        w = weights if weights.dtype == acc else xp.astype(weights, acc)
-        score = xp.sum(hit * w)
-        if normalize:
-            score = safe_divide(score, xp.sum(w), zero_value=0.0, xp=xp)
+    score = accuracy_from_totals(*count_correct(y_true, y_pred, weights, xp, acc),
+                                 normalize=normalize, xp=xp)
     return score if score.dtype == fdt else xp.astype(score, fdt)
 
 
-def correct_and_total(targets, weights, xp, acc):
-    """(Weighted) number of exactly right samples and the total weight."""
-    yt, yp = comparable(targets.y_true, targets.y_pred, xp)
-    if targets.y_type == "multilabel-indicator":
-        correct = xp.astype(xp.all(yt == yp, axis=1), acc)
-    else:
-        correct = xp.astype(yt == yp, acc)
+def count_correct(y_true, y_pred, weights, xp, acc, *, multilabel=False):
+    """Accuracy's statistic: the (weighted) number of exactly right samples (rows
+    of a label-indicator matrix with ``multilabel``) and the total weight, in
+    ``acc``; without weights the total is the number of samples, a Python int."""
+    hit = y_true == y_pred
+    hit = xp.astype(xp.all(hit, axis=1) if multilabel else hit, acc)
     if weights is None:
-        return xp.sum(correct), xp.asarray(float(correct.shape[0]), dtype=acc,
-                                           device=_ns.device_of(correct))
-    return xp.sum(correct * weights), xp.sum(weights)
+        return xp.sum(hit), int(y_true.shape[0])
+    if weights.dtype != acc:
+        weights = xp.astype(weights, acc)
+    return xp.sum(hit * weights), xp.sum(weights)
+
+
+def correct_and_total(targets, weights, xp, acc):
+    """:func:`count_correct` of prepared targets (their labels made comparable)."""
+    yt, yp = comparable(targets.y_true, targets.y_pred, xp)
+    return count_correct(yt, yp, weights, xp, acc,
+                         multilabel=targets.y_type == "multilabel-indicator")
+
+
+def accuracy_from_totals(correct, total, *, normalize=True, undefined=0.0, xp):
+    r"""Accuracy's formula on every face: :math:`\mathrm{correct} / \mathrm{total}`
+    (``undefined`` where there is no weight), or ``correct`` itself without
+    ``normalize``.  ``total`` is an array of totals, or a Python int (a count
+    of samples: one division)."""
+    if not normalize:
+        return correct
+    if type(total) is int:
+        return correct / total if total else xp.full_like(correct, undefined)
+    return safe_divide(correct, total, zero_value=undefined, xp=xp)
 
 
 @metric_edge

@@ -46,6 +46,7 @@ from ..classification import agreement as _agr
 from ..classification._input import label_problem, prepare_inputs
 from ..classification._prf import PRF, prf_from_counts
 from ..classification._statistic import LabelCounts
+from ..classification.confusion import accuracy_from_totals
 
 #: elements of one intermediate (M, N) or (G, C) block
 BLOCK = 1 << 22
@@ -306,10 +307,8 @@ class LabelPath(_Path):
     def formula(self, tp, pred, true):
         name, kw, xp = self.name, self.kw, self.xp
         if name == "accuracy_score":
-            correct, total = xp.sum(tp, axis=1), xp.sum(true, axis=1)
-            if not kw.get("normalize", True):
-                return correct
-            return safe_divide(correct, total, zero_value=0.0, xp=xp)
+            return accuracy_from_totals(xp.sum(tp, axis=1), xp.sum(true, axis=1),
+                                        normalize=kw.get("normalize", True), xp=xp)
         counts = LabelCounts(*(v[:, :self.c] for v in (tp, pred, true)))
         if name == "balanced_accuracy_score":
             return _agr.balanced_accuracy_from_counts(

@@ -22,7 +22,7 @@ from ..classification import agreement as _agr
 from ..classification import probabilistic as _prob
 from ..classification._input import label_problem, prepare_inputs, with_declared_labels
 from ..classification._prf import prf_from_counts, setwise_labels
-from ..classification.confusion import correct_and_total
+from ..classification.confusion import accuracy_from_totals, correct_and_total
 
 __all__ = ["evaluate", "EVALUATE_METRICS"]
 
@@ -195,13 +195,12 @@ def _accuracy_values(prob, targets, names, labels):
     """Accuracy, zero-one and Hamming loss (those in ``names``) of the shared problem."""
     xp, w, acc, fdt = prob.xp, prob.weights, prob.acc_dtype, prob.float_dtype
     multilabel = targets.y_type == "multilabel-indicator"
-    if labels is None and not multilabel:
+    if labels is None and not multilabel:  # the statistic read off the shared counts
         correct = xp.sum(xp.astype(prob.counts.tp, acc))
-        total = xp.sum(w) if w is not None else xp.asarray(
-            float(prob.n_samples), dtype=acc, device=_ns.device_of(correct))
+        total = xp.sum(w) if w is not None else int(prob.n_samples)
     else:
         correct, total = correct_and_total(targets, w, xp, acc)
-    accuracy = correct / total
+    accuracy = accuracy_from_totals(correct, total, xp=xp)
     out = {}
     if "accuracy" in names:
         out["accuracy"] = xp.astype(accuracy, fdt)

@@ -48,7 +48,6 @@ from __future__ import annotations
 import math
 
 from .._core import namespace as _ns
-from .._core.arith import safe_divide
 from .._core.validation import check_targets
 from ..backends import ops as _ops
 from ..classification._encoding import encode
@@ -64,6 +63,7 @@ from ..classification.agreement import (
     kappa_value,
     mcc_from_counts,
 )
+from ..classification.confusion import accuracy_from_totals
 from ._functional import StreamMetric, array_namespace, count_dtype, int_dtypes, is_float
 
 _PRF = ("precision", "recall", "f1", "fbeta")
@@ -350,15 +350,16 @@ def _plain(v):
 # -- formulas on the confusion matrix (scikit-learn's) ----------------------------
 
 def accuracy_from_confusion(cm, c, *, fdt, xp, ignored=False):
-    """``trace(classes) / sum(cm)``: samples in the other bins count as errors
-    (``ignored``: but not those of the cell ``(c + 1, 0)``, the ignored samples).
-    NaN when no sample counts (all ignored): the accuracy of no data."""
+    """Accuracy (:func:`~metrix.classification.confusion.accuracy_from_totals`) of
+    the trace of the classes over ``sum(cm)``: samples in the other bins count as
+    errors (``ignored``: but not those of the cell ``(c + 1, 0)``, the ignored
+    samples).  NaN when no sample counts (all ignored): the accuracy of no data."""
     cmf = xp.astype(cm, fdt)
     correct = xp.sum(xp.reshape(cmf[1:c + 1, 1:c + 1], (-1,))[:: c + 1])
     total = xp.sum(cmf)
     if ignored:
         total = total - cmf[c + 1, 0]
-    return safe_divide(correct, total, zero_value=math.nan, xp=xp)
+    return accuracy_from_totals(correct, total, undefined=math.nan, xp=xp)
 
 
 def mcc_from_confusion(cm, *, fdt, xp):
