@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["Entry", "REGISTRY", "by_function", "entries"]
+__all__ = ["Entry", "REGISTRY", "by_function", "by_key", "entries", "names"]
 
 
 class Entry(NamedTuple):
@@ -117,3 +117,14 @@ def by_function(name: str) -> Entry | None:
 def entries(**fields) -> tuple[Entry, ...]:
     """The entries whose fields equal ``fields`` (``entries(family="label")``)."""
     return tuple(e for e in REGISTRY if all(getattr(e, k) == v for k, v in fields.items()))
+
+
+def names(field: str = "evaluate", **fields) -> tuple[str, ...]:
+    """The ``field`` of the entries matching ``fields`` that have one
+    (``names(path="ranking")``: ``("roc_auc", "average_precision")``)."""
+    return tuple(getattr(e, field) for e in entries(**fields) if getattr(e, field))
+
+
+def by_key(key: str) -> Entry:
+    """The entry of the short name ``key``."""
+    return next(e for e in REGISTRY if e.key == key)

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..registry import by_key
 from ._io import BadData, UsageError
 
 TASKS = ("auto", "binary", "multiclass", "multilabel", "regression", "ranking")
@@ -85,8 +86,17 @@ def detect_task(y_true: np.ndarray, y_pred, y_score, seen: dict | None = None) -
     return "binary" if len(values) <= 2 else "multiclass"
 
 
+def _spec(key, inputs="pred", kwargs=None, *, name=None, shared=False) -> Spec:
+    """The row ``name`` (default ``key``) of the registry's metric ``key``; ``shared``:
+    one ``metrix.evaluate`` pass computes it (its name there, ``_<average>`` added)."""
+    e, kwargs = by_key(key), kwargs or {}
+    suffix = f"_{kwargs['average']}" if "average" in kwargs else ""
+    return Spec(name or key, e.function, inputs, kwargs,
+                shared=e.evaluate + suffix if shared else None)
+
+
 def _prf(avg):
-    return [Spec(f"{m}_{avg}", f"{m}_score", "pred", {"average": avg}, shared=f"{m}_{avg}")
+    return [_spec(m, "pred", {"average": avg}, name=f"{m}_{avg}", shared=True)
             for m in ("precision", "recall", "f1")]
 
 
@@ -94,69 +104,46 @@ def default_metrics(task: str, data: Data, *, has_pred: bool, has_score: bool) -
     """The metric specs of ``task`` given which inputs exist."""
     specs: list[Spec] = []
     if task == "binary":
-        pos = {"pos_label": data.pos_label}
         if has_pred:
-            specs += [Spec("accuracy", "accuracy_score", "pred", {}, shared="accuracy"),
-                      Spec("balanced_accuracy", "balanced_accuracy_score", "pred", {},
-                           shared="balanced_accuracy"),
-                      Spec("precision", "precision_score", "pred", dict(pos),
-                           shared="precision"),
-                      Spec("recall", "recall_score", "pred", dict(pos), shared="recall"),
-                      Spec("f1", "f1_score", "pred", dict(pos), shared="f1"),
-                      Spec("mcc", "matthews_corrcoef", "pred", {}, shared="matthews_corrcoef")]
+            pos = {"pos_label": data.pos_label}
+            specs += [_spec(k, shared=True) for k in ("accuracy", "balanced_accuracy")]
+            specs += [_spec(k, "pred", dict(pos), shared=True)
+                      for k in ("precision", "recall", "f1")]
+            specs += [_spec("mcc", shared=True)]
         if has_score:  # on y_pos (0/1): the score is P(y == pos_label) for every metric
-            specs += [Spec("roc_auc", "roc_auc_score", "score", {}, shared="roc_auc"),
-                      Spec("average_precision", "average_precision_score", "score",
-                           {"pos_label": 1}, shared="average_precision"),
-                      Spec("log_loss", "log_loss", "score", {"labels": [0, 1]},
-                           shared="log_loss"),
-                      Spec("brier", "brier_score_loss", "score", {"pos_label": 1},
-                           shared="brier_score_loss")]
+            specs += [_spec("roc_auc", "score", shared=True),
+                      _spec("average_precision", "score", {"pos_label": 1}, shared=True),
+                      _spec("log_loss", "score", {"labels": [0, 1]}, shared=True),
+                      _spec("brier_score_loss", "score", {"pos_label": 1}, name="brier",
+                            shared=True)]
     elif task == "multiclass":
         labels = {"labels": data.classes}
         if has_pred:
-            specs += [Spec("accuracy", "accuracy_score", "pred", {}, shared="accuracy"),
-                      Spec("balanced_accuracy", "balanced_accuracy_score", "pred", {},
-                           shared="balanced_accuracy")]
+            specs += [_spec(k, shared=True) for k in ("accuracy", "balanced_accuracy")]
             specs += _prf("macro") + _prf("weighted")
-            specs += [Spec("mcc", "matthews_corrcoef", "pred", {}, shared="matthews_corrcoef"),
-                      Spec("cohen_kappa", "cohen_kappa_score", "pred", {},
-                           shared="cohen_kappa")]
+            specs += [_spec("mcc", shared=True), _spec("kappa", name="cohen_kappa", shared=True)]
         if has_score:
-            specs += [Spec("roc_auc_ovr", "roc_auc_score", "score",
-                           {"multi_class": "ovr", **labels}),
-                      Spec("log_loss", "log_loss", "score", dict(labels)),
-                      Spec("top_2_accuracy", "top_k_accuracy_score", "score",
-                           {"k": 2, **labels})]
+            specs += [_spec("roc_auc", "score", {"multi_class": "ovr", **labels},
+                            name="roc_auc_ovr"),
+                      _spec("log_loss", "score", dict(labels)),
+                      _spec("top_k_accuracy", "score", {"k": 2, **labels},
+                            name="top_2_accuracy")]
     elif task == "multilabel":
         if has_pred:
             for avg in ("micro", "macro", "weighted", "samples"):
                 specs += _prf(avg)
-            specs += [Spec("hamming_loss", "hamming_loss", "pred", {}),
-                      Spec("subset_accuracy", "accuracy_score", "pred", {})]
+            specs += [_spec("hamming_loss"), _spec("accuracy", name="subset_accuracy")]
         if has_score:
-            specs += [Spec("lrap", "label_ranking_average_precision_score", "score", {})]
+            specs += [_spec("lrap", "score")]
     elif task == "regression":
-        specs += [Spec("mae", "mean_absolute_error", "pred", {}),
-                  Spec("mse", "mean_squared_error", "pred", {}),
-                  Spec("rmse", "root_mean_squared_error", "pred", {}),
-                  Spec("r2", "r2_score", "pred", {}),
-                  Spec("explained_variance", "explained_variance_score", "pred", {}),
-                  Spec("median_ae", "median_absolute_error", "pred", {}),
-                  Spec("mape", "mean_absolute_percentage_error", "pred", {}),
-                  Spec("max_error", "max_error", "pred", {})]
+        specs += [_spec(k) for k in ("mae", "mse", "rmse", "r2", "explained_variance",
+                                     "median_ae", "mape", "max_error")]
     elif task == "ranking":
         if not has_score:
             raise UsageError("--task ranking needs --y-score")
-        if getattr(data.y_true, "ndim", 1) == 1:
-            specs += [Spec("roc_auc", "roc_auc_score", "score", {}),
-                      Spec("average_precision", "average_precision_score", "score", {})]
-        else:
-            specs += [Spec("ndcg", "ndcg_score", "score", {}),
-                      Spec("dcg", "dcg_score", "score", {}),
-                      Spec("lrap", "label_ranking_average_precision_score", "score", {}),
-                      Spec("coverage_error", "coverage_error", "score", {}),
-                      Spec("label_ranking_loss", "label_ranking_loss", "score", {})]
+        specs += [_spec(k, "score") for k in (
+            ("roc_auc", "average_precision") if getattr(data.y_true, "ndim", 1) == 1
+            else ("ndcg", "dcg", "lrap", "coverage_error", "label_ranking_loss"))]
     else:
         raise UsageError(f"unknown task {task!r}; expected one of {', '.join(TASKS)}")
     return specs

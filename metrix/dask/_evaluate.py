@@ -12,6 +12,7 @@ from ..evaluation.partial import (
     RANKING_METRICS,
     PartialEvaluation,
 )
+from ..evaluation.score_table import areas_of_sums
 from . import _checks, _graph, _groupby
 
 
@@ -161,7 +162,7 @@ def evaluate(data=None, y_true=None, y_pred=None, y_score=None, sample_weight=No
             raise ValueError(_checks.ALL_ZERO_WEIGHTS)
         if rest:
             values.update(pe.finalize(state))
-        values.update(_groupby.areas(grouped, *terms))
+        values.update(areas_of_sums(grouped, *terms))
     elif not n_resamples:
         values.update(pe.finalize(_compute(root, progress=progress)[0]))
     if n_resamples:

@@ -25,13 +25,8 @@ order of summation.  No task holds more than a partition of the table.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
-
-from ..exceptions import UndefinedMetricWarning, as_sklearn_too
-from ..ranking._averaging import ONE_CLASS
 
 
 def _rows(df, y_true, y_score, weight, pos_label):
@@ -62,18 +57,3 @@ def area_terms(data, y_true, y_score, sample_weight, *, pos_label, split_out):
     ap_sum = (table["pos"] * precision).sum()
     terms = (auc_sum, ap_sum, total_pos, total_neg, counts["n_pos"], counts["n_neg"])
     return [t.to_delayed() for t in terms]
-
-
-def areas(names, auc_sum, ap_sum, total_pos, total_neg, n_pos, n_neg):
-    """``{name: value}`` from the computed terms (scikit-learn's edge cases)."""
-    out = {}
-    if "roc_auc" in names:
-        if n_pos == 0 or n_neg == 0:  # scikit-learn's NaN and warning
-            warnings.warn(ONE_CLASS, as_sklearn_too(UndefinedMetricWarning), stacklevel=2)
-            out["roc_auc"] = float("nan")
-        else:
-            out["roc_auc"] = float(np.float64(auc_sum) / (np.float64(total_pos) * total_neg))
-    if "average_precision" in names:
-        out["average_precision"] = (float(ap_sum) / float(total_pos) if total_pos > 0
-                                    else 0.0)
-    return out

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..registry import REGISTRY, by_function
 from ._evaluate import evaluate
 from ._graph import _is_series
 
 _AVERAGE_SUFFIX = {"binary": "", "micro": "_micro", "macro": "_macro", "weighted": "_weighted"}
 
 
-def _one(name, y_true, y_pred=None, y_score=None, sample_weight=None, **kw):
+def _one(metric, y_true, y_pred=None, y_score=None, sample_weight=None, suffix="", **kw):
+    """``evaluate``'s value of ``metric``: its name, or a function here (the registry's)."""
+    name = (by_function(metric.__name__).evaluate if callable(metric) else metric) + suffix
     return evaluate(None, y_true, y_pred, y_score, sample_weight, metrics=[name], **kw)[name]
 
 
@@ -20,8 +23,8 @@ def _setwise(base, y_true, y_pred, labels, pos_label, average, sample_weight, ze
                          f"(per-class values are not returned), got {average!r}")
     if average == "binary":  # scikit-learn ignores labels for the binary average
         labels = None
-    return _one(base + _AVERAGE_SUFFIX[average], y_true, y_pred, sample_weight=sample_weight,
-                labels=labels, pos_label=pos_label, zero_division=zero_division)
+    return _one(base, y_true, y_pred, sample_weight=sample_weight, labels=labels,
+                suffix=_AVERAGE_SUFFIX[average], pos_label=pos_label, zero_division=zero_division)
 
 
 def accuracy_score(y_true, y_pred, *, sample_weight=None):
@@ -41,7 +44,7 @@ def accuracy_score(y_true, y_pred, *, sample_weight=None):
     score : float
         As :func:`sklearn.metrics.accuracy_score` on the concatenated data.
     """
-    return _one("accuracy", y_true, y_pred, sample_weight=sample_weight)
+    return _one(accuracy_score, y_true, y_pred, sample_weight=sample_weight)
 
 
 def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=False):
@@ -80,7 +83,7 @@ def matthews_corrcoef(y_true, y_pred, *, sample_weight=None):
     mcc : float
         As :func:`sklearn.metrics.matthews_corrcoef`.
     """
-    return _one("matthews_corrcoef", y_true, y_pred, sample_weight=sample_weight)
+    return _one(matthews_corrcoef, y_true, y_pred, sample_weight=sample_weight)
 
 
 def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None):
@@ -123,7 +126,7 @@ def hamming_loss(y_true, y_pred, *, sample_weight=None):
     loss : float
         As :func:`sklearn.metrics.hamming_loss`.
     """
-    return _one("hamming_loss", y_true, y_pred, sample_weight=sample_weight)
+    return _one(hamming_loss, y_true, y_pred, sample_weight=sample_weight)
 
 
 def zero_one_loss(y_true, y_pred, *, sample_weight=None):
@@ -141,7 +144,7 @@ def zero_one_loss(y_true, y_pred, *, sample_weight=None):
     loss : float
         As :func:`sklearn.metrics.zero_one_loss` (``normalize=True``).
     """
-    return _one("zero_one_loss", y_true, y_pred, sample_weight=sample_weight)
+    return _one(zero_one_loss, y_true, y_pred, sample_weight=sample_weight)
 
 
 _SETWISE_DOC = """{title}
@@ -176,25 +179,25 @@ _SETWISE_DOC = """{title}
 
 def precision_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
                     sample_weight=None, zero_division="warn"):
-    return _setwise("precision", y_true, y_pred, labels, pos_label, average, sample_weight,
+    return _setwise(precision_score, y_true, y_pred, labels, pos_label, average, sample_weight,
                     zero_division)
 
 
 def recall_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
                  sample_weight=None, zero_division="warn"):
-    return _setwise("recall", y_true, y_pred, labels, pos_label, average, sample_weight,
+    return _setwise(recall_score, y_true, y_pred, labels, pos_label, average, sample_weight,
                     zero_division)
 
 
 def f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
              sample_weight=None, zero_division="warn"):
-    return _setwise("f1", y_true, y_pred, labels, pos_label, average, sample_weight,
+    return _setwise(f1_score, y_true, y_pred, labels, pos_label, average, sample_weight,
                     zero_division)
 
 
 def jaccard_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
                   sample_weight=None, zero_division="warn"):
-    return _setwise("jaccard", y_true, y_pred, labels, pos_label, average, sample_weight,
+    return _setwise(jaccard_score, y_true, y_pred, labels, pos_label, average, sample_weight,
                     zero_division)
 
 
@@ -244,7 +247,7 @@ def roc_auc_score(y_true, y_score, *, sample_weight=None, method="exact", bins=N
     auc : float
         As :func:`sklearn.metrics.roc_auc_score` (binary) on the concatenated data.
     """
-    return _one("roc_auc", y_true, y_score=y_score, sample_weight=sample_weight, method=method,
+    return _one(roc_auc_score, y_true, y_score=y_score, sample_weight=sample_weight, method=method,
                 bins=bins, split_every=split_every, table=table)
 
 
@@ -281,7 +284,7 @@ def average_precision_score(y_true, y_score, *, pos_label=1, sample_weight=None,
     ap : float
         As :func:`sklearn.metrics.average_precision_score` (binary).
     """
-    return _one("average_precision", y_true, y_score=y_score, sample_weight=sample_weight,
+    return _one(average_precision_score, y_true, y_score=y_score, sample_weight=sample_weight,
                 pos_label=pos_label, method=method, bins=bins, split_every=split_every,
                 table=table)
 
@@ -313,7 +316,7 @@ def log_loss(y_true, y_proba, *, normalize=True, sample_weight=None, labels=None
     """
     if not normalize:
         raise NotImplementedError("metrix.dask.log_loss computes the mean (normalize=True).")
-    return _one("log_loss", y_true, y_score=y_proba, sample_weight=sample_weight,
+    return _one(log_loss, y_true, y_score=y_proba, sample_weight=sample_weight,
                 labels=labels)
 
 
@@ -345,7 +348,7 @@ def brier_score_loss(y_true, y_proba, *, sample_weight=None, pos_label=None, lab
     """
     if pos_label is None and getattr(y_proba, "ndim", 1) == 1:
         labels, pos_label = _brier_pos_label(y_true, labels)
-    return _one("brier_score_loss", y_true, y_score=y_proba, sample_weight=sample_weight,
+    return _one(brier_score_loss, y_true, y_score=y_proba, sample_weight=sample_weight,
                 pos_label=pos_label, labels=labels)
 
 
@@ -434,4 +437,6 @@ def max_error(y_true, y_pred):
     value : float
         As :func:`sklearn.metrics.max_error`.
     """
-    return _one("max_error", y_true, y_pred)
+    return _one(max_error, y_true, y_pred)
+
+__all__ = [e.function for e in REGISTRY if e.function in globals()]  # the registry's, here

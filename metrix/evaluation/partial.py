@@ -39,6 +39,7 @@ from .._core.namespace import get_namespace_and_device
 from .._core.stacklevel import find_stack_level
 from .._core.validation import assert_all_finite, check_targets
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
+from ..registry import entries, names
 from ..stream._label import LabelStream
 from ..stream._probabilistic import LogLossStream
 from . import score_table as _table
@@ -46,28 +47,27 @@ from .one_pass import _PLAIN, _split
 
 __all__ = ["PARTIAL_METRICS", "PartialEvaluation"]
 
-_SETWISE = tuple(f"{m}{s}" for m in ("precision", "recall", "f1", "jaccard")
+_SETWISE = tuple(f"{m}{s}" for m in names(family="label", averaged=True)
                  for s in ("", "_micro", "_macro", "_weighted"))
 LABEL_METRICS = _PLAIN + _SETWISE
-PROBA_METRICS = ("log_loss", "brier_score_loss")
-RANKING_METRICS = ("roc_auc", "average_precision")
+PROBA_METRICS = names(path="proba")
+RANKING_METRICS = names(path="ranking")
 #: multiclass one-vs-rest ROC AUC (2-D ``y_score``), macro and support-weighted
 OVR_METRICS = ("roc_auc_ovr", "roc_auc_ovr_weighted")
 #: top-k accuracy (2-D ``y_score``); any ``top_<k>_accuracy`` is understood
 TOP_K_METRICS = ("top_2_accuracy", "top_3_accuracy", "top_5_accuracy")
-REGRESSION_METRICS = ("mean_absolute_error", "mean_squared_error", "root_mean_squared_error",
-                      "r2_score", "explained_variance_score",
-                      "mean_absolute_percentage_error", "max_error", "median_absolute_error")
+REGRESSION_METRICS = names(family="regression")
 #: every name :class:`PartialEvaluation` understands
 PARTIAL_METRICS = (LABEL_METRICS + PROBA_METRICS + RANKING_METRICS + OVR_METRICS
                    + TOP_K_METRICS + REGRESSION_METRICS)
+#: metrics whose state is a table of the data itself
+TABLED = ("median_absolute_error",)
 
-# metric name -> (LabelStream metric, extra keywords)
-_STREAM = {"balanced_accuracy": ("balanced_accuracy", {}),
-           "adjusted_balanced_accuracy": ("balanced_accuracy", {"adjusted": True}),
-           "matthews_corrcoef": ("mcc", {}), "cohen_kappa": ("kappa", {}),
-           "cohen_kappa_linear": ("kappa", {"weights": "linear"}),
-           "cohen_kappa_quadratic": ("kappa", {"weights": "quadratic"})}
+# evaluate name -> LabelStream metric (the registry's key), and the variants' keywords
+_KEY = {e.evaluate: e.key for e in entries(family="label") if e.evaluate}
+_VARIANT = {"adjusted_balanced_accuracy": ("balanced_accuracy", {"adjusted": True}),
+            "cohen_kappa_linear": ("cohen_kappa", {"weights": "linear"}),
+            "cohen_kappa_quadratic": ("cohen_kappa", {"weights": "quadratic"})}
 _REG_SUMS = ("r_w", "r_mean_y", "r_m2_y", "r_mean_e", "r_m2_e")
 
 
@@ -128,6 +128,7 @@ class PartialEvaluation:
         self.ovr_names = [m for m in metrics if m in OVR_METRICS]
         self.top_k = {m: _top_k(m) for m in metrics if _top_k(m) is not None}
         self.regression_names = [m for m in metrics if m in REGRESSION_METRICS]
+        self.tabled = any(m in TABLED for m in metrics)
         self.labels = None if labels is None else _sorted_labels(labels)
         needs_labels = self.label_names or self.proba_names or self.ovr_names or \
             self.top_k or (self.ranking_names and pos_label is None)
@@ -182,7 +183,7 @@ class PartialEvaluation:
             state.update({k: np.zeros(()) for k in _REG_SUMS + ("r_see", "r_sabs", "r_spct",
                                                                   "r_n")})
             state["r_max"] = np.full((), -np.inf)
-            if "median_absolute_error" in self.regression_names:
+            if self.tabled:
                 state.update(_prefixed("abs_err_", _table.empty_table()))
         return state
 
@@ -237,8 +238,7 @@ class PartialEvaluation:
         if self.top_k:
             state.update(self._top_k_chunk(yt, ys, w))
         if self.regression_names:
-            state.update(_regression_chunk(yt, yp.reshape(-1), w,
-                                           "median_absolute_error" in self.regression_names))
+            state.update(_regression_chunk(yt, yp.reshape(-1), w, self.tabled))
         return state
 
     def _check_chunk(self, yt, yp, ys, w, scored):
@@ -320,7 +320,7 @@ class PartialEvaluation:
             out.append("")
         if self.ovr_names and self.method == "exact":
             out += [f"ovr{k}_" for k in range(self.labels.shape[0])]
-        if "median_absolute_error" in self.regression_names:
+        if self.tabled:
             out.append("abs_err_")
         return out
 
@@ -398,8 +398,9 @@ class PartialEvaluation:
                 out[name] = accuracy
             elif name in ("hamming_loss", "zero_one_loss"):
                 out[name] = 1.0 - accuracy
-            elif name in _STREAM:
-                metric, kw = _STREAM[name]
+            elif name in _PLAIN:  # a metric of the confusion matrix
+                base, kw = _VARIANT.get(name, (name, {}))
+                metric = _KEY[base]
                 if metric != "kappa" and int(state["n_other"]):
                     raise ValueError(f"{name}: the data holds values that are not in labels=")
                 out[name] = LabelStream(c, metric, weighted=True, **kw).compute({"cm": cm})
@@ -409,8 +410,7 @@ class PartialEvaluation:
                     zd = self.zero_division
                     out[name] = 0.0 if zd == "warn" else float(zd)
                     continue
-                metric = "f1" if base == "f1" else base
-                stream = LabelStream(c, metric, average=average,
+                stream = LabelStream(c, _KEY[base], average=average,
                                      pos_label=pos_code if average == "binary" else 1 % c,
                                      zero_division=self.zero_division, weighted=True)
                 out[name] = stream.compute({"cm": cm})

@@ -27,19 +27,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..registry import entries
 from .partial import _host
 
 __all__ = ["PER_LABEL", "ROWS_METRICS", "RowsEvaluation"]
 
 _AVERAGED = ("micro", "macro", "weighted")
+_SETWISE = [e for e in entries(family="label", averaged=True) if e.evaluate]
 #: name -> (public function, reads "pred" or "score", keywords)
-_PER_LABEL = {f"{m}_{a}": (f"{m}_score", "pred", {"average": a})
-              for m in ("precision", "recall", "f1", "jaccard") for a in _AVERAGED}
+_PER_LABEL = {f"{e.evaluate}_{a}": (e.function, "pred", {"average": a})
+              for e in _SETWISE for a in _AVERAGED}
 _PER_SAMPLE = {
     "subset_accuracy": ("accuracy_score", "pred", {}),
     "hamming_loss": ("hamming_loss", "pred", {}),
-    **{f"{m}_samples": (f"{m}_score", "pred", {"average": "samples"})
-       for m in ("precision", "recall", "f1", "jaccard")},
+    **{f"{e.evaluate}_samples": (e.function, "pred", {"average": "samples"}) for e in _SETWISE},
     "lrap": ("label_ranking_average_precision_score", "score", {}),
     "ndcg": ("ndcg_score", "score", {}),
     "dcg": ("dcg_score", "score", {}),

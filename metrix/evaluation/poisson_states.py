@@ -27,12 +27,11 @@ from __future__ import annotations
 import numpy as np
 
 from ._poisson import poisson_counts
+from .partial import TABLED as NOT_RESAMPLED
 from .partial import PartialEvaluation
 
 __all__ = ["PoissonBootstrap"]
 
-#: metrics whose state is a table of the data itself (``B`` copies of it): no interval
-NOT_RESAMPLED = ("median_absolute_error",)
 
 
 class PoissonBootstrap:

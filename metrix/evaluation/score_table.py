@@ -31,8 +31,8 @@ from .._core.stacklevel import find_stack_level
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ..ranking._averaging import ONE_CLASS
 
-__all__ = ["binned_bounds", "check_edges", "empty_table", "merge_tables", "table_areas",
-           "table_of"]
+__all__ = ["areas_of_sums", "binned_bounds", "check_edges", "empty_table", "merge_tables",
+           "table_areas", "table_of"]
 
 
 def empty_table() -> dict:
@@ -119,13 +119,9 @@ def table_areas(score, pos, neg, names, *, n_pos, n_neg) -> dict:
     s = np.concatenate([score[keep_p], score[keep_n]])
     w = np.concatenate([pos[keep_p], neg[keep_n]])
     if "roc_auc" in names:
-        if n_pos == 0 or n_neg == 0:  # scikit-learn's NaN, with its warning
-            warnings.warn(ONE_CLASS, as_sklearn_too(UndefinedMetricWarning),
-                          stacklevel=find_stack_level())
-            out["roc_auc"] = float("nan")
-        else:
-            # host NumPy tables (this module is host code): no device to read
-            out["roc_auc"] = float(roc_auc_score(y, s, sample_weight=w))
+        # host NumPy tables (this module is host code): no device to read
+        out["roc_auc"] = (float(roc_auc_score(y, s, sample_weight=w)) if n_pos and n_neg
+                          else _one_class())
     if "average_precision" in names:
         if y.shape[0] == 0:  # no weight at all: scikit-learn's value for no positive
             y, s, w = np.zeros(1, np.int64), np.zeros(1), np.ones(1)
@@ -144,14 +140,30 @@ def _closed_form(pos, neg, names, p_total, n_total) -> dict:
     precision-recall curve: ties are one threshold)."""
     p, n = pos[::-1], neg[::-1]
     tp = np.cumsum(p)
+    called = tp + np.cumsum(n)
+    precision = np.divide(tp, called, out=np.ones_like(tp), where=called > 0)
+    return areas_of_sums(names, np.dot(n, tp - 0.5 * p), np.dot(p, precision), p_total,
+                         n_total, 1, 1)
+
+
+def areas_of_sums(names, auc_sum, ap_sum, p_total, n_total, n_pos, n_neg) -> dict:
+    """``roc_auc = auc_sum / (P N)``, ``average_precision = ap_sum / P`` with
+    scikit-learn's edge cases: one class (``n_pos`` or ``n_neg`` samples 0) gives
+    a NaN ROC AUC with its warning, no positive weight an AP of 0."""
     out = {}
     if "roc_auc" in names:
-        out["roc_auc"] = float(np.dot(n, tp - 0.5 * p) / (p_total * n_total))
+        out["roc_auc"] = (float(np.float64(auc_sum) / (np.float64(p_total) * n_total))
+                          if n_pos and n_neg else _one_class())
     if "average_precision" in names:
-        called = tp + np.cumsum(n)
-        precision = np.divide(tp, called, out=np.ones_like(tp), where=called > 0)
-        out["average_precision"] = float(np.dot(p, precision) / p_total)
+        out["average_precision"] = float(ap_sum) / float(p_total) if p_total > 0 else 0.0
     return out
+
+
+def _one_class() -> float:
+    """scikit-learn's NaN ROC AUC of one class, with its warning."""
+    warnings.warn(ONE_CLASS, as_sklearn_too(UndefinedMetricWarning),
+                  stacklevel=find_stack_level())
+    return float("nan")
 
 
 def binned_bounds(pos, neg) -> dict:
