@@ -35,16 +35,10 @@ KERNELS = {"_small_batch", "host_views", "ARRAY_TYPE", "host_view"}
 #: module -> (ties allowed, why); to be emptied by the one-definition refactor
 ALLOWED = {
     "clustering/_sparse.py": (1, "host: SciPy sparse contingency tables (scikit-learn's type)"),
-    "clustering/supervised.py": (3, "host: the sparse contingency path"),
+    "clustering/supervised.py": (1, "scikit-learn's signature: dtype=np.int64, np.bool_"),
     "clustering/_unsupervised_input.py": (4, "host: scikit-learn's pairwise-distance checks"),
-    "classification/confusion.py": (4, "the declared confusion matrix's and F-score's "
+    "classification/confusion.py": (2, "the declared confusion matrix's and F-score's "
                                        "NumPy kernels, asked of backends.host_views"),
-    "classification/_proba_input.py": (3, "NumPy string labels (to move into the adapter)"),
-    "classification/_encoding.py": (1, "NumPy string labels (to move into the adapter)"),
-    "classification/_lane.py": (1, "the training-loop lane's host views (to move)"),
-    "ranking/_input.py": (1, "NumPy string labels (to move into the adapter)"),
-    "ranking/thresholds.py": (1, "NumPy host thresholds (to move into the adapter)"),
-    "ranking/_averaging.py": (1, "torch-CPU host view of one-vs-rest AUC (to move)"),
     "regression/scores.py": (2, "the mean errors' NumPy kernel, asked of backends.host_views"),
     "stream/_functional.py": (1, "the state's backend in its config (checkpoints)"),
     "stream/_checkpoint.py": (2, "the state's backend in its config (checkpoints)"),

@@ -287,6 +287,25 @@ def count_dtype(xp, device=None):
     return _widest(xp, device, "signed integer", "int64", "int32")
 
 
+def library_dtype(dtype, xp, device=None):
+    """A ``dtype`` argument (a NumPy dtype, a Python type or the library's own) as a
+    dtype of ``xp``; the default int64 / float64 narrowed where the device lacks
+    them (JAX without x64, no-float64 devices).  None stays None."""
+    if dtype is None:
+        return None
+    if is_numpy_namespace(xp):
+        return np.dtype(dtype)
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        return dtype  # the library's own dtype
+    if name == "int64":
+        return count_dtype(xp, device)
+    if name == "float64":
+        return max_float_dtype(xp, device)
+    return getattr(xp, name)
+
+
 def result_float_dtype(xp, device, *arrays):
     """The float dtype of a result: the widest float input, else the widest float."""
     best = None

@@ -9,17 +9,21 @@ from __future__ import annotations
 
 from .._core.namespace import asarray, count_dtype, device_of, max_float_dtype
 from ._quantile import weighted_quantile
+from ._rank_statistics import RankStatistics
 
 #: the most rows the CPU adapters run a lane on (see ``GenericOps.lane_fits``)
 LANE_ROWS = 1 << 16
 
 
-class GenericOps:
+class GenericOps(RankStatistics):
     """Adapter operations written with the array API standard only."""
 
     name = "generic"
     #: whether sorting values (and binary searches) beats one argsort + gathers
     value_sort_is_cheap = True
+    #: whether float results are float64 whatever the inputs' float (NumPy, as
+    #: scikit-learn's own results); elsewhere they keep the widest float input
+    float64_results = False
 
     def __init__(self, xp):
         self.xp = xp
@@ -206,41 +210,6 @@ class GenericOps:
         sl[axis] = slice(0, k)
         return a[tuple(sl)]
 
-    def split_sort(self, score, pos, /):
-        """The scores of the positives and of the negatives, each sorted ascending.
-
-        Two compacted arrays (sizes ``P`` and ``N - P``): two value sorts that
-        together cost about one sort of ``N``, with no argsort and no gather.
-        Returns None where compaction needs a host read (accelerators) or has
-        a data-dependent shape under tracing: the generic case.
-        """
-        return None
-
-    def auc_pairs(self, score, pos, /):
-        """``(2U, P, N)`` of unweighted binary ROC AUC (Mann-Whitney ``U``, ties
-        counting 1/2; ``P`` positives, ``N`` negatives) as Python ints, from
-        one sort of packed keys; None where the adapter has no such path (the
-        caller sorts).  NumPy: float32 / float16 scores (:mod:`._packed_sort`)."""
-        return None
-
-    def ap_sum(self, score, pos, /):
-        """``(S, P)`` of unweighted binary average precision, ``AP = S / P`` (0
-        for ``P = 0``), as a Python float and int, from one sort of packed keys;
-        None where the adapter has no such path (the caller sorts).  NumPy:
-        float32 / float16 scores (:mod:`._packed_sort`)."""
-        return None
-
-    def split_rank_sums(self, q, r, /, *, precision=True):
-        """The sums behind unweighted binary AUC and AP of a :meth:`split_sort`.
-
-        ``(sum_v #{r < v} + #{r <= v}, sum_v (P - #{q < v}) / (P - #{q < v} + M - #{r < v}))``
-        over ``v`` in ``q`` (sorted positives, ``P`` of them; ``r`` the ``M``
-        sorted negatives), as a Python int and float (the second 0.0 without
-        ``precision``).  The CPU adapters search in blocks on threads; generic:
-        None (the caller searches with the namespace).
-        """
-        return None
-
     def segment_top_candidates(self, values, seg, /, *, n_segments, k, skip_zeros=False):
         """Positions (ascending) of a subset of the pairs that holds each
         segment's ``k`` largest values and everything ranked above them.
@@ -259,18 +228,6 @@ class GenericOps:
         """``(sorted x, order)`` of a 1-D ``x``, ascending (the order not stable)."""
         order = self.xp.argsort(x)
         return self.xp.take(x, order), order
-
-    def mid_ranks(self, x, /):
-        """``(lo + hi, order)``: for each value of a 1-D ``x``, the sum of its left
-        and right ``searchsorted`` positions among the sorted values (twice its
-        0-based mid-rank, plus one: tied values share it), listed in the order
-        ``order`` of ``x``'s elements (None: ``x``'s own order).  Generic: the
-        sorted values are the queries (cache-friendly binary searches)."""
-        xp = self.xp
-        ordered, order = self.sort_with_order(x)
-        ranks = xp.searchsorted(ordered, ordered, side="left") + xp.searchsorted(
-            ordered, ordered, side="right")
-        return ranks, order
 
     def take(self, x, indices, /):
         """``x[indices]`` of a 1-D ``x`` with in-range, non-negative ``indices``."""
@@ -353,6 +310,67 @@ class GenericOps:
         """``x`` as a NumPy array without a copy or a device read (NumPy
         arrays, eager torch CPU tensors), else None: for host checks of
         small results, where NumPy's calls cost a fraction of the library's."""
+        return None
+
+    def every_class_seen(self, cm, /) -> bool:
+        """Whether every row or column of a square count matrix holds a sample (a
+        host read, for ``validate=True`` callers); on a host view where there is
+        one (NumPy's reductions on a small matrix cost less)."""
+        view = self.host_view(cm)
+        if view is not None:
+            return bool(((view.sum(axis=0) + view.sum(axis=1)) > 0).all())
+        xp = self.xp
+        return bool(xp.all((xp.sum(cm, axis=0) + xp.sum(cm, axis=1)) > 0))
+
+    def lane_sorts_on_host(self, x, /) -> bool:
+        """Whether :meth:`lane` given ``x`` runs on NumPy host arrays (NumPy;
+        zero-copy views of eager torch CPU tensors), where a batched sort of
+        values costs a fraction of the library's own sort.  Generic: False."""
+        return self.host_view(x) is not None
+
+    # -- host labels: strings and objects ---------------------------------
+    #: whether the library's arrays hold strings and Python objects (NumPy's
+    #: "O", "U" and "S" dtypes): labels of any kind are encoded in it; with
+    #: another library string labels are encoded on the host, their codes moved
+    holds_strings = False
+    #: whether ``==`` compares arrays of different dtypes (integers, floats,
+    #: bools, strings) by value, so labels need no common dtype first
+    compares_mixed_dtypes = False
+
+    def is_strings(self, x, /) -> bool:
+        """Whether ``x`` holds strings or Python objects (see ``holds_strings``;
+        False where the library has no such dtype)."""
+        return False
+
+    def equals_value(self, x, value, /):
+        """``x == value`` (a scalar ``value``) as an array: NumPy compares a
+        string array with a number as one scalar, made an array here."""
+        return x == value
+
+    def python_scalars(self, x, /) -> list:
+        """The values of a small 1-D array as Python scalars (a host read).
+
+        Element by element: bools stay bools, integers become ints and so do
+        integral floats (``1.0`` -> ``1``).  NumPy: ``tolist()``.
+        """
+        xp = self.xp
+        out = []
+        for i in range(x.shape[0]):
+            v = x[i]
+            if xp.isdtype(v.dtype, "bool"):
+                out.append(bool(v))
+            elif xp.isdtype(v.dtype, "integral"):
+                out.append(int(v))
+            else:
+                f = float(v)
+                out.append(int(f) if f == int(f) else f)
+        return out
+
+    def from_nested(self, values, /):
+        """One array from a (nested) sequence of numbers and arrays, by the
+        library's own conversion (NumPy's ``asarray``: its dtype rules, its
+        errors), or None where it has none that takes them (the caller then
+        converts each value and stacks them)."""
         return None
 
     def dot(self, a, b, /):

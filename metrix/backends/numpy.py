@@ -94,6 +94,7 @@ def lean_namespace():
 
 class Ops(GenericOps):
     name = "numpy"
+    float64_results = True
     fused_block = _FUSED_BLOCK
 
     def lane_fits(self, x, /):
@@ -163,6 +164,24 @@ class Ops(GenericOps):
 
     def host_view(self, x, /):
         return x
+
+    # host labels: NumPy arrays hold strings and objects, and compare any dtypes
+    holds_strings = True
+    compares_mixed_dtypes = True
+
+    def is_strings(self, x, /) -> bool:
+        return x.dtype.kind in "OUS"
+
+    def equals_value(self, x, value, /):
+        return self.xp.asarray(x == value)
+
+    def python_scalars(self, x, /) -> list:
+        if hasattr(x, "tolist"):
+            return x.tolist()
+        return super().python_scalars(x)
+
+    def from_nested(self, values, /):
+        return np.asarray(values)
 
     def dot(self, a, b, /):
         # BLAS: one read of each, no temporary (the method: no dispatch layer)

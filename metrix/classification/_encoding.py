@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from .._core import namespace as _ns
 from .._core.validation import dtype_kind
+from ..backends import ops as _ops
 
 #: discovered integer ranges up to this many bins are counted directly
 RANGE_LIMIT = 1 << 20
@@ -67,7 +68,7 @@ def _common_float(y_true, y_pred, xp):
 def comparable(y_true, y_pred, xp):
     """Both label arrays in one dtype for ``==`` (array-api-strict refuses mixed
     int / float / bool comparisons): floats win, then the integer dtype."""
-    if y_true.dtype == y_pred.dtype or _ns.is_numpy_namespace(xp):
+    if y_true.dtype == y_pred.dtype or _ops(xp).compares_mixed_dtypes:
         return y_true, y_pred
     kind = _joint_kind(label_kind(y_true, xp), label_kind(y_pred, xp))
     if kind == "f":

@@ -92,12 +92,9 @@ def discovered_lane_inputs(y_true, y_pred, sample_weight, labels, *,
 
 def all_present(cm, xp, o) -> bool:
     """Whether every row or column of a discovered ``C x C`` matrix has a sample
-    (host read): else a code absent from both arrays would be taken for a class."""
-    view = o.host_view(cm)
-    if view is not None:  # NumPy's reductions on a small matrix cost less
-        # host read (validate=True callers only), on a NumPy view of host memory
-        return bool(((view.sum(axis=0) + view.sum(axis=1)) > 0).all())
-    return bool(xp.all((xp.sum(cm, axis=0) + xp.sum(cm, axis=1)) > 0))  # validate=True only
+    (``ops.every_class_seen``, a host read): else a code absent from both arrays
+    would be taken for a class."""
+    return o.every_class_seen(cm)
 
 
 #: list / tuple -> ``{C: 0..C-1 of that type}``, to compare declared labels with

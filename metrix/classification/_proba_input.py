@@ -92,7 +92,7 @@ def _label_info(y, xp):
     """(type of target, is string/object, integer (min, max) or None) of y_true
     (host reads); the bounds spare :func:`discover_codes` a second read."""
     info = target_info(y, xp=xp, input_name="y_true")
-    return info.y_type, (_ns.is_numpy_namespace(xp) and y.dtype.kind in "OUS"), info.bounds
+    return info.y_type, _ops(xp).is_strings(y), info.bounds
 
 
 def discover_codes(y, xp, device, bounds=None):
@@ -152,7 +152,7 @@ def _labels_array(y_true, xp, device):
     """``(y, lxp, ldev)``: the labels as an array of the namespace they are encoded
     in: ``xp`` on ``device``, or the host (NumPy) for string / object labels with
     another library's probabilities (their codes move afterwards: :func:`_on`)."""
-    if not _ns.is_numpy_namespace(xp) and _ns.host_string_labels(y_true):
+    if not _ops(xp).holds_strings and _ns.host_string_labels(y_true):
         hxp, _ = _ns.get_namespace_and_device(y_true)  # every input host: NumPy
         return _ns.asarray(y_true, xp=hxp), hxp, None
     return _ns.asarray(y_true, xp=xp, device=device), xp, device
@@ -394,9 +394,7 @@ def hinge_problem(y_true, pred_decision, sample_weight, *, labels=None,
 
 def label_equals(y, value, xp):
     """``y == value`` as an array (NumPy compares strings with a number as a scalar)."""
-    if _ns.is_numpy_namespace(xp):
-        return xp.asarray(y == value)
-    return y == value
+    return _ops(xp).equals_value(y, value)
 
 
 def _labels_list(labels):

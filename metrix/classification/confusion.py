@@ -20,6 +20,7 @@ from .._core.edge import host_entry, metric_edge
 from .._core.stacklevel import find_stack_level
 from .._core.typing import Array, ArrayLike
 from .._core.validation import check_zero_division
+from ..backends import ops as _ops
 from ..backends._generic import LANE_ROWS
 from ..backends._small_batch import host_confusion_counts
 from ..backends.host_views import host_call, numpy_lane
@@ -65,7 +66,7 @@ def _confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normal
         cm = lane.ops.lane(_confusion_lane, (lane.n_classes, normalize), y_true, y_pred,
                            sample_weight)
         if (sample_weight is not None or normalize is not None) and (
-                cm.dtype == lane.xp.float32 and _ns.is_numpy_namespace(lane.xp)):
+                cm.dtype == lane.xp.float32 and lane.ops.float64_results):
             # float results (weights, normalize) on NumPy: float64, as scikit-learn
             cm = lane.xp.astype(cm, lane.xp.float64)
         if not validate or normalize is not None or all_present(cm, lane.xp, lane.ops):
@@ -87,7 +88,7 @@ def _confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normal
     if prepared.weights is not None and _is_int_weights(sample_weight):
         cm = xp.astype(cm, _ns.count_dtype(xp, device))
     # float results on NumPy: float64 whatever the weights' float type, as scikit-learn
-    fdt = xp.float64 if _ns.is_numpy_namespace(xp) else prepared.float_dtype
+    fdt = xp.float64 if _ops(xp).float64_results else prepared.float_dtype
     if normalize is not None:
         cm = xp.astype(normalize_confusion(cm, normalize, dtype=prepared.acc_dtype, xp=xp), fdt)
     elif xp.isdtype(cm.dtype, "real floating"):
@@ -291,19 +292,19 @@ def _accuracy_lane(xp, o, normalize, y_true, y_pred, weights):
     """The lane's accuracy: :func:`count_correct` and :func:`accuracy_from_totals`
     in the widest float."""
     acc, fdt = float_dtypes(xp, _ns.device_of(y_true), weights)
-    score = accuracy_from_totals(*count_correct(y_true, y_pred, weights, xp, acc),
-                                 normalize=normalize, xp=xp)
+    correct, total = count_correct(y_true, y_pred, weights, xp, acc)
+    score = accuracy_from_totals(correct, total, xp, normalize)
     return score if score.dtype == fdt else xp.astype(score, fdt)
 
 
-def count_correct(y_true, y_pred, weights, xp, acc, *, multilabel=False):
+def count_correct(y_true, y_pred, weights, xp, acc, multilabel=False):
     """Accuracy's statistic: the (weighted) number of exactly right samples (rows
     of a label-indicator matrix with ``multilabel``) and the total weight, in
     ``acc``; without weights the total is the number of samples, a Python int."""
     hit = y_true == y_pred
     hit = xp.astype(xp.all(hit, axis=1) if multilabel else hit, acc)
     if weights is None:
-        return xp.sum(hit), int(y_true.shape[0])
+        return xp.sum(hit), y_true.shape[0]
     if weights.dtype != acc:
         weights = xp.astype(weights, acc)
     return xp.sum(hit * weights), xp.sum(weights)
@@ -316,14 +317,14 @@ def correct_and_total(targets, weights, xp, acc):
                          multilabel=targets.y_type == "multilabel-indicator")
 
 
-def accuracy_from_totals(correct, total, *, normalize=True, undefined=0.0, xp):
+def accuracy_from_totals(correct, total, xp, normalize=True, undefined=0.0):
     r"""Accuracy's formula on every face: :math:`\mathrm{correct} / \mathrm{total}`
     (``undefined`` where there is no weight), or ``correct`` itself without
     ``normalize``.  ``total`` is an array of totals, or a Python int (a count
     of samples: one division)."""
     if not normalize:
         return correct
-    if type(total) is int:
+    if type(total) is int or not hasattr(total, "dtype"):  # a count (or a traced size)
         return correct / total if total else xp.full_like(correct, undefined)
     return safe_divide(correct, total, zero_value=undefined, xp=xp)
 

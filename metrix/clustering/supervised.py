@@ -153,14 +153,14 @@ def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     clusters, cp = adapter.unique_inverse(as_codes(p, xp))
     rows, cols = int(classes.shape[0]), int(clusters.shape[0])
     if sparse:
-        if not _ns.is_numpy_namespace(xp):
+        if not _ns.is_host_array(t):  # SciPy's matrices take host (NumPy) arrays
             raise TypeError("contingency_matrix(sparse=True) returns a SciPy matrix: pass "
                             "NumPy inputs, or use sparse=False on this library.")
         from ._sparse import sparse_contingency
 
         return sparse_contingency(ct, cp, rows, cols, dtype)
     m = dense_counts(ct, cp, rows, cols, xp=xp)
-    dt = _library_dtype(dtype, xp, device)
+    dt = _ns.library_dtype(dtype, xp, device)
     if dt is not None and dt != m.dtype:
         m = xp.astype(m, dt)
     if eps is None:
@@ -168,25 +168,6 @@ def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     if not _ns.has_kind(xp, m.dtype, "real floating"):  # as NumPy's int + float
         m = xp.astype(m, _ns.max_float_dtype(xp, device))
     return m + eps
-
-
-def _library_dtype(dtype, xp, device):
-    """``dtype`` (a NumPy dtype, a Python type or the library's) in ``xp``; the
-    default int64 / float64 narrowed where the device lacks them (JAX without
-    x64, no-float64 devices)."""
-    if dtype is None:
-        return None
-    if _ns.is_numpy_namespace(xp):
-        return np.dtype(dtype)
-    try:
-        name = np.dtype(dtype).name
-    except TypeError:
-        return dtype  # the library's own dtype
-    if name == "int64":
-        return _ns.count_dtype(xp, device)
-    if name == "float64":
-        return _ns.max_float_dtype(xp, device)
-    return getattr(xp, name)
 
 
 @metric_edge

@@ -102,7 +102,7 @@ def row_scores(metric, score, *, pos=None, codes=None, weight=None, acc, xp, ops
                                              xp=xp, ops=ops)
         values = [value]
     elif (unweighted and codes is not None and names == ("roc_auc",)
-          and ops.host_view(score) is not None):
+          and ops.lane_sorts_on_host(score)):
         # torch CPU: the same batched value sort on NumPy views (torch's CPU
         # sort costs several times NumPy's), the results back as tensors
         value, tot_p, tot_n = ops.lane(_ovr_auc_lane, None, codes,

@@ -127,21 +127,10 @@ def labels_to_python(a, xp) -> list:
     """Label values of a small 1-D array as Python scalars (a host read).
 
     NumPy: ``tolist()``.  Other namespaces, element by element: bools stay
-    bools, integers become ints and so do integral floats (``1.0`` -> ``1``).
+    bools, integers become ints and so do integral floats (``1.0`` -> ``1``)
+    (the adapter's ``python_scalars``).
     """
-    if hasattr(a, "tolist") and _ns.is_numpy_namespace(xp):
-        return a.tolist()
-    out = []
-    for i in range(a.shape[0]):
-        v = a[i]
-        if xp.isdtype(v.dtype, "bool"):
-            out.append(bool(v))
-        elif xp.isdtype(v.dtype, "integral"):
-            out.append(int(v))
-        else:
-            f = float(v)
-            out.append(int(f) if f == int(f) else f)
-    return out
+    return ops(xp).python_scalars(a)
 
 
 def unique_array(inp: Inputs):

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from .._core import namespace as _ns
 from .._core.arith import nan_divide
 from .._core.edge import metric_edge
-from .._core.lane import lane_namespace_1d
+from .._core.lane import cast, lane_namespace_1d
 from .._core.stacklevel import find_stack_level
 from ..backends import ops
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
@@ -43,7 +43,6 @@ from ._input import (
     unique_array,
     unique_values,
 )
-from ._rank_values import binary_auc_split
 from .curves import det_curve, precision_recall_curve, roc_curve
 from .label_ranking import (
     coverage_error,
@@ -289,9 +288,6 @@ def roc_auc_score(
 #: the binary ROC AUC lane's largest batch, a training-loop batch (on CPUs the
 #: general path's blocked one-pass curve serves larger inputs)
 AUC_LANE_MAX = 1 << 16
-#: from this many samples the host lane splits the classes and sorts values
-#: (below it one argsort costs less than the compaction)
-AUC_SPLIT_MIN = 1024
 
 
 def _binary_lane_namespace(y, score, validate, pos_label=None):
@@ -322,81 +318,46 @@ def _binary_and_finite(xp, y, score, pos_label=None) -> bool:
 
 
 def _binary_auc_lane(xp, o, config, y, score):
-    r"""The training-loop lane of the binary ROC AUC (1-D, unweighted, ``validate=False``).
-
-    Mann-Whitney: with ``r_k = (lo_k + hi_k + 1) / 2`` the mid-rank of each
-    score among the sorted scores (``lo`` / ``hi``: its left / right
-    ``searchsorted`` positions; ties share a rank, counting 1/2),
-
-    .. math:: \mathrm{AUC} = \frac{\sum_{k \in P} r_k - P (P + 1) / 2}{P N}
-              = \frac{\sum_{k \in P} (lo_k + hi_k) - P^2}{2 P N}
-
-    On host arrays (NumPy, torch CPU views) of float32 scores one value sort
-    of the keys with the labels packed in (``ops.auc_pairs``); of other
-    dtypes, from ``AUC_SPLIT_MIN`` samples, two value sorts of the split
-    classes and one search (``ops.split_sort``: no argsort); elsewhere one
-    sort and two binary searches (``ops.mid_ranks``); the positive class is
-    the larger label (as ``roc_auc_score``).  NaN where one class is absent.
-    Taken up to ``AUC_LANE_MAX`` samples (a training-loop batch); larger
-    inputs take the general path's one-pass curve.
-    Reference: Hanley & McNeil, Radiology 143(1), 1982.
-    """
+    """The training-loop lane of the binary ROC AUC (1-D, unweighted, ``validate=False``):
+    the Mann-Whitney statistic (``ops.mann_whitney``; the positive class is the
+    larger label, as ``roc_auc_score``) and :func:`auc_from_pairs`.  Taken up to
+    ``AUC_LANE_MAX`` samples (a training-loop batch); larger inputs take the
+    general path's one-pass curve."""
     device = _ns.device_of(score)
-    acc = _ns.max_float_dtype(xp, device)
-    out = _ns.result_float_dtype(xp, device, score)
-    is_pos = y == xp.max(y)
-    packed = o.auc_pairs(score, is_pos)
-    if packed is not None:  # host float32: one sort of packed keys, exact integer sums
-        pairs, n_pos, n_neg = packed
-        auc = pairs * 0.5 / (n_pos * n_neg) if n_pos and n_neg else float("nan")
-        return xp.asarray(auc, dtype=out, device=device)
-    split = o.split_sort(score, is_pos) if score.shape[0] >= AUC_SPLIT_MIN else None
-    if split is not None:  # the sums as host integers, exact up to the division
-        auc = binary_auc_split(*split, acc=acc, xp=xp,
-                               sums=o.split_rank_sums(*split, precision=False))[0]
-        return auc if auc.dtype == out else xp.astype(auc, out)
-    ranks, order = o.mid_ranks(score)
-    pos = xp.astype(is_pos if order is None else o.take(is_pos, order), acc)
-    n_pos = xp.sum(pos)
-    u2 = xp.sum(pos * (xp.astype(ranks, acc) - n_pos))  # 2 U: sum over P of (lo + hi - P)
-    den = n_pos * (score.shape[0] - n_pos) * 2.0
-    auc = nan_divide(u2, den, xp=xp)  # one class absent: NaN
-    return auc if auc.dtype == out else xp.astype(auc, out)
+    return auc_from_pairs(*o.mann_whitney(score, y == xp.max(y)), xp=xp, device=device,
+                          dtype=_ns.result_float_dtype(xp, device, score))
 
 
 def _binary_ap_lane(xp, o, pos_label, y, score):
-    r"""The training-loop lane of the binary average precision (1-D, unweighted).
-
-    With the scores sorted ascending, ``s_i`` the first position of sample
-    ``i``'s tie group and ``b_i`` the positives before ``s_i``, the precision
-    at ``i``'s threshold is ``(P - b_i) / (n - s_i)`` and
-
-    .. math:: \mathrm{AP} = \frac{1}{\max(P, 1)} \sum_{i \in P}
-              \frac{P - b_i}{n - s_i}
-
-    scikit-learn's step-wise sum over distinct thresholds (0 without
-    positives).  Host float32 scores: one value sort of packed keys
-    (``ops.ap_sum``); elsewhere one sort, one search and one cumulative sum,
-    in the widest float; the result in the scores' float (as the general
-    path).  Taken up to ``AUC_LANE_MAX`` samples.
-    Reference: scikit-learn, ``sklearn.metrics.average_precision_score``.
-    """
+    """The training-loop lane of the binary average precision (1-D, unweighted):
+    ``ops.ap_terms`` and :func:`ap_from_terms`.  Taken up to ``AUC_LANE_MAX`` samples."""
     device = _ns.device_of(score)
-    acc = _ns.max_float_dtype(xp, device)
-    out = _ns.result_float_dtype(xp, device, score)
-    is_pos = y == pos_label
-    packed = o.ap_sum(score, is_pos)
-    if packed is not None:  # host float32: one sort of packed keys
-        total, n_pos = packed
-        return xp.asarray(total / n_pos if n_pos else 0.0, dtype=out, device=device)
-    ordered, order = o.sort_with_order(score)
-    first = xp.searchsorted(ordered, ordered, side="left")  # each tie group's start
-    pos = xp.astype(o.take(is_pos, order), acc)
-    before = xp.cumulative_sum(pos) - pos  # the positives ahead of each position
-    n_pos = xp.sum(pos)
-    precision = (n_pos - o.take(before, first)) / xp.astype(score.shape[0] - first, acc)
-    ap = xp.sum(pos * precision) / xp.where(n_pos == 0, 1.0, n_pos)  # no positive: 0 / 1
-    return ap if ap.dtype == out else xp.astype(ap, out)
+    return ap_from_terms(*o.ap_terms(score, y == pos_label), xp=xp, device=device,
+                         dtype=_ns.result_float_dtype(xp, device, score))
+
+
+def auc_from_pairs(u2, n_pos, n_neg, *, xp, device, dtype):
+    r"""Binary ROC AUC from twice the Mann-Whitney ``U`` (ties count 1/2):
+
+    .. math:: \mathrm{AUC} = \frac{2U}{2 P N}
+
+    NaN where a class is absent.  Python ints (a host kernel's exact sums)
+    are divided on the host; arrays on their device.  In ``dtype``.
+    Reference: Hanley & McNeil, Radiology 143(1), 1982.
+    """
+    if type(u2) is int:
+        auc = u2 * 0.5 / (n_pos * n_neg) if n_pos and n_neg else float("nan")
+        return xp.asarray(auc, dtype=dtype, device=device)
+    return cast(nan_divide(u2, n_pos * n_neg * 2.0, xp=xp), dtype, xp)
+
+
+def ap_from_terms(total, n_pos, *, xp, device, dtype):
+    """Binary average precision ``S / P`` of :meth:`ap_terms` (0 without
+    positives, as scikit-learn), in ``dtype``.
+    Reference: scikit-learn, ``sklearn.metrics.average_precision_score``."""
+    if type(n_pos) is int:
+        return xp.asarray(total / n_pos if n_pos else 0.0, dtype=dtype, device=device)
+    return cast(total / xp.where(n_pos == 0, 1.0, n_pos), dtype, xp)  # no positive: 0 / 1
 
 
 def binary_auc_ap(y_true, y_score, names=("roc_auc", "average_precision"), *, pos_label=1,

@@ -19,6 +19,7 @@ from .._core import namespace as _ns
 from .._core.edge import metric_edge
 from .._core.stacklevel import find_stack_level
 from .._core.validation import assert_all_finite, column_or_1d
+from ..backends import ops as _ops
 from ._input import Inputs
 from ._statistic import group_ends, sort_desc
 from .curves import _curve_counts
@@ -155,8 +156,9 @@ def _stack(parts, xp, device):
 
 def _metric_values(values, xp, device):
     """The values of every threshold as one array (``np.asarray`` for NumPy)."""
-    if _ns.is_numpy_namespace(xp):
-        return _ns.asarray(values, xp=xp)
+    stacked = _ops(xp).from_nested(values)  # NumPy: its asarray
+    if stacked is not None:
+        return stacked
     return _stack([_gather(v, xp, device) for v in values], xp, device)
 
 
