@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 
-from .._core.arith import safe_divide
+from .._core.arith import nan_divide, safe_divide
 from .._core.namespace import count_dtype, device_of
 
 
@@ -62,9 +62,7 @@ def binary_auc_values(sorts, *, acc, xp):
                       + xp.searchsorted(a, q, side="right"), acc) * 0.5
     total = xp.sum(xp.where(valid, below, xp.zeros_like(below)))
     n_neg = a.shape[0] - n_pos
-    auc = safe_divide(total - 0.5 * n_pos * n_pos, n_pos * n_neg, zero_value=float("nan"),
-                      xp=xp)
-    return auc, n_pos, n_neg
+    return auc_from_u(total - 0.5 * n_pos * n_pos, n_pos, n_neg, xp=xp), n_pos, n_neg
 
 
 def binary_ap_values(sorts, *, acc, xp):
@@ -77,6 +75,22 @@ def binary_ap_values(sorts, *, acc, xp):
     prec = safe_divide(pos_ge, all_ge, zero_value=0.0, xp=xp)
     total = xp.sum(xp.where(valid, prec, xp.zeros_like(prec)))
     return safe_divide(total, n_pos, zero_value=0.0, xp=xp), n_pos, n - n_pos
+
+
+def auc_from_u(u, n_pos, n_neg, *, xp):
+    r"""Binary ROC AUC from the Mann-Whitney statistic (ties count 1/2):
+
+    .. math:: \mathrm{AUC} = \frac{U}{P N}
+
+    NaN where a class is absent; batched over any shape.  Python numbers (a
+    host kernel's exact sums) are divided on the host, arrays on their device.
+    Every unweighted AUC of the family ends here (the binary lane, the split
+    sorts, the value sorts, one-vs-rest).
+    Reference: Hanley & McNeil, Radiology 143(1), 1982.
+    """
+    if not hasattr(n_pos, "dtype"):
+        return u / (n_pos * n_neg) if n_pos and n_neg else float("nan")
+    return nan_divide(u, n_pos * n_neg, xp=xp)
 
 
 def _split_totals(q, r, *, acc, xp):
@@ -104,14 +118,12 @@ def binary_auc_split(q, r, *, acc, xp, neg_lt=None, sums=None):
     n_pos, n_neg = _split_totals(q, r, acc=acc, xp=xp)
     if sums is not None:
         pairs = xp.asarray(sums[0] * 0.5, dtype=acc, device=device_of(q))
-        auc = safe_divide(pairs, n_pos * n_neg, zero_value=float("nan"), xp=xp)
-        return auc, n_pos, n_neg
-    if neg_lt is None:
-        neg_lt = negatives_below(q, r, xp=xp)
-    pairs = xp.sum(neg_lt) + xp.sum(xp.searchsorted(r, q, side="right"))
-    auc = safe_divide(xp.astype(pairs, acc) * 0.5, n_pos * n_neg, zero_value=float("nan"),
-                      xp=xp)
-    return auc, n_pos, n_neg
+    else:
+        if neg_lt is None:
+            neg_lt = negatives_below(q, r, xp=xp)
+        pairs = xp.astype(xp.sum(neg_lt) + xp.sum(xp.searchsorted(r, q, side="right")),
+                          acc) * 0.5
+    return auc_from_u(pairs, n_pos, n_neg, xp=xp), n_pos, n_neg
 
 
 def binary_ap_split(q, r, *, acc, xp, ops, neg_lt=None, sums=None):
@@ -181,6 +193,4 @@ def ovr_auc_values(codes, score, *, acc, xp, ops):
     total = ops.bincount(idx, length=c, weights=below)
     n_pos = xp.astype(ops.bincount(idx, length=c), acc)
     n_neg = n - n_pos
-    auc = safe_divide(total - 0.5 * n_pos * n_pos, n_pos * n_neg, zero_value=float("nan"),
-                      xp=xp)
-    return auc, n_pos, n_neg
+    return auc_from_u(total - 0.5 * n_pos * n_pos, n_pos, n_neg, xp=xp), n_pos, n_neg

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from .._core import namespace as _ns
-from .._core.arith import nan_divide
 from .._core.edge import metric_edge
 from .._core.lane import cast, lane_namespace_1d
 from .._core.stacklevel import find_stack_level
@@ -43,6 +42,7 @@ from ._input import (
     unique_array,
     unique_values,
 )
+from ._rank_values import auc_from_u
 from .curves import det_curve, precision_recall_curve, roc_curve
 from .label_ranking import (
     coverage_error,
@@ -320,44 +320,38 @@ def _binary_and_finite(xp, y, score, pos_label=None) -> bool:
 def _binary_auc_lane(xp, o, config, y, score):
     """The training-loop lane of the binary ROC AUC (1-D, unweighted, ``validate=False``):
     the Mann-Whitney statistic (``ops.mann_whitney``; the positive class is the
-    larger label, as ``roc_auc_score``) and :func:`auc_from_pairs`.  Taken up to
+    larger label, as ``roc_auc_score``) and its formula (:func:`auc_from_u`).  Taken up to
     ``AUC_LANE_MAX`` samples (a training-loop batch); larger inputs take the
     general path's one-pass curve."""
     device = _ns.device_of(score)
-    return auc_from_pairs(*o.mann_whitney(score, y == xp.max(y)), xp=xp, device=device,
-                          dtype=_ns.result_float_dtype(xp, device, score))
+    u2, n_pos, n_neg = o.mann_whitney(score, y == xp.max(y))
+    return _lane_result(auc_from_u(u2 * 0.5, n_pos, n_neg, xp=xp), score, xp, device)
 
 
 def _binary_ap_lane(xp, o, pos_label, y, score):
     """The training-loop lane of the binary average precision (1-D, unweighted):
     ``ops.ap_terms`` and :func:`ap_from_terms`.  Taken up to ``AUC_LANE_MAX`` samples."""
     device = _ns.device_of(score)
-    return ap_from_terms(*o.ap_terms(score, y == pos_label), xp=xp, device=device,
-                         dtype=_ns.result_float_dtype(xp, device, score))
+    return _lane_result(ap_from_terms(*o.ap_terms(score, y == pos_label), xp=xp), score, xp,
+                        device)
 
 
-def auc_from_pairs(u2, n_pos, n_neg, *, xp, device, dtype):
-    r"""Binary ROC AUC from twice the Mann-Whitney ``U`` (ties count 1/2):
-
-    .. math:: \mathrm{AUC} = \frac{2U}{2 P N}
-
-    NaN where a class is absent.  Python ints (a host kernel's exact sums)
-    are divided on the host; arrays on their device.  In ``dtype``.
-    Reference: Hanley & McNeil, Radiology 143(1), 1982.
-    """
-    if type(u2) is int:
-        auc = u2 * 0.5 / (n_pos * n_neg) if n_pos and n_neg else float("nan")
-        return xp.asarray(auc, dtype=dtype, device=device)
-    return cast(nan_divide(u2, n_pos * n_neg * 2.0, xp=xp), dtype, xp)
+def _lane_result(value, score, xp, device):
+    """A lane's value in the scores' result float: a Python float (a host
+    kernel's) made an array, an array cast."""
+    dtype = _ns.result_float_dtype(xp, device, score)
+    if type(value) is float:
+        return xp.asarray(value, dtype=dtype, device=device)
+    return cast(value, dtype, xp)
 
 
-def ap_from_terms(total, n_pos, *, xp, device, dtype):
+def ap_from_terms(total, n_pos, *, xp):
     """Binary average precision ``S / P`` of :meth:`ap_terms` (0 without
-    positives, as scikit-learn), in ``dtype``.
+    positives, as scikit-learn): a Python float of host numbers, else an array.
     Reference: scikit-learn, ``sklearn.metrics.average_precision_score``."""
     if type(n_pos) is int:
-        return xp.asarray(total / n_pos if n_pos else 0.0, dtype=dtype, device=device)
-    return cast(total / xp.where(n_pos == 0, 1.0, n_pos), dtype, xp)  # no positive: 0 / 1
+        return total / n_pos if n_pos else 0.0
+    return total / xp.where(n_pos == 0, 1.0, n_pos)  # no positive: 0 / 1
 
 
 def binary_auc_ap(y_true, y_score, names=("roc_auc", "average_precision"), *, pos_label=1,
