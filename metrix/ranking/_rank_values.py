@@ -74,7 +74,7 @@ def binary_ap_values(sorts, *, acc, xp):
     all_ge = n - xp.astype(xp.searchsorted(a, q, side="left"), acc)
     prec = safe_divide(pos_ge, all_ge, zero_value=0.0, xp=xp)
     total = xp.sum(xp.where(valid, prec, xp.zeros_like(prec)))
-    return safe_divide(total, n_pos, zero_value=0.0, xp=xp), n_pos, n - n_pos
+    return ap_from_terms(total, n_pos, xp=xp), n_pos, n - n_pos
 
 
 def auc_from_u(u, n_pos, n_neg, *, xp):
@@ -91,6 +91,17 @@ def auc_from_u(u, n_pos, n_neg, *, xp):
     if not hasattr(n_pos, "dtype"):
         return u / (n_pos * n_neg) if n_pos and n_neg else float("nan")
     return nan_divide(u, n_pos * n_neg, xp=xp)
+
+
+def ap_from_terms(total, n_pos, *, xp):
+    """Binary average precision ``S / P`` (0 without positives, as
+    scikit-learn), ``S`` the sum over the positives of the precision at their
+    threshold: a Python float of host numbers, else an array.  Every
+    unweighted AP of the family ends here.
+    Reference: scikit-learn, ``sklearn.metrics.average_precision_score``."""
+    if not hasattr(n_pos, "dtype"):
+        return total / n_pos if n_pos else 0.0
+    return total / xp.where(n_pos == 0, 1.0, n_pos)  # no positive: S = 0, so 0 / 1
 
 
 def _split_totals(q, r, *, acc, xp):
@@ -137,7 +148,7 @@ def binary_ap_split(q, r, *, acc, xp, ops, neg_lt=None, sums=None):
     n_pos, n_neg = _split_totals(q, r, acc=acc, xp=xp)
     if sums is not None:
         total = xp.asarray(sums[1], dtype=acc, device=device_of(q))
-        return safe_divide(total, n_pos, zero_value=0.0, xp=xp), n_pos, n_neg
+        return ap_from_terms(total, n_pos, xp=xp), n_pos, n_neg
     p, m = q.shape[0], r.shape[0]
     pos_lt = xp.searchsorted(q, q, side="left")
     if neg_lt is None:
@@ -148,7 +159,7 @@ def binary_ap_split(q, r, *, acc, xp, ops, neg_lt=None, sums=None):
         return (pos_ge / (pos_ge + xp.astype(m - neg_lt, acc)),)
 
     (total,) = ops.fused_sums(precision, [pos_lt, neg_lt])  # cache-sized blocks on CPUs
-    return safe_divide(total, n_pos, zero_value=0.0, xp=xp), n_pos, n_neg
+    return ap_from_terms(total, n_pos, xp=xp), n_pos, n_neg
 
 
 def _count_below(flat, col, stride, n, v, *, strict, xp):

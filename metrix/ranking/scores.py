@@ -42,7 +42,7 @@ from ._input import (
     unique_array,
     unique_values,
 )
-from ._rank_values import auc_from_u
+from ._rank_values import ap_from_terms, auc_from_u
 from .curves import det_curve, precision_recall_curve, roc_curve
 from .label_ranking import (
     coverage_error,
@@ -343,15 +343,6 @@ def _lane_result(value, score, xp, device):
     if type(value) is float:
         return xp.asarray(value, dtype=dtype, device=device)
     return cast(value, dtype, xp)
-
-
-def ap_from_terms(total, n_pos, *, xp):
-    """Binary average precision ``S / P`` of :meth:`ap_terms` (0 without
-    positives, as scikit-learn): a Python float of host numbers, else an array.
-    Reference: scikit-learn, ``sklearn.metrics.average_precision_score``."""
-    if type(n_pos) is int:
-        return total / n_pos if n_pos else 0.0
-    return total / xp.where(n_pos == 0, 1.0, n_pos)  # no positive: 0 / 1
 
 
 def binary_auc_ap(y_true, y_score, names=("roc_auc", "average_precision"), *, pos_label=1,
