@@ -69,7 +69,7 @@ def discovered_lane_inputs(y_true, y_pred, sample_weight, labels, *,
 
     Integer 1-D labels need no other check: they are always valid binary or
     multiclass targets.  ``check_present=False``: the caller reads presence off
-    its own ``C x C`` result instead (:func:`all_present`).
+    its own ``C x C`` result instead (``ops.every_class_seen``).
     """
     if labels is not None or sample_weight is not None:
         return None
@@ -83,18 +83,11 @@ def discovered_lane_inputs(y_true, y_pred, sample_weight, labels, *,
     if lo < 0 or hi >= DISCOVERED_MAX:
         return None
     c = hi + 1
-    if check_present:  # else the caller checks its result (all_present)
+    if check_present:  # else the caller checks its result (every_class_seen)
         seen = o.bincount(y_true, length=c) + o.bincount(y_pred, length=c)
         if not bool(xp.all(seen > 0)):  # host read: a code absent from both is no class
             return None
     return LaneInputs(xp, o, c)
-
-
-def all_present(cm, xp, o) -> bool:
-    """Whether every row or column of a discovered ``C x C`` matrix has a sample
-    (``ops.every_class_seen``, a host read): else a code absent from both arrays
-    would be taken for a class."""
-    return o.every_class_seen(cm)
 
 
 #: list / tuple -> ``{C: 0..C-1 of that type}``, to compare declared labels with

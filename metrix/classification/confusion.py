@@ -27,7 +27,6 @@ from ..backends.host_views import host_call, numpy_lane
 from ._encoding import comparable
 from ._input import any_label_in_y_true, label_problem, prepare_inputs, setwise_problem
 from ._lane import (
-    all_present,
     declared_counts,
     declared_matrix,
     declared_range,
@@ -69,7 +68,7 @@ def _confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normal
                 cm.dtype == lane.xp.float32 and lane.ops.float64_results):
             # float results (weights, normalize) on NumPy: float64, as scikit-learn
             cm = lane.xp.astype(cm, lane.xp.float64)
-        if not validate or normalize is not None or all_present(cm, lane.xp, lane.ops):
+        if not validate or normalize is not None or lane.ops.every_class_seen(cm):
             return cm
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
                               exact_binary=False)
