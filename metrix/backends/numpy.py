@@ -193,6 +193,8 @@ class Ops(GenericOps):
     def sum_is_finite(self, x, /):
         # x . x: a BLAS dot reads x once, threaded, without a temporary
         x = np.ravel(np.asarray(x))
+        if x.dtype.itemsize < 4:  # float16: squares of 256 and more overflow (and
+            x = x.astype(np.float32)  # NumPy warns of it); float32 holds them
         return np.isfinite(np.dot(x, x))
 
     def order_statistics(self, x, ranks, /, *, overwrite=False):

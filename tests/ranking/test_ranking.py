@@ -464,3 +464,15 @@ def test_binned_curves_trace():
     got = roc(torch.asarray(Y), torch.asarray(s))
     for g, w in zip(got, metrix.roc_curve(Y, s, thresholds=21)):
         _close(g.numpy(), w, rtol=1e-12)
+
+
+@pytest.mark.parametrize("validate", [True, False])
+def test_float16_scores_give_no_overflow_warning(validate):
+    # the finiteness check squares the scores: in float16 a score of 256 overflows
+    rng = np.random.default_rng(3)
+    y, s = rng.integers(0, 2, 1000), (rng.random(1000) * 1000).astype(np.float16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = (metrix.roc_auc_score(y, s, validate=validate),
+               metrix.average_precision_score(y, s, validate=validate))
+    assert got == pytest.approx((skm.roc_auc_score(y, s), skm.average_precision_score(y, s)))
