@@ -40,7 +40,6 @@ ALLOWED = {
     "classification/confusion.py": (2, "the declared confusion matrix's and F-score's "
                                        "NumPy kernels, asked of backends.host_views"),
     "regression/scores.py": (2, "the mean errors' NumPy kernel, asked of backends.host_views"),
-    "stream/_functional.py": (1, "the state's backend in its config (checkpoints)"),
     "stream/_checkpoint.py": (2, "the state's backend in its config (checkpoints)"),
 }
 

@@ -94,7 +94,7 @@ def lane_float_dtypes(xp, y_true, y_pred, weights=None):
         key = None
     hit = (_ns.max_float_dtype(xp, device),
            _ns.result_float_dtype(xp, device, y_true, y_pred, weights))
-    if key is not None and len(_FLOATS) < 1024 and _ns.backend_name(xp) != "jax":
+    if key is not None and len(_FLOATS) < 1024 and _ns.dtypes_are_fixed(xp):
         _FLOATS[key] = hit
     return hit
 

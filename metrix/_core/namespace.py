@@ -76,6 +76,12 @@ def backend_name(xp) -> str:
     return name
 
 
+def dtypes_are_fixed(xp) -> bool:
+    """Whether ``xp``'s dtypes (the widest float and integer of a device) are fixed
+    for the process, so a cache may keep them; JAX's follow its x64 flag."""
+    return backend_name(xp) != "jax"
+
+
 def device_of(x):
     """The device of an array; ``None`` for host inputs and jitted JAX tracers."""
     if x is None or is_host_array(x):

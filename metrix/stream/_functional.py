@@ -265,7 +265,7 @@ def count_dtype(xp, device):
     found = _COUNT.get(key)
     if found is None:
         found = (xp, _ns.count_dtype(xp, device), _ns.max_float_dtype(xp, device))
-        if _ns.backend_name(xp) != "jax":  # JAX's dtypes follow the x64 flag: no cache
+        if _ns.dtypes_are_fixed(xp):  # JAX's follow the x64 flag: no cache
             _COUNT[key] = found
     return found[1]
 
