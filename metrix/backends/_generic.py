@@ -378,14 +378,14 @@ class GenericOps(RankStatistics):
         kernel where the library has a dot product (``xp.sum(a * b)`` here)."""
         return self.xp.sum(a * b)
 
-    def mean_error(self, kind, a, b, w=None, /):
-        """The mean of ``|a - b|`` ("absolute"), ``(a - b)^2`` ("squared") or
-        its root ("root") of two 1-D arrays of one float dtype, weighted by the
-        float ``w`` where given, as a 0-d array: the difference in that dtype,
-        its terms summed in float64.  One kernel call where the adapter has one
-        (NumPy, :func:`~metrix.backends._small_batch.mean_error`: the
-        training-loop batch's cost is the namespace's dispatch, not the
-        arithmetic); None here (the caller's lane computes it)."""
+    def error_sums(self, kind, a, b, w=None, /):
+        """``(s, total, dtype)``, the mean errors' statistic of two 1-D arrays of
+        one float dtype (``w`` float weights or None): the weighted sum of
+        ``|a - b|`` ("absolute") or ``(a - b)^2`` in float64, the total weight
+        and the difference's dtype, as host numbers, in one kernel call where
+        the adapter has one (NumPy, :func:`~metrix.backends._small_batch.error_sums`:
+        the training-loop batch's cost is the namespace's dispatch, not the
+        arithmetic); None here (the caller's lane computes them)."""
         return None
 
     def sum_is_finite(self, x, /):

@@ -1,10 +1,10 @@
 """NumPy kernels of one training-loop batch, in one call each.
 
 On a batch of a few hundred rows a metric's cost is its Python, not its
-arithmetic: these kernels compute a declared confusion matrix and a mean
-error with the fewest NumPy calls that still check what must be checked.
+arithmetic: these kernels compute a declared confusion matrix and the sums
+of a mean error with the fewest NumPy calls that still check what must be checked.
 The NumPy adapter runs them in its lanes (``Ops.inner_counts``,
-``Ops.mean_error``) and the host entries (:mod:`metrix.backends.host_views`) run
+``Ops.error_sums``) and the host entries (:mod:`metrix.backends.host_views`) run
 them on zero-copy views of torch CPU tensors.  Each returns None where its
 inputs are not the ones it takes; the caller then computes the value its
 usual way, with the same result.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["host_confusion_counts", "mean_error"]
+__all__ = ["error_sums", "host_confusion_counts"]
 
 #: the batches whose declared confusion matrix ravels its codes with
 #: ``np.ravel_multi_index`` (one C loop that also checks the range: cheaper
@@ -60,14 +60,15 @@ def host_confusion_counts(a, b, n):
     return counts[:n * (n + 1)].reshape(n, n + 1)[:, :n]
 
 
-def mean_error(kind, a, b, w=None):
-    r"""The mean of ``|a - b|`` ("absolute"), of ``(a - b)^2`` ("squared") or
-    its root ("root") over two 1-D arrays of one float32 / float64 dtype,
-    weighted by the float ``w`` where given: :math:`\sum_i w_i e_i / \sum_i
-    w_i`.  The difference in the inputs' dtype (as scikit-learn subtracts;
-    in float64 with float64 weights), its terms summed in float64 (one dot
-    product); a 0-d array of the difference's dtype.  None for other dtypes.
-    The arithmetic of the mean errors' lane, to the bit."""
+def error_sums(kind, a, b, w=None):
+    r"""The mean errors' statistic of two 1-D arrays of one float32 / float64
+    dtype: ``(s, total, dtype)`` with :math:`s = \sum_i w_i e_i` of
+    ``e = |a - b|`` ("absolute") or ``(a - b)^2`` (the other kinds),
+    :math:`\mathrm{total} = \sum_i w_i` (``n`` without weights) and the
+    difference's dtype.  The difference in the inputs' dtype (as
+    scikit-learn subtracts; in float64 with float64 weights), its terms
+    summed in float64 (one dot product).  None for other dtypes.  The
+    arithmetic of the mean errors' lane, to the bit."""
     dt = a.dtype
     if b.dtype != dt or dt.kind != "f" or dt.itemsize < 4:
         return None
@@ -84,11 +85,7 @@ def mean_error(kind, a, b, w=None):
     if dt.itemsize == 4:
         d = d.astype(_F64)
     if w is not None:
-        m = (np.abs(d) if kind == "absolute" else d * d).dot(w) / np.add.reduce(w)
-    elif kind == "absolute":
-        m = np.add.reduce(np.abs(d)) / d.shape[0]
-    else:
-        m = d.dot(d) / d.shape[0]
-    if kind == "root":
-        m = np.sqrt(m)
-    return np.asarray(m, dt)
+        return (np.abs(d) if kind == "absolute" else d * d).dot(w), np.add.reduce(w), dt
+    if kind == "absolute":
+        return np.add.reduce(np.abs(d)), d.shape[0], dt
+    return d.dot(d), d.shape[0], dt

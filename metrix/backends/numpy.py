@@ -16,7 +16,7 @@ from ._pair_count import (
     pair_bincount_discover_numpy,
     pair_bincount_numpy,
 )
-from ._small_batch import host_confusion_counts, mean_error
+from ._small_batch import error_sums, host_confusion_counts
 from ._threads import available_threads, run_parts, split_points
 
 #: arrays from which :func:`_clip` takes ``ndarray.clip`` (one pass; its Python
@@ -187,8 +187,13 @@ class Ops(GenericOps):
         # BLAS: one read of each, no temporary (the method: no dispatch layer)
         return a.dot(b) if type(a) is np.ndarray else np.dot(a, b)
 
-    def mean_error(self, kind, a, b, w=None, /):
-        return mean_error(kind, a, b, w)
+    def error_sums(self, kind, a, b, w=None, /):
+        return error_sums(kind, a, b, w)
+
+    def asarray_on(self, x, device=None, *, dtype=None):
+        # the host has no devices: NumPy's own call (a fifth of the namespace's
+        # asarray, which a training-loop result pays per call)
+        return np.asarray(x, dtype)
 
     def sum_is_finite(self, x, /):
         # x . x: a BLAS dot reads x once, threaded, without a temporary

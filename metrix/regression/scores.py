@@ -31,8 +31,8 @@ from .._core.edge import host_entry, metric_edge
 from .._core.lane import cast, lane_float_dtypes, lane_namespace_1d
 from .._core.stacklevel import find_stack_level
 from ..backends import ops
-from ..backends._small_batch import mean_error
-from ..backends.host_views import host_call
+from ..backends._small_batch import error_sums
+from ..backends.host_views import host_call, numpy_lane
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ._input import (
     MULTIOUTPUT_VARIANCE,
@@ -215,17 +215,26 @@ def _explained_fraction(num, den, t, force_finite):
 
 # -- mean errors ------------------------------------------------------------
 
+def mean_error_formula(kind, s, total, xp):
+    """The mean errors' formula on every route: the weighted mean ``s / total``
+    of the per-row error (``|d|`` or ``d^2``; sums per output on the general
+    path), its square root for the root kinds."""
+    m = s / total
+    return xp.sqrt(m) if kind == "root" else m
+
+
 def _mean_error_lane(xp, o, kind, y_true, y_pred, weights):
-    """The training-loop lane of the mean errors (1-D, ``validate=False``): the
-    weighted mean of ``|d|`` or ``d^2`` (its root for "root").  The difference
-    ``d`` in the inputs' float dtype (float32 at least), as scikit-learn
-    subtracts; its terms summed in the widest float, each sum of products one
-    dot product (``ops.dot``): one cast of ``d`` instead of one per input.
-    On NumPy arrays of one float32 / float64 dtype (and float weights): the
-    same arithmetic in one adapter call (``ops.mean_error``)."""
-    value = o.mean_error(kind, y_true, y_pred, weights)
-    if value is not None:
-        return value
+    """The training-loop lane of the mean errors (1-D, ``validate=False``):
+    :func:`mean_error_formula` of the sums of ``|d|`` or ``d^2``.  The
+    difference ``d`` in the inputs' float dtype (float32 at least), as
+    scikit-learn subtracts; its terms summed in the widest float, each sum of
+    products one dot product (``ops.dot``): one cast of ``d`` instead of one
+    per input.  On NumPy arrays of one float32 / float64 dtype (and float
+    weights) the sums are one adapter call (``ops.error_sums``)."""
+    sums = o.error_sums(kind, y_true, y_pred, weights)
+    if sums is not None:  # host float64 sums
+        s, total, out = sums
+        return o.asarray_on(mean_error_formula(kind, s, total, xp), dtype=out)
     acc, out = lane_float_dtypes(xp, y_true, y_pred, weights)
     if y_true.dtype == out and y_pred.dtype == out:  # the usual call: one float dtype
         d = cast(y_true - y_pred, acc, xp)
@@ -234,10 +243,11 @@ def _mean_error_lane(xp, o, kind, y_true, y_pred, weights):
     w = None if weights is None else cast(weights, acc, xp)
     if kind == "absolute":
         e = abs(d)
-        m = xp.sum(e) / y_true.shape[0] if w is None else o.dot(e, w) / xp.sum(w)
+        s = xp.sum(e) if w is None else o.dot(e, w)
     else:
-        m = o.dot(d, d) / y_true.shape[0] if w is None else o.dot(d * d, w) / xp.sum(w)
-    return cast(xp.sqrt(m) if kind == "root" else m, out, xp)
+        s = o.dot(d, d) if w is None else o.dot(d * d, w)
+    total = y_true.shape[0] if w is None else xp.sum(w)
+    return cast(mean_error_formula(kind, s, total, xp), out, xp)
 
 
 #: torch CPU: NumPy views up to 8,192 rows; beyond, torch's kernels (a
@@ -267,8 +277,13 @@ def _mean_error(kind, y_true, y_pred, sample_weight, multioutput, validate):
 
 
 def _mean_error_views(a, b, w, kind):
-    """:func:`~metrix.backends._small_batch.mean_error` (``host_call``'s kernel)."""
-    return mean_error(kind, a, b, w)
+    """:func:`mean_error_formula` of :func:`~metrix.backends._small_batch.error_sums`
+    (``host_call``'s kernel), a 0-d NumPy array; None where the kernel declines."""
+    sums = error_sums(kind, a, b, w)
+    if sums is None:
+        return None
+    xp, o = numpy_lane()
+    return o.asarray_on(mean_error_formula(kind, sums[0], sums[1], xp), dtype=sums[2])
 
 
 def _with_host_entry(kind, general):
@@ -300,7 +315,7 @@ def _mean_absolute_error(y_true, y_pred, *, sample_weight=None,
         return fast
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="mean_absolute_error")
-    return _reduce(_means(t, lambda a, b: (abs(b - a),), t.y_true, t.y_pred)[0], t)
+    return _mean_error_general("absolute", t, lambda a, b: (abs(b - a),))
 
 
 mean_absolute_error = _with_host_entry("absolute", _mean_absolute_error)
@@ -309,16 +324,21 @@ mean_absolute_error.__doc__ = _doc(
     r"\mathrm{MAE} = \sum_i w_i |y_i - \hat y_i| / \sum_i w_i")
 
 
-def _mse_raw(t, log=False):
-    """Mean squared error per output (of ``log1p`` of the targets with ``log``)."""
-    xp = t.xp
+def _mean_error_general(kind, t, rows):
+    """The general path's mean error: ``fused_sums`` of the per-row error
+    ``rows`` per output, :func:`mean_error_formula`, then ``multioutput``."""
+    sums = ops(t.xp).fused_sums(rows, (t.y_true, t.y_pred), weights=t.sample_weight)[0]
+    return _reduce(mean_error_formula(kind, sums, _total_weight(t), t.xp), t)
 
+
+def _squared(xp, log=False):
+    """The per-row squared error (of ``log1p`` of the targets with ``log``)."""
     def squared(a, b):
         # log1p(a) - log1p(b) as one log1p: half the logs, and no cancellation
         d = xp.log1p((a - b) / (1 + b)) if log else a - b
         return (d * d,)
 
-    return _means(t, squared, t.y_true, t.y_pred)[0]
+    return squared
 
 
 @metric_edge
@@ -330,7 +350,7 @@ def _mean_squared_error(y_true, y_pred, *, sample_weight=None,
         return fast
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="mean_squared_error")
-    return _reduce(_mse_raw(t), t)
+    return _mean_error_general("squared", t, _squared(t.xp))
 
 
 mean_squared_error = _with_host_entry("squared", _mean_squared_error)
@@ -348,7 +368,7 @@ def _root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
         return fast
     t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
                           func="root_mean_squared_error", custom_checks=False)
-    return _reduce(t.xp.sqrt(_mse_raw(t)), t)
+    return _mean_error_general("root", t, _squared(t.xp))
 
 
 root_mean_squared_error = _with_host_entry("root", _root_mean_squared_error)
@@ -367,7 +387,7 @@ def mean_squared_log_error(
     if validate:
         check_log_domain(t, "Mean Squared Logarithmic Error")
         check_output_weights(t)
-    return _reduce(_mse_raw(t, log=True), t)
+    return _mean_error_general("squared", t, _squared(t.xp, log=True))
 mean_squared_log_error.__doc__ = _doc(
     "mean_squared_log_error", "Mean squared logarithmic error (targets > -1).",
     r"\mathrm{MSLE} = \mathrm{MSE}(\log(1 + y), \log(1 + \hat y))")
@@ -383,7 +403,7 @@ def root_mean_squared_log_error(
     if validate:
         check_log_domain(t, "Root Mean Squared Logarithmic Error")
         check_output_weights(t)
-    return _reduce(t.xp.sqrt(_mse_raw(t, log=True)), t)
+    return _mean_error_general("root", t, _squared(t.xp, log=True))
 root_mean_squared_log_error.__doc__ = _doc(
     "root_mean_squared_log_error", "Root mean squared logarithmic error (targets > -1).",
     r"\mathrm{RMSLE} = \sqrt{\mathrm{MSLE}}")
