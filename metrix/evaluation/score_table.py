@@ -137,19 +137,23 @@ def _closed_form(pos, neg, names, p_total, n_total) -> dict:
               \mathrm{AP} = \sum_k \frac{P_k}{P} \frac{TP_k}{TP_k + FP_k}
 
     (the trapezoids of the ROC curve, and scikit-learn's step sum of the
-    precision-recall curve: ties are one threshold)."""
+    precision-recall curve: ties are one threshold).  Host code: the table is
+    NumPy arrays, the totals Python floats."""
     p, n = pos[::-1], neg[::-1]
     tp = np.cumsum(p)
-    called = tp + np.cumsum(n)
-    precision = np.divide(tp, called, out=np.ones_like(tp), where=called > 0)
-    return areas_of_sums(names, np.dot(n, tp - 0.5 * p), np.dot(p, precision), p_total,
-                         n_total, 1, 1)
+    ap_sum = 0.0
+    if "average_precision" in names:  # the precision pass only when AP is asked
+        called = tp + np.cumsum(n)
+        ap_sum = np.dot(p, np.divide(tp, called, out=np.ones_like(tp), where=called > 0))
+    return areas_of_sums(names, np.dot(n, tp - 0.5 * p), ap_sum, p_total, n_total, 1, 1)
 
 
 def areas_of_sums(names, auc_sum, ap_sum, p_total, n_total, n_pos, n_neg) -> dict:
     """``roc_auc = auc_sum / (P N)``, ``average_precision = ap_sum / P`` with
     scikit-learn's edge cases: one class (``n_pos`` or ``n_neg`` samples 0) gives
-    a NaN ROC AUC with its warning, no positive weight an AP of 0."""
+    a NaN ROC AUC with its warning, no positive weight an AP of 0.  Host values
+    only (NumPy sums of a table, or Dask's computed terms): ``float()`` reads no
+    device."""
     out = {}
     if "roc_auc" in names:
         out["roc_auc"] = (float(np.float64(auc_sum) / (np.float64(p_total) * n_total))
