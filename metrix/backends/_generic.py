@@ -378,6 +378,13 @@ class GenericOps(RankStatistics):
         kernel where the library has a dot product (``xp.sum(a * b)`` here)."""
         return self.xp.sum(a * b)
 
+    def count_true(self, x, dtype, /):
+        """0-d ``dtype``: the number of True values of a bool array (a sum of its
+        values cast to ``dtype`` here; a native count, with no N-sized cast,
+        where the library has one)."""
+        xp = self.xp
+        return xp.sum(xp.astype(x, dtype))
+
     def error_sums(self, kind, a, b, w=None, /):
         """``(s, total, dtype)``, the mean errors' statistic of two 1-D arrays of
         one float dtype (``w`` float weights or None): the weighted sum of

@@ -42,14 +42,27 @@ class NumpyKernel:
         return np.zeros(n, dtype=np.int64)
 
     @staticmethod
-    def empty(n, like=None):
-        return np.empty(n, dtype=np.intp if like is None else like.dtype)
+    def empty(n, dtype):
+        return np.empty(n, dtype=dtype)
+
+    @staticmethod
+    def code_dtype(dtype, cells):
+        """The narrowest integer dtype, no narrower than the labels' ``dtype``,
+        that holds codes below ``cells``: narrow labels are not widened to
+        ``intp`` (a cast that costs more than the arithmetic), and ``bincount``
+        takes any of them."""
+        dtype = np.dtype(dtype)
+        for t in (dtype, np.dtype(np.int16), np.dtype(np.int32)):
+            if (t.kind in "iu" and t.itemsize >= dtype.itemsize and np.can_cast(t, np.intp)
+                    and np.iinfo(t).max >= cells - 1):
+                return t
+        return np.dtype(np.intp)
 
     @staticmethod
     def codes(x, y, size, out):
-        """``out = x * size + y`` (two in-cache passes)."""
-        np.multiply(x, size, out=out, dtype=np.intp, casting="unsafe")
-        return np.add(out, y, out=out, dtype=np.intp, casting="unsafe")
+        """``out = x * size + y`` (two in-cache passes, in ``out``'s dtype)."""
+        np.multiply(x, size, out=out, dtype=out.dtype, casting="unsafe")
+        return np.add(out, y, out=out, dtype=out.dtype, casting="unsafe")
 
     @staticmethod
     def bincount(codes, minlength):
@@ -76,12 +89,15 @@ class PairCount:
     (``counts``).  A ``bincount`` increment (~1 ns) is what the count costs; the
     join is one or two in-cache passes over half the chunk.  ``kernel`` makes
     the array calls (``NumpyKernel``; torch CPU tensors take ``TorchKernel``).
+    The codes are made in the narrowest dtype that holds them (``code_dtype``
+    of the ``labels``' dtype and the largest side, ``most``, the matrix grows to).
     """
 
-    def __init__(self, n, size=0, kernel=NumpyKernel):
+    def __init__(self, n, size=0, kernel=NumpyKernel, labels=np.intp, most=0):
         self.k = kernel
-        self.buf = kernel.empty(min(kernel.chunk, n))
-        self.half = kernel.empty(min(kernel.chunk, n) // 2)
+        m, cells = min(kernel.chunk, n), max(size, most) ** 2
+        self.buf = kernel.empty(m, kernel.code_dtype(labels, cells))
+        self.half = kernel.empty(m // 2, kernel.code_dtype(self.buf.dtype, cells * cells))
         self.size = 0
         self.flat = self.joint = None
         self.resize(size)
@@ -137,7 +153,7 @@ def in_parts(count, a, b, threads=None):
 def count_chunks(a, b, size, kernel=NumpyKernel):
     """The flat ``size * size`` counts of the pairs of ``a`` and ``b`` (labels in
     ``[0, size)``)."""
-    counter = PairCount(a.shape[0], size, kernel)
+    counter = PairCount(a.shape[0], size, kernel, _labels_dtype(a, b))
     for x, y in chunk_pairs(a, b, kernel.chunk):
         counter.add(x, y)
     return counter.counts()
@@ -151,7 +167,7 @@ def discover_and_count(a, b, max_size, kernel=NumpyKernel):
     the count matrix, a negative label or a range over ``max_size`` stops the
     loop (None).
     """
-    counter = PairCount(a.shape[0], 0, kernel)
+    counter = PairCount(a.shape[0], 0, kernel, _labels_dtype(a, b), max_size)
     for x, y in chunk_pairs(a, b, kernel.chunk):
         need = max(kernel.unsigned_max(x), kernel.unsigned_max(y)) + 1
         if need > counter.size:
@@ -170,15 +186,20 @@ def count_declared(a, b, n, kernel=NumpyKernel):
     it is in cache) is counted as is; others take their codes first, into
     reused buffers.
     """
-    counter = PairCount(a.shape[0], n + 1, kernel)
+    counter = PairCount(a.shape[0], n + 1, kernel, _labels_dtype(a, b))
     m = min(kernel.chunk, a.shape[0])
-    buf_a, buf_b = kernel.empty(m, like=a), kernel.empty(m, like=b)
+    buf_a, buf_b = kernel.empty(m, a.dtype), kernel.empty(m, b.dtype)
     for x, y in chunk_pairs(a, b, kernel.chunk):
         if max(kernel.unsigned_max(x), kernel.unsigned_max(y)) >= n:
             k = x.shape[0]
             x, y = kernel.other(x, n, buf_a[:k]), kernel.other(y, n, buf_b[:k])
         counter.add(x, y)
     return counter.counts()
+
+
+def _labels_dtype(a, b):
+    """The dtype both label arrays fit (the codes' narrowest start)."""
+    return a.dtype if a.dtype == b.dtype else np.promote_types(a.dtype, b.dtype)
 
 
 def merge_discovered(found):
@@ -217,7 +238,7 @@ def pair_bincount_numpy(a, b, size, threads=None):
 
 def pair_bincount_discover_numpy(a, b, max_size, threads=None):
     """NumPy's :meth:`GenericOps.pair_bincount_discover` (None off its fast path)."""
-    if not fits_chunked_count(a, 1) or not _wide_ints(a, b):
+    if not fits_chunked_count(a, 1) or not _integers(a, b):
         return None
     max_size = min(max_size, MAX_DISCOVERED)
     return merge_discovered(in_parts(lambda x, y: discover_and_count(x, y, max_size),
@@ -226,15 +247,16 @@ def pair_bincount_discover_numpy(a, b, max_size, threads=None):
 
 def pair_bincount_declared_numpy(a, b, n, threads=None):
     """NumPy's :meth:`GenericOps.pair_bincount_declared` (None off its fast path)."""
-    if not fits_chunked_count(a, n + 1) or not _wide_ints(a, b):
+    if not fits_chunked_count(a, n + 1) or not _integers(a, b):
         return None
     return sum(in_parts(lambda x, y: count_declared(x, y, n), a, b, threads))
 
 
-def _wide_ints(*arrays) -> bool:
-    """32- or 64-bit integer labels: their chunk codes cannot overflow (narrower
-    ones take the encoded path, which widens them first)."""
-    return all(a.dtype.kind in "iu" and a.dtype.itemsize >= 4 for a in arrays)
+def _integers(*arrays) -> bool:
+    """Integer or bool labels of any width: the chunk codes are made in ``intp``
+    (``NumpyKernel.codes``), so narrow labels are counted as they are, with no
+    widened copy of the input."""
+    return all(a.dtype.kind in "iub" for a in arrays)
 
 
 def _as_unsigned(x):
@@ -250,4 +272,6 @@ def codes_or_other_numpy(y, n, out=None):
         u = _as_unsigned(y)
         res = np.minimum(u, u.dtype.type(n), out=None if out is None else out.view(u.dtype))
         return res.view(y.dtype)
-    return np.where((y >= 0) & (y < n), y, n)
+    # ``n`` is not of y's dtype (an int8 label with 200 classes): in intp, so
+    # that "other" does not wrap
+    return np.where((y >= 0) & (y < n), y, np.intp(n))

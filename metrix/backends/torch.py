@@ -121,6 +121,10 @@ class Ops(GenericOps):
     def dot(self, a, b, /):
         return torch.dot(a, b)  # one kernel, not a product and a sum
 
+    def count_true(self, x, dtype, /):
+        # a native count (torch's sum of bool is 15x slower), then one 0-d cast
+        return torch.count_nonzero(x).to(dtype)
+
     def sort_with_order(self, x, /):
         return torch.sort(x)  # values and indices in one kernel
 
@@ -387,11 +391,15 @@ class TorchKernel:
         return torch.zeros(n, dtype=torch.int64)
 
     @staticmethod
-    def empty(n, like=None):
+    def empty(n, dtype):
+        return torch.empty(n, dtype=dtype)
+
+    @staticmethod
+    def code_dtype(dtype, cells):
         # codes in int32 (the chunked count's codes are under 2**14): torch's
         # int32 multiply-add is vectorised, its int64 one is not, and int32
         # codes bincount faster
-        return torch.empty(n, dtype=torch.int32 if like is None else like.dtype)
+        return torch.int32
 
     @staticmethod
     def codes(x, y, size, out):

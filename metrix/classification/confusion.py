@@ -301,9 +301,11 @@ def count_correct(y_true, y_pred, weights, xp, acc, multilabel=False):
     of a label-indicator matrix with ``multilabel``) and the total weight, in
     ``acc``; without weights the total is the number of samples, a Python int."""
     hit = y_true == y_pred
-    hit = xp.astype(xp.all(hit, axis=1) if multilabel else hit, acc)
+    if multilabel:
+        hit = xp.all(hit, axis=1)
     if weights is None:
-        return xp.sum(hit), y_true.shape[0]
+        return _ops(xp).count_true(hit, acc), y_true.shape[0]
+    hit = xp.astype(hit, acc)
     if weights.dtype != acc:
         weights = xp.astype(weights, acc)
     return xp.sum(hit * weights), xp.sum(weights)

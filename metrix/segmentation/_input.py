@@ -31,11 +31,26 @@ WEIGHT_TYPES = ("square", "simple", "linear")
 _PRESENCE_RANGE = 1 << 20
 
 
-class Side(NamedTuple):
-    """One input, flattened: ``index`` (N, P) label map, or ``onehot`` (N, C, P)."""
+class Side:
+    """One input, flattened: ``index`` (N, P) label map, or ``onehot`` (N, C, P).
 
-    kind: str      # "index" | "onehot"
-    array: object
+    ``raw`` is the label map in the dtype it came in (uint8 masks stay uint8);
+    ``array`` is it in the count dtype, widened on first use, so the fused
+    declared count (which takes any integer width) reads no widened copy.
+    """
+
+    __slots__ = ("kind", "raw", "_xp", "_array")
+
+    def __init__(self, kind, raw, xp):
+        self.kind, self.raw, self._xp, self._array = kind, raw, xp, None
+
+    @property
+    def array(self):
+        if self._array is None:
+            y, xp = self.raw, self._xp
+            cdt = _ns.count_dtype(xp, _ns.device_of(y)) if self.kind == "index" else y.dtype
+            self._array = y if y.dtype == cdt else xp.astype(y, cdt)
+        return self._array
 
 
 class Prepared(NamedTuple):
@@ -191,10 +206,8 @@ def _flatten(y, kind, xp):
     if kind == "onehot" and _is_float(y, xp):
         y, kind = xp.argmax(y, axis=1), "index"
     if kind == "index":
-        cdt = _ns.count_dtype(xp, _ns.device_of(y))
-        y = y if y.dtype == cdt else xp.astype(y, cdt)
-        return Side("index", xp.reshape(y, (n, -1)))
-    return Side("onehot", xp.reshape(y != 0, (n, int(y.shape[1]), -1)))
+        return Side("index", xp.reshape(y, (n, -1)), xp)
+    return Side("onehot", xp.reshape(y != 0, (n, int(y.shape[1]), -1)), xp)
 
 
 def _classes(labels, true, pred, valid, n_channels, validate, xp):

@@ -64,14 +64,14 @@ def _encode(y, classes, xp):
 
 def _label_map_counts(prep, per_image):
     xp, o = prep.xp, _ops(prep.xp)
-    yt, yp = prep.true.array, prep.pred.array
-    n_img, n_pix = int(yt.shape[0]), int(yt.shape[1])
     k = len(prep.classes)
-    s = k + 1
-    m = n_img if per_image else 1
-    pooled = _pooled_declared(yt, yp, prep, k, xp, o) if not per_image else None
+    pooled = _pooled_declared(prep, k, xp, o) if not per_image else None
     if pooled is not None:
         return pooled
+    yt, yp = prep.true.array, prep.pred.array
+    n_img, n_pix = int(yt.shape[0]), int(yt.shape[1])
+    s = k + 1
+    m = n_img if per_image else 1
     tc = xp.reshape(_encode(xp.reshape(yt, (-1,)), prep.classes, xp), (n_img, n_pix))
     pc = xp.reshape(_encode(xp.reshape(yp, (-1,)), prep.classes, xp), (n_img, n_pix))
     cells = m * s * s
@@ -96,17 +96,20 @@ def _label_map_counts(prep, per_image):
     return SegmentCounts(*(xp.reshape(c[:length], (m, s))[:, :k] for c in (tp, pred, true)))
 
 
-def _pooled_declared(yt, yp, prep, k, xp, o):
+def _pooled_declared(prep, k, xp, o):
     """Dataset-level counts of contiguous classes without ignored pixels from the
     backend's fused declared-label count (codes made chunk by chunk, never a
-    pixel-sized temporary), or None where the backend has none."""
+    pixel-sized temporary; the labels in their own dtype where the classes
+    start at 0), or None where the backend has none."""
     first = prep.classes[0]
     if (prep.valid is not None or prep.classes != list(range(first, first + k))
             or getattr(prep.device, "type", "cpu") != "cpu"):  # the fused counts are CPU's
         return None
-    a, b = xp.reshape(yt, (-1,)), xp.reshape(yp, (-1,))
-    if first:
-        a, b = a - first, b - first
+    if first:  # shifted in the count dtype: a narrow label below ``first`` would wrap
+        a, b = prep.true.array - first, prep.pred.array - first
+    else:
+        a, b = prep.true.raw, prep.pred.raw
+    a, b = xp.reshape(a, (-1,)), xp.reshape(b, (-1,))
     flat = o.pair_bincount_declared(a, b, n=k)
     if flat is None:
         return None

@@ -1,0 +1,97 @@
+"""Narrow and unsigned label dtypes are counted as they are (no widened copy)
+and give scikit-learn's numbers: the chunked pair count's codes are made in the
+narrowest dtype that holds them, so every width is checked above one chunk."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import metrix
+from metrix.backends import ops
+from metrix.backends._pair_count import CHUNK
+
+sk = pytest.importorskip("sklearn.metrics")
+
+N = 2 * CHUNK + 3  # several chunks and an odd tail (the joint count's last sample)
+DTYPES = ("uint8", "int8", "int16", "int32", "int64", "uint16", "uint32")
+
+
+def _libraries():
+    out = [("numpy", lambda x: x)]
+    try:
+        import torch
+    except ImportError:
+        return out
+    return out + [("torch", torch.from_numpy)]
+
+
+LIBRARIES = _libraries()
+
+
+def _labels(n_classes, dtype, seed, other=False):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, N)
+    if other:  # labels outside the declared ones: negatives where signed, and n_classes
+        y[rng.random(N) < 0.05] = n_classes
+        if np.dtype(dtype).kind == "i":
+            y[rng.random(N) < 0.05] = -1
+    return y.astype(dtype)
+
+
+@pytest.mark.parametrize("lib, to", LIBRARIES, ids=[name for name, _ in LIBRARIES])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n_classes", [3, 11, 40])
+def test_narrow_labels_count_as_scikit_learn(lib, to, dtype, n_classes):
+    a, b = _labels(n_classes, dtype, 0), _labels(n_classes, dtype, 1)
+    if lib == "torch" and dtype in ("uint16", "uint32"):
+        pytest.skip("torch has no arithmetic on uint16 / uint32")
+    want = sk.confusion_matrix(a, b)
+    np.testing.assert_array_equal(np.asarray(metrix.confusion_matrix(to(a), to(b))), want)
+    f1 = sk.f1_score(a, b, average="macro")
+    assert float(metrix.f1_score(to(a), to(b), average="macro")) == pytest.approx(f1, rel=1e-12)
+
+
+@pytest.mark.parametrize("lib, to", LIBRARIES, ids=[name for name, _ in LIBRARIES])
+@pytest.mark.parametrize("dtype", ("uint8", "int8", "int16", "int32", "int64"))
+def test_declared_narrow_labels_send_the_rest_to_other(lib, to, dtype):
+    n_classes = 7
+    a = _labels(n_classes, dtype, 2, other=True)
+    b = _labels(n_classes, dtype, 3, other=True)
+    labels = list(range(n_classes))
+    got = metrix.confusion_matrix(to(a), to(b), labels=labels, validate=False)
+    np.testing.assert_array_equal(np.asarray(got), sk.confusion_matrix(a, b, labels=labels))
+    f1 = metrix.f1_score(to(a), to(b), labels=labels, average="macro", validate=False)
+    assert float(f1) == pytest.approx(sk.f1_score(a, b, labels=labels, average="macro"),
+                                      rel=1e-12)
+
+
+@pytest.mark.parametrize("lib, to", LIBRARIES, ids=[name for name, _ in LIBRARIES])
+def test_bool_labels_count_as_scikit_learn(lib, to):
+    rng = np.random.default_rng(4)
+    a, b = rng.random(N) < 0.3, rng.random(N) < 0.4
+    np.testing.assert_array_equal(np.asarray(metrix.confusion_matrix(to(a), to(b))),
+                                  sk.confusion_matrix(a, b))
+    assert float(metrix.accuracy_score(to(a), to(b))) == sk.accuracy_score(a, b)
+
+
+def test_other_of_a_narrow_dtype_does_not_wrap():
+    # 200 classes do not fit int8: "other" is 200 in a wider dtype, not -56
+    got = ops(np).codes_or_other(np.array([-1, 5, 127], np.int8), 200)
+    np.testing.assert_array_equal(got, [200, 5, 127])
+
+
+@pytest.mark.parametrize("lib, to", LIBRARIES, ids=[name for name, _ in LIBRARIES])
+@pytest.mark.parametrize("dtype", ("uint8", "int8", "int16", "int32"))
+@pytest.mark.parametrize("first", [0, 3])
+def test_narrow_masks_give_the_int64_values(lib, to, dtype, first):
+    # uint8 masks are counted as they are; classes from 3 shift in the count
+    # dtype (a uint8 label below 3 must not wrap into a scored class)
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 9, (2, 512, 300))
+    b = np.where(rng.random(a.shape) < 0.7, a, rng.integers(0, 9, a.shape))
+    labels = list(range(first, 9))
+    for metric in (metrix.mean_iou, metrix.dice_score):
+        want = np.asarray(metric(b, a, labels=labels, average=None))
+        got = metric(to(b.astype(dtype)), to(a.astype(dtype)), labels=labels, average=None)
+        np.testing.assert_array_equal(np.asarray(got), want)
