@@ -71,7 +71,7 @@ class NumpyKernel:
     @staticmethod
     def unsigned_max(x):
         """``max(x)`` of integers viewed as unsigned (negatives are the largest)."""
-        return int(_as_unsigned(x).max())
+        return int(as_unsigned(x).max())
 
     @staticmethod
     def other(x, n, out):
@@ -259,7 +259,7 @@ def _integers(*arrays) -> bool:
     return all(a.dtype.kind in "iub" for a in arrays)
 
 
-def _as_unsigned(x):
+def as_unsigned(x):
     """Signed integers viewed as unsigned (negatives become the largest values)."""
     return x.view(x.dtype.str.replace("i", "u")) if x.dtype.kind == "i" else x
 
@@ -269,7 +269,7 @@ def codes_or_other_numpy(y, n, out=None):
     labels are huge, so ``minimum(y, n)`` sends them and those ``>= n`` to ``n``.
     ``out`` (y's shape and dtype) takes the result where given."""
     if y.dtype.kind in "iu" and n <= np.iinfo(y.dtype).max:
-        u = _as_unsigned(y)
+        u = as_unsigned(y)
         res = np.minimum(u, u.dtype.type(n), out=None if out is None else out.view(u.dtype))
         return res.view(y.dtype)
     # ``n`` is not of y's dtype (an int8 label with 200 classes): in intp, so

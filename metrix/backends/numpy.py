@@ -11,6 +11,7 @@ from ._minmax import minmax_numpy
 from ._packed_sort import ap_sum_numpy, auc_pairs_numpy
 from ._pair_count import CHUNK as _CHUNK
 from ._pair_count import (
+    as_unsigned,
     codes_or_other_numpy,
     pair_bincount_declared_numpy,
     pair_bincount_discover_numpy,
@@ -478,25 +479,31 @@ def binned_histogram_numpy(hist, score, target, t):
 
 
 def edge_confusion_fits(cm, a, b) -> bool:
-    """What :func:`edge_confusion_numpy` takes: an int64 matrix and 1-D int64
-    labels of one length (narrower ones take the generic way, which widens)."""
-    return (cm.dtype == np.int64 and a.dtype == np.int64 and b.dtype == np.int64
+    """What :func:`edge_confusion_numpy` takes: an int64 matrix and 1-D integer
+    (or bool) labels of one length."""
+    return (cm.dtype == np.int64 and a.dtype.kind in "iub" and b.dtype.kind in "iub"
             and a.ndim == 1 and a.shape == b.shape)
 
 
 def edge_confusion_numpy(cm, a, b, n, clip):
-    """:meth:`GenericOps.edge_confusion` in place on one temporary: the ``clip``
-    ufunc (not ``np.clip``'s Python wrapper) and in-place int64 arithmetic."""
+    """:meth:`GenericOps.edge_confusion` with the range check read, not written:
+    one unsigned maximum per array (a negative label is huge) says whether
+    every label is in ``[0, n)``; then the cells are ``a * (n + 2) + b`` (in
+    ``intp``, whatever the labels' width), counted, and added to ``cm`` shifted
+    by ``n + 3``.  Only a batch with a label outside is clipped (in int64)."""
     size = n + 2
-    if clip:
-        cells = _clip(a, -1, n)
+    if clip and max(int(as_unsigned(a).max(initial=0)),
+                    int(as_unsigned(b).max(initial=0))) >= n:
+        cells = _clip(a.astype(np.int64, copy=False), -1, n)
         cells *= size
-        cells += _clip(b, -1, n)
-    else:
-        cells = np.multiply(a, size)
-        cells += b
-    cells += n + 3
-    return cm + np.bincount(cells, minlength=size * size)[: size * size]
+        cells += _clip(b.astype(np.int64, copy=False), -1, n)
+        cells += n + 3
+        return cm + np.bincount(cells, minlength=size * size)[: size * size]
+    cells = np.multiply(a, size, dtype=np.intp, casting="unsafe")
+    cells += b
+    out = cm.copy()
+    out[n + 3:] += np.bincount(cells, minlength=size * size)[: size * size - n - 3]
+    return out
 
 
 def add_error_sums(sw, total, y_true, y_pred, power) -> bool:

@@ -276,7 +276,7 @@ class Ops(GenericOps):
 
     def edge_confusion(self, cm, a, b, /, *, n, clip=True):
         # CPU eager: NumPy's kernel on zero-copy views, as binned_histogram
-        if (a.dtype == torch.int64 and b.dtype == torch.int64 and cm.dtype == torch.int64
+        if (a.dtype in _LABELS and b.dtype in _LABELS and cm.dtype == torch.int64
                 and a.is_cpu and b.is_cpu and cm.is_cpu and a.ndim == 1
                 and a.shape == b.shape and not _compiling()):
             views = _cpu_views(cm, a, b)
@@ -348,6 +348,8 @@ class Ops(GenericOps):
 
 
 _COUNT_CODES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
+#: label dtypes NumPy's edge confusion takes on views
+_LABELS = frozenset(_COUNT_CODES + (torch.bool,))
 _ONES: dict = {}
 
 

@@ -95,3 +95,27 @@ def test_narrow_masks_give_the_int64_values(lib, to, dtype, first):
         want = np.asarray(metric(b, a, labels=labels, average=None))
         got = metric(to(b.astype(dtype)), to(a.astype(dtype)), labels=labels, average=None)
         np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("lib, to", LIBRARIES, ids=[name for name, _ in LIBRARIES])
+@pytest.mark.parametrize("dtype", ("bool", "uint8", "int8", "int16", "int32", "int64"))
+@pytest.mark.parametrize("outside", [False, True])
+def test_edge_confusion_matches_the_generic_cells(lib, to, dtype, outside):
+    # the stream's count: the range is read (unsigned maxima), clipped only
+    # where a label is outside; both ways equal the generic clip-and-count
+    from metrix.backends._generic import GenericOps
+
+    n = 2 if dtype == "bool" else 6
+    rng = np.random.default_rng(6)
+    a, b = rng.integers(0, n, 5000), rng.integers(0, n, 5000)
+    if outside and dtype != "bool":
+        a[::7] = n + 1
+        if dtype not in ("uint8",):
+            b[::11] = -1
+    a, b = a.astype(dtype), b.astype(dtype)
+    cm = np.arange((n + 2) ** 2, dtype=np.int64)
+    want = GenericOps(np).edge_confusion(cm, a.astype(np.int64), b.astype(np.int64), n=n)
+    xa, xb, xcm = to(a), to(b), to(cm)
+    xp = np if lib == "numpy" else pytest.importorskip("torch")
+    got = ops(xp).edge_confusion(xcm, xa, xb, n=n)
+    np.testing.assert_array_equal(np.asarray(got), want)
