@@ -472,7 +472,10 @@ class GenericOps(RankStatistics):
         op on a small array costs a fraction of a torch op); JAX compiles it
         once per ``(fn, config)`` with ``jax.jit`` (eager JAX dispatches each
         op separately).  ``fn.host_view_rows`` (optional) caps the rows for
-        which torch CPU takes the NumPy views.
+        which torch CPU takes the NumPy views; ``fn.reads_order_only`` (a
+        lane that reads its float arrays only through their order and ties,
+        and gives its result in float32 or wider) lets it widen bfloat16
+        scores to float32 (exact) for those views.
         """
         return fn(self.xp, self, config, *arrays)
 

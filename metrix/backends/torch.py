@@ -71,8 +71,13 @@ class Ops(GenericOps):
         return [torch.kthvalue(x, r + 1, dim=0).values for r in ranks]
 
     def split_sort(self, score, pos, /):
-        # CPU eager: NumPy's sort on zero-copy views (~3x torch.sort on CPU)
-        if _compiling() or score.device.type != "cpu" or score.dtype not in _NUMPY_VIEWS:
+        # CPU eager: NumPy's sort on zero-copy views (~3x torch.sort on CPU);
+        # bfloat16 (no NumPy dtype) sorted as float32, which holds it exactly
+        if _compiling() or score.device.type != "cpu":
+            return None
+        if score.dtype == torch.bfloat16:
+            score = score.float()
+        if score.dtype not in _NUMPY_VIEWS:
             return None
         from .numpy import split_sort_numpy
 
@@ -112,6 +117,10 @@ class Ops(GenericOps):
         # lane may cap the rows it takes views for (``fn.host_view_rows``:
         # float lanes, whose casts and reductions torch's kernels do faster)
         if not _compiling() and arrays[0].shape[0] <= getattr(fn, "host_view_rows", LANE_ROWS):
+            if getattr(fn, "reads_order_only", False):
+                # bfloat16 has no NumPy dtype; float32 holds its values exactly
+                arrays = [t.float() if t is not None and t.dtype == torch.bfloat16 else t
+                          for t in arrays]
             views = _lane_views(arrays)
             if views is not None:
                 lean_xp, lean_ops = _host.numpy_lane()

@@ -47,6 +47,7 @@ def _ovr_auc_lane(xp, o, config, codes, score):
 
 #: any number of rows: the batched sort is the offline path's
 _ovr_auc_lane.host_view_rows = float("inf")
+_ovr_auc_lane.reads_order_only = True
 
 
 ONE_CLASS = "Only one class is present in y_true. ROC AUC score is not defined in that case."

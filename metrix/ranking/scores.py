@@ -336,6 +336,9 @@ def _binary_ap_lane(xp, o, pos_label, y, score):
                         device)
 
 
+_binary_auc_lane.reads_order_only = _binary_ap_lane.reads_order_only = True
+
+
 def _lane_result(value, score, xp, device):
     """A lane's value in the scores' result float: a Python float (a host
     kernel's) made an array, an array cast."""
