@@ -43,6 +43,7 @@ FAMILIES = {
     "eval": (["--n", "1e6", "--bootstrap", "20"], []),
     "bootstrap": (["--n", "1e5", "--b", "200", "--repeat", "1"], []),
     "latency": (["--sizes", "256,4096", "--runs", "5"], ["--runs", "7"]),
+    "dtypes": (["--sizes", "256,1e6", "--repeat", "2"], []),
 }
 
 

@@ -67,9 +67,11 @@ class GenericOps(RankStatistics):
         return self.bincount(a * size + b, length=size * size, weights=weights)
 
     def codes_or_other(self, y, n, /):
-        """Integer labels as codes: ``y`` where ``0 <= y < n``, else ``n`` (the
-        "other" bin of declared labels ``0..n-1``)."""
+        """Integer (or bool) labels as codes: ``y`` where ``0 <= y < n``, else ``n``
+        (the "other" bin of declared labels ``0..n-1``), in the count dtype
+        (narrow labels are widened first: ``n`` may not fit their dtype)."""
         xp = self.xp
+        y = self.count_labels(y)
         other = xp.asarray(n, dtype=y.dtype, device=device_of(y))  # 0-d: no N-sized fill
         return xp.where((y >= 0) & (y < n), y, other)
 

@@ -267,11 +267,14 @@ def as_unsigned(x):
 def codes_or_other_numpy(y, n, out=None):
     """:meth:`GenericOps.codes_or_other` in one pass: viewed as unsigned, negative
     labels are huge, so ``minimum(y, n)`` sends them and those ``>= n`` to ``n``.
-    ``out`` (y's shape and dtype) takes the result where given."""
-    if y.dtype.kind in "iu" and n <= np.iinfo(y.dtype).max:
+    Labels of any integer or bool width are read as they are; the codes are
+    ``intp`` (64-bit labels keep their dtype; ``out``, of y's shape and dtype,
+    takes them where given)."""
+    kind = y.dtype.kind
+    if kind in "iu" and y.dtype.itemsize == 8 and n <= np.iinfo(y.dtype).max:
         u = as_unsigned(y)
         res = np.minimum(u, u.dtype.type(n), out=None if out is None else out.view(u.dtype))
         return res.view(y.dtype)
-    # ``n`` is not of y's dtype (an int8 label with 200 classes): in intp, so
-    # that "other" does not wrap
+    if kind in "biu" and n >= 1:  # narrower labels: widened by the same pass
+        return np.minimum(as_unsigned(y), n, dtype=np.intp, casting="unsafe")
     return np.where((y >= 0) & (y < n), y, np.intp(n))

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._pair_count import as_unsigned
+
 __all__ = ["error_sums", "host_confusion_counts"]
 
 #: the batches whose declared confusion matrix ravels its codes with
@@ -48,14 +50,10 @@ def host_confusion_counts(a, b, n):
         return _bincount(cells, None, n * n).reshape(n, n)
     if a.dtype.kind not in "biu" or b.dtype.kind not in "biu":
         return None
-    if a.dtype != np.int64:
-        a = a.astype(np.int64)
-    if b.dtype != np.int64:
-        b = b.astype(np.int64)
-    if _umax(a.view(np.uint64)) > n or _umax(b.view(np.uint64)) > n:
+    if _umax(as_unsigned(a)) > n or _umax(as_unsigned(b)) > n:
         return None
-    cells = a * (n + 1)
-    cells += b
+    cells = np.multiply(a, n + 1, dtype=np.intp, casting="unsafe")  # widened in the pass
+    np.add(cells, b, out=cells, casting="unsafe")
     counts = _bincount(cells, minlength=n * (n + 1))
     return counts[:n * (n + 1)].reshape(n, n + 1)[:, :n]
 

@@ -129,18 +129,19 @@ class Ops(GenericOps):
 
     def edge_counts(self, a, b, /, *, n, weights=None):
         # the clip ufunc in place on one temporary (no np.clip wrapper)
-        if a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
+        if a.dtype.kind not in "biu" or b.dtype.kind not in "biu":
             return super().edge_counts(a, b, n=n, weights=weights)
         size = n + 2
-        if weights is None and a.dtype == np.int64 and b.dtype == np.int64 and b.shape[0]:
+        if weights is None and b.shape[0]:
             # the training-loop case, labels in 0..n: no clips.  Two unsigned
             # maxima bound both labels by n (negatives wrap to huge values), so
-            # the codes a * size + b neither wrap nor alias.  Small batches shift
-            # the codes by size + 1 in place; larger ones count the unshifted
-            # codes and place the counts (one pass less)
-            if _umax(a.view(np.uint64)) <= n and _umax(b.view(np.uint64)) <= n:
-                cells = a * size
-                cells += b
+            # the codes a * size + b (in intp, whatever the labels' width)
+            # neither wrap nor alias.  Small batches shift the codes by
+            # size + 1 in place; larger ones count the unshifted codes and
+            # place the counts (one pass less)
+            if _umax(as_unsigned(a)) <= n and _umax(as_unsigned(b)) <= n:
+                cells = np.multiply(a, size, dtype=np.intp, casting="unsafe")
+                np.add(cells, b, out=cells, casting="unsafe")  # uint64 labels too
                 if a.shape[0] <= _SHIFT_ROWS:
                     cells += size + 1
                     return np.bincount(cells, minlength=size * size)
@@ -500,7 +501,7 @@ def edge_confusion_numpy(cm, a, b, n, clip):
         cells += n + 3
         return cm + np.bincount(cells, minlength=size * size)[: size * size]
     cells = np.multiply(a, size, dtype=np.intp, casting="unsafe")
-    cells += b
+    np.add(cells, b, out=cells, casting="unsafe")  # uint64 labels too
     out = cm.copy()
     out[n + 3:] += np.bincount(cells, minlength=size * size)[: size * size - n - 3]
     return out

@@ -266,7 +266,7 @@ class Ops(GenericOps):
 
     def codes_or_other(self, y, n, /):
         # CPU eager: NumPy's one-pass unsigned minimum on a zero-copy view
-        if _compiling() or y.device.type != "cpu" or y.dtype not in _NUMPY_VIEWS:
+        if _compiling() or y.device.type != "cpu" or y.dtype not in _LABELS:
             return super().codes_or_other(y, n)
         return torch.from_numpy(codes_or_other_numpy(y.numpy(), n))
 
@@ -357,7 +357,7 @@ class Ops(GenericOps):
 
 
 _COUNT_CODES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
-#: label dtypes NumPy's edge confusion takes on views
+#: label dtypes NumPy's label kernels take on views (integers and bool)
 _LABELS = frozenset(_COUNT_CODES + (torch.bool,))
 _ONES: dict = {}
 
@@ -488,8 +488,8 @@ def _chunked(a, b, size) -> bool:
 
 def _int_views(*tensors):
     """Zero-copy NumPy views of eager CPU integer tensors (labels), or None."""
-    if _compiling() or not all(t.device.type == "cpu" and t.dtype in _NUMPY_VIEWS
-                               and not t.dtype.is_floating_point for t in tensors):
+    if _compiling() or not all(t.device.type == "cpu" and t.dtype in _LABELS
+                               for t in tensors):
         return None
     return _cpu_views(*tensors)
 

@@ -125,20 +125,24 @@ def _encode_declared(y_true, y_pred, *, labels, xp, device, kind) -> LabelSpace:
         from ..backends import ops
 
         def code(y):
-            return ops(xp).codes_or_other(_as_int_codes(y, xp, device), n)
+            return ops(xp).codes_or_other(y, n)  # bool and every integer width
     elif n <= FEW_LABELS:
         # a handful of labels (average="binary" counts one): n compares beat a
         # searchsorted + two gathers
         y_dtype = _compare_dtype(y_true, y_pred, labels, kind, xp, device)
+        values = labels
+        if kind == "b" and y_true.dtype == y_pred.dtype and all(v in (0, 1) for v in labels):
+            # bool labels compare as bools (no widened copy of the arrays)
+            y_dtype, values = y_true.dtype, [bool(v) for v in labels]
 
         def code(y):
             if y.dtype != y_dtype:
                 y = xp.astype(y, y_dtype)
             if n == 1:  # average="binary": code 0 for pos_label, 1 for the rest
-                return xp.astype(y != labels[0], cdt)
+                return xp.astype(y != values[0], cdt)
             out = xp.full(y.shape, n, dtype=cdt, device=device)
             for i in reversed(range(n)):  # the first of duplicated labels wins
-                out = xp.where(y == labels[i], xp.asarray(i, dtype=cdt, device=device), out)
+                out = xp.where(y == values[i], xp.asarray(i, dtype=cdt, device=device), out)
             return out
     else:
         sorted_labels, order = _ns.host_sorted_positions(labels)

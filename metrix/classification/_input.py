@@ -173,12 +173,12 @@ def _discover_and_count(yt, yp, n, xp, o):
 
 
 def _declared_count(yt, yp, labels, xp, o):
-    """Declared integer labels ``0..C-1``: codes and confusion counts in one
+    """Declared integer (or bool) labels ``0..C-1``: codes and confusion counts in one
     chunked pass (``ops.pair_bincount_declared``); ``(None, None)`` elsewhere.
 
     The space then carries no code arrays (the counts are all that is read)."""
     labels = _ns.host_list(labels)
-    if _labels.label_kind(yt, xp) != "i" or _labels.label_kind(yp, xp) != "i" or not (
+    if _labels.label_kind(yt, xp) not in "ib" or _labels.label_kind(yp, xp) not in "ib" or not (
             _ns.host_arange_equal(labels)):
         return None, None
     c = len(labels)

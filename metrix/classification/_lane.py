@@ -49,11 +49,14 @@ def lane_inputs(y_true, y_pred, sample_weight, labels, validate, *,
         c = None if labels is None else declared_range(labels)
         if c is None:
             return None
-    xp = lane_namespace_1d(y_true, y_pred, sample_weight, "integral")
+    xp = lane_namespace_1d(y_true, y_pred, sample_weight, _LABEL_KINDS)
     if xp is None:
         return None
     return LaneInputs(xp, _ops(xp), c)
 
+
+#: the label dtypes a lane counts as they are (False and True are 0 and 1)
+_LABEL_KINDS = ("integral", "bool")
 
 #: the largest discovered label range a validated lane call counts
 DISCOVERED_MAX = 1024

@@ -461,8 +461,8 @@ def _prfs_views(a, b, _, config):
     """:func:`_prfs_lane` on host views, in NumPy (None: the usual way)."""
     beta, labels, pos_label, average, zd, want = config
     c = declared_range(labels)
-    if c is None or a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
-        return None  # not the lane's declared integral labels
+    if c is None or a.dtype.kind not in "biu" or b.dtype.kind not in "biu":
+        return None  # not the lane's declared integer (or bool) labels
     pos = lane_position(average, pos_label, c)
     if pos is False:
         return None

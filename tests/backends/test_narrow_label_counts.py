@@ -119,3 +119,28 @@ def test_edge_confusion_matches_the_generic_cells(lib, to, dtype, outside):
     xp = np if lib == "numpy" else pytest.importorskip("torch")
     got = ops(xp).edge_confusion(xcm, xa, xb, n=n)
     np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("lib, to", LIBRARIES, ids=[name for name, _ in LIBRARIES])
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "uint64"])
+@pytest.mark.parametrize("n", [300, 5000])  # the small-batch kernels, and past them
+def test_training_loop_lane_takes_every_label_width(lib, to, dtype, n):
+    if lib == "torch" and dtype == "uint64":
+        pytest.skip("torch has no arithmetic on uint64")
+    rng = np.random.default_rng(7)
+    c = 2 if dtype == "bool" else 4
+    a = rng.integers(0, c, n).astype(dtype)
+    b = np.where(rng.random(n) < 0.6, a, rng.integers(0, c, n).astype(dtype))
+    labels = list(range(c))
+    ta, tb = to(a), to(b)
+    for name in ("f1_score", "precision_score", "jaccard_score"):
+        got = getattr(metrix, name)(ta, tb, labels=labels, average="macro", validate=False)
+        want = getattr(sk, name)(a, b, labels=labels, average="macro")
+        assert float(got) == pytest.approx(want, rel=1e-12), name
+    for name in ("matthews_corrcoef", "cohen_kappa_score", "balanced_accuracy_score"):
+        kw = {"labels": labels} if name == "cohen_kappa_score" else {}
+        assert float(getattr(metrix, name)(ta, tb, validate=False, **kw)) == pytest.approx(
+            getattr(sk, name)(a, b, **kw), rel=1e-12), name
+    np.testing.assert_array_equal(
+        np.asarray(metrix.confusion_matrix(ta, tb, labels=labels, validate=False)),
+        sk.confusion_matrix(a, b, labels=labels))
