@@ -264,6 +264,27 @@ def as_unsigned(x):
     return x.view(x.dtype.str.replace("i", "u")) if x.dtype.kind == "i" else x
 
 
+_INTP = np.dtype(np.intp)
+_umax = np.maximum.reduce  # the ufunc reduction itself: no Python layer
+
+
+def codes_in_range(a, b, n, size):
+    """``a * size + b`` in ``intp`` for 1-D integer (or bool) labels all in
+    ``[0, n]``, else None.  Two unsigned maxima bound them (a negative label
+    is huge), so the codes neither wrap nor alias; narrower labels are widened
+    by the multiply itself (no separate cast pass)."""
+    if a.dtype == _INTP and b.dtype == _INTP:  # the common case: no casts
+        if _umax(a.view(np.uint64)) > n or _umax(b.view(np.uint64)) > n:
+            return None
+        cells = a * size
+        cells += b
+        return cells
+    if _umax(as_unsigned(a)) > n or _umax(as_unsigned(b)) > n:
+        return None
+    cells = np.multiply(a, size, dtype=np.intp, casting="unsafe")
+    return np.add(cells, b, out=cells, casting="unsafe")  # uint64 labels too
+
+
 def codes_or_other_numpy(y, n, out=None):
     """:meth:`GenericOps.codes_or_other` in one pass: viewed as unsigned, negative
     labels are huge, so ``minimum(y, n)`` sends them and those ``>= n`` to ``n``.

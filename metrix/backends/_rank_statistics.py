@@ -69,7 +69,6 @@ class RankStatistics:
             ordered, ordered, side="right")
         return ranks, order
 
-
     def mann_whitney(self, score, pos, /):
         """``(2U, P, N)`` of 1-D ``score`` and boolean ``pos``: twice the
         Mann-Whitney ``U`` of the positives' scores over the negatives' (ties

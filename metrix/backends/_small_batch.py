@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._pair_count import as_unsigned
+from ._pair_count import codes_in_range
 
 __all__ = ["error_sums", "host_confusion_counts"]
 
@@ -50,10 +50,9 @@ def host_confusion_counts(a, b, n):
         return _bincount(cells, None, n * n).reshape(n, n)
     if a.dtype.kind not in "biu" or b.dtype.kind not in "biu":
         return None
-    if _umax(as_unsigned(a)) > n or _umax(as_unsigned(b)) > n:
+    cells = codes_in_range(a, b, n, n + 1)
+    if cells is None:
         return None
-    cells = np.multiply(a, n + 1, dtype=np.intp, casting="unsafe")  # widened in the pass
-    np.add(cells, b, out=cells, casting="unsafe")
     counts = _bincount(cells, minlength=n * (n + 1))
     return counts[:n * (n + 1)].reshape(n, n + 1)[:, :n]
 

@@ -11,7 +11,7 @@ from ._minmax import minmax_numpy
 from ._packed_sort import ap_sum_numpy, auc_pairs_numpy
 from ._pair_count import CHUNK as _CHUNK
 from ._pair_count import (
-    as_unsigned,
+    codes_in_range,
     codes_or_other_numpy,
     pair_bincount_declared_numpy,
     pair_bincount_discover_numpy,
@@ -139,9 +139,8 @@ class Ops(GenericOps):
             # neither wrap nor alias.  Small batches shift the codes by
             # size + 1 in place; larger ones count the unshifted codes and
             # place the counts (one pass less)
-            if _umax(as_unsigned(a)) <= n and _umax(as_unsigned(b)) <= n:
-                cells = np.multiply(a, size, dtype=np.intp, casting="unsafe")
-                np.add(cells, b, out=cells, casting="unsafe")  # uint64 labels too
+            cells = codes_in_range(a, b, n, size)
+            if cells is not None:
                 if a.shape[0] <= _SHIFT_ROWS:
                     cells += size + 1
                     return np.bincount(cells, minlength=size * size)
@@ -489,19 +488,22 @@ def edge_confusion_fits(cm, a, b) -> bool:
 def edge_confusion_numpy(cm, a, b, n, clip):
     """:meth:`GenericOps.edge_confusion` with the range check read, not written:
     one unsigned maximum per array (a negative label is huge) says whether
-    every label is in ``[0, n)``; then the cells are ``a * (n + 2) + b`` (in
-    ``intp``, whatever the labels' width), counted, and added to ``cm`` shifted
-    by ``n + 3``.  Only a batch with a label outside is clipped (in int64)."""
+    every label is in ``[0, n]`` (``n`` is an edge bin either way); then the
+    cells are ``a * (n + 2) + b`` (in ``intp``, whatever the labels' width),
+    counted, and added to ``cm`` shifted by ``n + 3``.  Only a batch with a
+    label outside is clipped (in int64); ``clip=False`` reads no range."""
     size = n + 2
-    if clip and max(int(as_unsigned(a).max(initial=0)),
-                    int(as_unsigned(b).max(initial=0))) >= n:
+    if not clip:  # the caller guarantees 0 <= labels < n
+        cells = np.multiply(a, size, dtype=np.intp, casting="unsafe")
+        np.add(cells, b, out=cells, casting="unsafe")
+    else:
+        cells = codes_in_range(a, b, n, size) if a.shape[0] else None
+    if cells is None:  # a label outside [0, n]
         cells = _clip(a.astype(np.int64, copy=False), -1, n)
         cells *= size
         cells += _clip(b.astype(np.int64, copy=False), -1, n)
         cells += n + 3
         return cm + np.bincount(cells, minlength=size * size)[: size * size]
-    cells = np.multiply(a, size, dtype=np.intp, casting="unsafe")
-    np.add(cells, b, out=cells, casting="unsafe")  # uint64 labels too
     out = cm.copy()
     out[n + 3:] += np.bincount(cells, minlength=size * size)[: size * size - n - 3]
     return out

@@ -325,7 +325,7 @@ def _binary_auc_lane(xp, o, config, y, score):
     general path's one-pass curve."""
     device = _ns.device_of(score)
     u2, n_pos, n_neg = o.mann_whitney(score, y == xp.max(y))
-    return _lane_result(auc_from_u(u2 * 0.5, n_pos, n_neg, xp=xp), score, xp, device)
+    return _lane_result(auc_from_u(u2 * 0.5, n_pos, n_neg, xp=xp), score, xp, o, device)
 
 
 def _binary_ap_lane(xp, o, pos_label, y, score):
@@ -333,18 +333,18 @@ def _binary_ap_lane(xp, o, pos_label, y, score):
     ``ops.ap_terms`` and :func:`ap_from_terms`.  Taken up to ``AUC_LANE_MAX`` samples."""
     device = _ns.device_of(score)
     return _lane_result(ap_from_terms(*o.ap_terms(score, y == pos_label), xp=xp), score, xp,
-                        device)
+                        o, device)
 
 
 _binary_auc_lane.reads_order_only = _binary_ap_lane.reads_order_only = True
 
 
-def _lane_result(value, score, xp, device):
+def _lane_result(value, score, xp, o, device):
     """A lane's value in the scores' result float: a Python float (a host
     kernel's) made an array, an array cast."""
     dtype = _ns.result_float_dtype(xp, device, score)
     if type(value) is float:
-        return xp.asarray(value, dtype=dtype, device=device)
+        return o.asarray_on(value, device, dtype=dtype)  # NumPy's: np.asarray
     return cast(value, dtype, xp)
 
 
