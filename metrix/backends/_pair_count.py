@@ -253,9 +253,9 @@ def pair_bincount_declared_numpy(a, b, n, threads=None):
 
 
 def _integers(*arrays) -> bool:
-    """Integer or bool labels of any width: the chunk codes are made in ``intp``
-    (``NumpyKernel.codes``), so narrow labels are counted as they are, with no
-    widened copy of the input."""
+    """Integer or bool labels of any width: each chunk's codes are made in the
+    narrowest dtype that holds them (``NumpyKernel.code_dtype``), so narrow
+    labels are counted as they are, with no widened copy of the input."""
     return all(a.dtype.kind in "iub" for a in arrays)
 
 
