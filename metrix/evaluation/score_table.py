@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
+import numpy as np  # host code by design: the tables are NumPy arrays merged on the client
 
 from .._core.stacklevel import find_stack_level
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
