@@ -33,6 +33,7 @@ __all__ = [
     "to_output",
     "is_host_array",
     "is_numpy_namespace",
+    "is_placed",
     "device_of",
     "lane_namespace",
     "has_kind",
@@ -48,6 +49,15 @@ def is_host_array(x) -> bool:
 
 def is_numpy_namespace(xp) -> bool:
     return backend_name(xp) == "numpy"
+
+
+def is_placed(x, xp, device) -> bool:
+    """Whether ``x`` is already an array of ``xp``'s library on ``device`` (a
+    host array or a NumPy one is not: it is moved through ``asarray``)."""
+    if is_host_array(x):
+        return False
+    x_xp, x_dev = get_namespace_and_device(x)
+    return backend_name(x_xp) == backend_name(xp) and str(x_dev) == str(device)
 
 
 _BACKEND_NAMES: dict = {}

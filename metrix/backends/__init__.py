@@ -10,7 +10,9 @@ kernels (``pair_bincount``, ``pair_bincount_discover``, ``pair_bincount_declared
 binary AUC / AP) and ``asarray_on``.  ``_generic.GenericOps`` implements each
 with the standard alone (the CPU-only fused kernels return None there, and
 callers take the standard path); ``numpy.py``, ``torch.py``, ``jax.py`` and
-``cupy.py`` override only what their library does better.  Native imports stay
+``cupy.py`` override only what their library does better.  :func:`host_lane`
+runs a metric's lane function on zero-copy NumPy views of host tensors
+(:mod:`.host_views`), before the edge and the namespace lookup.  Native imports stay
 inside those modules, so ``import metrix`` imports no optional array library.
 """
 
@@ -18,8 +20,9 @@ from __future__ import annotations
 
 from .._core.namespace import backend_name
 from ._generic import GenericOps
+from .host_views import host_lane
 
-__all__ = ["ops", "GenericOps"]
+__all__ = ["ops", "GenericOps", "host_lane"]
 
 _CACHE: dict = {}
 

@@ -101,10 +101,11 @@ class GenericOps(RankStatistics):
         counts = self.bincount(self.edge_cells(a, b, n=n, clip=clip), length=(n + 2) ** 2)
         return cm + (counts if counts.dtype == cm.dtype else xp.astype(counts, cm.dtype))
 
-    def pair_bincount_declared(self, a, b, /, *, n):
-        """``pair_bincount(codes_or_other(a, n), codes_or_other(b, n), size=n + 1)``
-        with the codes made chunk by chunk (never N-sized), or None where there
-        is no fused kernel (generic: None; the caller encodes first)."""
+    def pair_bincount_declared(self, a, b, /, *, n, first=0):
+        """``pair_bincount(codes_or_other(a - first, n), codes_or_other(b - first, n),
+        size=n + 1)`` (the classes ``first..first+n-1``; label maps of any shape,
+        read flat) with the codes made chunk by chunk (never N-sized), or None
+        where there is no fused kernel (generic: None; the caller encodes first)."""
         return None
 
     def pair_bincount_discover(self, a, b, /, *, max_size):

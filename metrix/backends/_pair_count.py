@@ -184,15 +184,17 @@ def count_declared(a, b, n, kernel=NumpyKernel):
 
     A chunk whose labels are all in ``[0, n)`` (the unsigned maxima, read while
     it is in cache) is counted as is; others take their codes first, into
-    reused buffers.
+    buffers made at the first such chunk and reused.
     """
     counter = PairCount(a.shape[0], n + 1, kernel, _labels_dtype(a, b))
-    m = min(kernel.chunk, a.shape[0])
-    buf_a, buf_b = kernel.empty(m, a.dtype), kernel.empty(m, b.dtype)
+    bufs = None
     for x, y in chunk_pairs(a, b, kernel.chunk):
         if max(kernel.unsigned_max(x), kernel.unsigned_max(y)) >= n:
+            if bufs is None:
+                m = min(kernel.chunk, a.shape[0])
+                bufs = kernel.empty(m, a.dtype), kernel.empty(m, b.dtype)
             k = x.shape[0]
-            x, y = kernel.other(x, n, buf_a[:k]), kernel.other(y, n, buf_b[:k])
+            x, y = kernel.other(x, n, bufs[0][:k]), kernel.other(y, n, bufs[1][:k])
         counter.add(x, y)
     return counter.counts()
 
@@ -268,18 +270,19 @@ _INTP = np.dtype(np.intp)
 _umax = np.maximum.reduce  # the ufunc reduction itself: no Python layer
 
 
-def codes_in_range(a, b, n, size):
+def codes_in_range(a, b, n, size, check=True):
     """``a * size + b`` in ``intp`` for 1-D integer (or bool) labels all in
     ``[0, n]``, else None.  Two unsigned maxima bound them (a negative label
     is huge), so the codes neither wrap nor alias; narrower labels are widened
-    by the multiply itself (no separate cast pass)."""
+    by the multiply itself (no separate cast pass).  ``check=False``: the
+    caller guarantees the range (no maximum is read)."""
     if a.dtype == _INTP and b.dtype == _INTP:  # the common case: no casts
-        if _umax(a.view(np.uint64)) > n or _umax(b.view(np.uint64)) > n:
+        if check and (_umax(a.view(np.uint64)) > n or _umax(b.view(np.uint64)) > n):
             return None
         cells = a * size
         cells += b
         return cells
-    if _umax(as_unsigned(a)) > n or _umax(as_unsigned(b)) > n:
+    if check and (_umax(as_unsigned(a)) > n or _umax(as_unsigned(b)) > n):
         return None
     cells = np.multiply(a, size, dtype=np.intp, casting="unsafe")
     return np.add(cells, b, out=cells, casting="unsafe")  # uint64 labels too

@@ -24,8 +24,6 @@ __all__ = ["error_sums", "host_confusion_counts"]
 RAVEL_ROWS = 512
 _ravel = np.ravel_multi_index
 _bincount = np.bincount
-#: the maximum as the ufunc reduction itself (``ndarray.max`` adds a Python layer)
-_umax = np.maximum.reduce
 _F64 = np.dtype(np.float64)
 
 

@@ -4,16 +4,15 @@ A lane (:mod:`metrix._core.lane`) is reached through the edge, the namespace
 lookup and the adapter: a few microseconds of Python per call, as much as
 the count itself on a batch of 256.  A metric whose training-loop call is
 that cheap (``confusion_matrix``, the F-scores, the mean errors) asks
-:func:`host_call` first: where its arrays have zero-copy NumPy views (the
-torch adapter registers ``torch.Tensor``, exactly, when it loads), its
-NumPy kernel (:mod:`metrix.backends._small_batch`, or a lane function on
-NumPy's lean namespace, :func:`numpy_lane`) runs on the views and the
-result comes back as tensors; anywhere else, or where the views or the
-kernel decline (arrays off the host, not 1-D of one length, another
-dtype, a label outside the declared ones), the answer is None and the
-call goes the usual way, with the same numbers.  At 256 rows this takes a
-declared confusion matrix on torch CPU from about 11 to 6-7 us
-(TorchMetrics: 13-15 us).
+:func:`host_lane` first, with the lane function its lane runs anyway: where
+its arrays have zero-copy NumPy views (the torch adapter registers
+``torch.Tensor``, exactly, when it loads), the lane function runs on the views
+in NumPy's lean namespace and its result comes back as tensors; anywhere
+else, or where the views or the lane function decline (arrays off the host,
+not 1-D of one length, a dtype outside the function's ``input_kinds``), the
+answer is None and the call goes the usual way, to the same lane function or
+the general path, with the same numbers.  At 256 rows this takes a declared
+confusion matrix on torch CPU from about 11 to 6-7 us (TorchMetrics: 13-15 us).
 
 Only torch has host views: NumPy arrays take the lane through the edge
 (their call is no training-loop step), and the other libraries' arrays
@@ -24,7 +23,9 @@ type it does not), and the views decline while it compiles.
 
 from __future__ import annotations
 
-__all__ = ["host_call", "numpy_lane", "register"]
+from ._generic import LANE_ROWS
+
+__all__ = ["host_lane", "numpy_lane", "register"]
 
 #: the array type with host views (None until its adapter loads)
 ARRAY_TYPE = None
@@ -35,18 +36,35 @@ VIEWS = None
 #: them and None) as ``ARRAY_TYPE`` arrays
 TO_ARRAYS = None
 
+#: the NumPy dtype kinds of the standard's kinds (a lane function's ``input_kinds``)
+_KIND_CODES = {"real floating": "f", "integral": "iu", "bool": "b"}
+#: lane function -> (rows, dtype kinds) of its views
+_SPECS: dict = {}
 
-def host_call(kernel, a, b, w, rows, config):
-    """``kernel(a, b, w, config)`` on zero-copy NumPy views of eager host arrays
-    ``a``, ``b`` (1-D, one length, 1 to ``rows``) and ``w`` (or None), its result
-    (an array, a NumPy scalar, or a tuple of them and None) back in the arrays'
-    type; None where there are no such views or the kernel declines (None)."""
+
+def host_lane(fn, config, a, b, w):
+    """The lane function ``fn(xp, o, config, a, b, w)`` on zero-copy NumPy views
+    of eager host arrays ``a``, ``b`` (1-D, one length, 1 to ``fn.host_view_rows``
+    rows, :data:`LANE_ROWS` unless set; their dtypes of ``fn.input_kinds``) and
+    the float weights ``w`` (or None), in NumPy's lean namespace; its result
+    back in the arrays' type.  None where there are no such views or ``fn``
+    declines (returns None)."""
     if type(a) is not ARRAY_TYPE:
         return None
-    views = VIEWS(a, b, w, rows)
+    spec = _SPECS.get(fn)
+    if spec is None:
+        spec = _SPECS[fn] = (getattr(fn, "host_view_rows", LANE_ROWS),
+                             "".join(_KIND_CODES[k] for k in fn.input_kinds))
+    views = VIEWS(a, b, w, spec[0])
     if views is None:
         return None
-    out = kernel(views[0], views[1], views[2], config)
+    a, b, w = views
+    kinds = spec[1]
+    if a.dtype.kind not in kinds or b.dtype.kind not in kinds or (
+            w is not None and w.dtype.kind != "f"):
+        return None
+    xp, o = _NUMPY_LANE or numpy_lane()
+    out = fn(xp, o, config, a, b, w)
     return None if out is None else TO_ARRAYS(out)
 
 

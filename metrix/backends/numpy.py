@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._generic import LANE_ROWS, GenericOps
+from ._half_ranks import HALF_MIN_ROWS, counting_split_sort, histogram_rank_sums
 
 # the pair count's chunk is also the chunk of ``minmax`` and of the dense encoding
 from ._minmax import minmax_numpy
@@ -42,8 +43,6 @@ def _clip(x, lo, hi, /, *, out=None, dtype=None, casting="same_kind"):
 #: the batches whose edge count shifts its codes in place (a pass over them
 #: costs less than placing the counts in a new array)
 _SHIFT_ROWS = 1024
-#: the maximum as the ufunc reduction itself (``ndarray.max`` adds a Python layer)
-_umax = np.maximum.reduce
 #: elements per block of ``fused_sums``: its few temporaries stay in L2 and
 #: stay under glibc's mmap threshold (128 KiB), so they are reused, not faulted
 _FUSED_BLOCK = 1 << 14
@@ -192,8 +191,8 @@ class Ops(GenericOps):
         # a popcount-like pass, no N-sized float copy (30x astype + sum at 1e7)
         return np.dtype(dtype).type(np.count_nonzero(x))
 
-    def error_sums(self, kind, a, b, w=None, /):
-        return error_sums(kind, a, b, w)
+    # the small-batch kernel itself (no method frame: a training-loop call)
+    error_sums = staticmethod(error_sums)
 
     def asarray_on(self, x, device=None, *, dtype=None):
         # the host has no devices: NumPy's own call (a fifth of the namespace's
@@ -325,8 +324,13 @@ class Ops(GenericOps):
             return super().edge_confusion(cm, a, b, n=n, clip=clip)
         return edge_confusion_numpy(cm, a, b, n, clip)
 
-    def pair_bincount_declared(self, a, b, /, *, n):
-        return pair_bincount_declared_numpy(np.asarray(a), np.asarray(b), n)
+    def pair_bincount_declared(self, a, b, /, *, n, first=0):
+        a, b = np.asarray(a).reshape(-1), np.asarray(b).reshape(-1)
+        if first:  # shifted in int64: a narrow label below ``first`` would wrap
+            if a.dtype.kind not in "biu" or b.dtype.kind not in "biu":
+                return None
+            a, b = np.subtract(a, first, dtype=np.int64), np.subtract(b, first, dtype=np.int64)
+        return pair_bincount_declared_numpy(a, b, n)
 
     def pair_bincount_discover(self, a, b, /, *, max_size):
         return pair_bincount_discover_numpy(np.asarray(a), np.asarray(b), max_size)
@@ -384,6 +388,10 @@ def split_sort_numpy(score, pos, threads=None):
     the GIL); ``threads`` caps them (torch passes its own setting)."""
     if pos.dtype != np.bool_:
         pos = pos != 0
+    if score.dtype == np.float16 and score.shape[0] >= HALF_MIN_ROWS:  # a counting sort
+        split = counting_split_sort(score.view(np.uint16), pos, "float16")
+        if split is not None:
+            return split[0].view(np.float16), split[1].view(np.float16)
     # compress: a boolean-mask gather without the mask indexing's per-element
     # branches (a quarter of its time on random labels)
     q, r = np.compress(pos, score), np.compress(~pos, score)
@@ -408,6 +416,10 @@ def split_rank_sums_numpy(q, r, precision=True, threads=None):
     group starts, no search.
     """
     p, m = q.shape[0], r.shape[0]
+    if q.dtype == np.float16 and p + m >= HALF_MIN_ROWS:  # two histograms, no search
+        sums = histogram_rank_sums(q.view(np.uint16), r.view(np.uint16), "float16", precision)
+        if sums is not None:
+            return sums
 
     def part(lo, hi):
         pairs, prec = 0, 0.0
@@ -493,12 +505,9 @@ def edge_confusion_numpy(cm, a, b, n, clip):
     counted, and added to ``cm`` shifted by ``n + 3``.  Only a batch with a
     label outside is clipped (in int64); ``clip=False`` reads no range."""
     size = n + 2
-    if not clip:  # the caller guarantees 0 <= labels < n
-        cells = np.multiply(a, size, dtype=np.intp, casting="unsafe")
-        np.add(cells, b, out=cells, casting="unsafe")
-    else:
-        cells = codes_in_range(a, b, n, size) if a.shape[0] else None
-    if cells is None:  # a label outside [0, n]
+    # clip=False: the caller guarantees 0 <= labels < n
+    cells = codes_in_range(a, b, n, size, check=clip) if a.shape[0] else None
+    if cells is None:  # a label outside [0, n] (or no labels)
         cells = _clip(a.astype(np.int64, copy=False), -1, n)
         cells *= size
         cells += _clip(b.astype(np.int64, copy=False), -1, n)

@@ -72,10 +72,14 @@ class Ops(GenericOps):
 
     def split_sort(self, score, pos, /):
         # CPU eager: NumPy's sort on zero-copy views (~3x torch.sort on CPU);
-        # bfloat16 (no NumPy dtype) sorted as float32, which holds it exactly
+        # bfloat16 (no NumPy dtype): counted by bit pattern (many scores), else
+        # sorted as float32, which holds it exactly
         if _compiling() or score.device.type != "cpu":
             return None
         if score.dtype == torch.bfloat16:
+            split = _bfloat16_split(score, pos)
+            if split is not None:
+                return split
             score = score.float()
         if score.dtype not in _NUMPY_VIEWS:
             return None
@@ -86,8 +90,15 @@ class Ops(GenericOps):
         return torch.from_numpy(q), torch.from_numpy(r)
 
     def split_rank_sums(self, q, r, /, *, precision=True):
-        # CPU eager (the tensors of split_sort): NumPy's searches on views
-        if _compiling() or q.device.type != "cpu" or q.dtype not in _NUMPY_VIEWS:
+        # CPU eager (the tensors of split_sort): NumPy's searches on views;
+        # bfloat16 (counted by split_sort): histograms of the bit patterns
+        if _compiling() or q.device.type != "cpu":
+            return None
+        if q.dtype == torch.bfloat16:
+            from ._half_ranks import histogram_rank_sums
+
+            return histogram_rank_sums(_bits(q), _bits(r), "bfloat16", precision)
+        if q.dtype not in _NUMPY_VIEWS:
             return None
         from .numpy import split_rank_sums_numpy
 
@@ -293,8 +304,16 @@ class Ops(GenericOps):
                 return torch.from_numpy(edge_confusion_numpy(*views, n, clip))
         return super().edge_confusion(cm, a, b, n=n, clip=clip)
 
-    def pair_bincount_declared(self, a, b, /, *, n):
-        # CPU eager: the chunked count, as pair_bincount
+    def pair_bincount_declared(self, a, b, /, *, n, first=0):
+        # CPU eager: the chunked count, as pair_bincount (label maps flattened)
+        if not a.is_cpu or _compiling():
+            return None
+        if a.ndim != 1:
+            a, b = a.reshape(-1), b.reshape(-1)
+        if first:  # shifted in int64: a narrow label below ``first`` would wrap
+            if a.is_floating_point() or b.is_floating_point():
+                return None
+            a, b = a.to(torch.int64) - first, b.to(torch.int64) - first
         if _chunked(a, b, n + 1):
             return count_declared(a, b, n, TorchKernel)
         views = _int_views(a, b)
@@ -484,6 +503,26 @@ def _chunked(a, b, size) -> bool:
     return (a.dtype == torch.int64 and b.dtype == torch.int64 and a.is_cpu and b.is_cpu
             and a.shape == b.shape and not _compiling() and not a.requires_grad
             and fits_chunked_count(a, size))
+
+
+def _bits(x):
+    """The uint16 bit patterns of a CPU bfloat16 tensor (a zero-copy view)."""
+    return x.detach().view(torch.int16).numpy().view(np.uint16)
+
+
+def _bfloat16_split(score, pos):
+    """:meth:`Ops.split_sort` of many CPU bfloat16 scores by counting their bit
+    patterns (bfloat16 tensors back), or None (few scores, a NaN)."""
+    from ._half_ranks import HALF_MIN_ROWS, counting_split_sort
+
+    if score.shape[0] < HALF_MIN_ROWS or pos.dtype not in _LABELS:
+        return None
+    pos = pos.detach().numpy()
+    split = counting_split_sort(_bits(score), pos if pos.dtype == np.bool_ else pos != 0,
+                                "bfloat16")
+    if split is None:
+        return None
+    return tuple(torch.from_numpy(s.view(np.int16)).view(torch.bfloat16) for s in split)
 
 
 def _int_views(*tensors):

@@ -16,14 +16,13 @@ from typing import Literal
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
+from .._core.docstrings import sections
 from .._core.edge import host_entry, metric_edge
 from .._core.stacklevel import find_stack_level
 from .._core.typing import Array, ArrayLike
 from .._core.validation import check_zero_division
+from ..backends import host_lane
 from ..backends import ops as _ops
-from ..backends._generic import LANE_ROWS
-from ..backends._small_batch import host_confusion_counts
-from ..backends.host_views import host_call, numpy_lane
 from ._encoding import comparable
 from ._input import any_label_in_y_true, label_problem, prepare_inputs, setwise_problem
 from ._lane import (
@@ -48,6 +47,45 @@ __all__ = [
     "f1_score",
     "fbeta_score",
 ]
+
+
+#: the parameters that the precision / recall / F metrics describe alike
+_PRF_TARGETS = """\
+    y_true : array of shape (n_samples,) or (n_samples, n_labels)
+        Ground-truth labels, or a label-indicator matrix (any supported array
+        library).
+    y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+        Predicted labels, as returned by a classifier.
+"""
+_PRF_LABELS = """\
+    labels : array-like, default=None
+        Classes to include (declared order): with ``average=None`` the order
+        of the results, otherwise the classes averaged over. Sync-free with
+        ``validate=False``.
+    pos_label : int, float, bool or str, default=1
+        The class reported when ``average="binary"`` (ignored otherwise).
+"""
+_PRF_AVERAGE = """\
+        ``None``: one score per class; ``"binary"``: the score of
+        ``pos_label``; ``"micro"``: from the total counts; ``"macro"``: the
+        unweighted mean over classes; ``"weighted"``: the mean weighted by
+        support; ``"samples"``: the mean over samples (multilabel input).
+"""
+_SAMPLE_WEIGHT = """\
+    sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
+"""
+_ZERO_DIVISION_VALIDATE = """\
+    zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
+        Value where a ratio is 0/0; "warn" gives 0 and an ``UndefinedMetricWarning``
+        (warnings are emitted only with ``validate=True``).
+    validate : bool, default=True
+        Check the values of the inputs (target types, NaN) on the host.
+        ``False`` reads no value; with ``labels`` declared the call is then
+        sync-free.
+"""
+_prf_doc = sections(targets=_PRF_TARGETS, labels=_PRF_LABELS, average=_PRF_AVERAGE,
+                    sample_weight=_SAMPLE_WEIGHT, zero_division=_ZERO_DIVISION_VALIDATE)
 
 
 @metric_edge
@@ -144,17 +182,21 @@ def confusion_matrix(
     .. [1] scikit-learn, ``sklearn.metrics.confusion_matrix``.
     """
     if not validate and sample_weight is None and normalize is None:  # a training loop's
-        cm = host_call(_declared_counts, y_true, y_pred, None, LANE_ROWS, labels)
+        cm = host_lane(_declared_confusion_lane, labels, y_true, y_pred, None)
         if cm is not None:
             return cm
     return _confusion_matrix(y_true, y_pred, labels=labels, sample_weight=sample_weight,
                              normalize=normalize, validate=validate)
 
 
-def _declared_counts(a, b, _, labels):
-    """The declared confusion matrix of host views (:func:`host_call`'s kernel), or None."""
+def _declared_confusion_lane(xp, o, labels, y_true, y_pred, _):
+    """:func:`_confusion_lane`'s counts of labels declared ``0..C-1`` (``C >= 2``),
+    for :func:`~metrix.backends.host_lane`; None for other ``labels``."""
     c = declared_range(labels)
-    return None if c is None or c < 2 else host_confusion_counts(a, b, c)
+    return None if c is None or c < 2 else o.inner_counts(y_true, y_pred, n=c)
+
+
+_declared_confusion_lane.input_kinds = ("integral", "bool")
 
 
 def _confusion_lane(xp, o, config, y_true, y_pred, weights):
@@ -331,6 +373,7 @@ def accuracy_from_totals(correct, total, xp, normalize=True, undefined=0.0):
 
 
 @metric_edge
+@_prf_doc
 def precision_recall_fscore_support(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -355,37 +398,18 @@ def precision_recall_fscore_support(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,) or (n_samples, n_labels)
-        Ground-truth labels, or a label-indicator matrix (any supported array
-        library).
-    y_pred : array of shape (n_samples,) or (n_samples, n_labels)
-        Predicted labels, as returned by a classifier.
+    %(targets)s
     beta : float, default=1.0
         Weight of recall in the F-score: ``beta > 1`` favours recall, ``beta < 1``
         precision.
-    labels : array-like, default=None
-        Classes to include (declared order): with ``average=None`` the order
-        of the results, otherwise the classes averaged over. Sync-free with
-        ``validate=False``.
-    pos_label : int, float, bool or str, default=1
-        The class reported when ``average="binary"`` (ignored otherwise).
+    %(labels)s
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default=None
-        ``None``: one score per class; ``"binary"``: the score of
-        ``pos_label``; ``"micro"``: from the total counts; ``"macro"``: the
-        unweighted mean over classes; ``"weighted"``: the mean weighted by
-        support; ``"samples"``: the mean over samples (multilabel input).
+        %(average)s
     warn_for : tuple of str, default=("precision", "recall", "f-score")
         The ratios among "precision", "recall" and "f-score" that warn when
         ill-defined (with ``zero_division="warn"``).
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
-    zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
-        Value where a ratio is 0/0; "warn" gives 0 and an ``UndefinedMetricWarning``
-        (warnings are emitted only with ``validate=True``).
-    validate : bool, default=True
-        Check the values of the inputs (target types, NaN) on the host.
-        ``False`` reads no value; with ``labels`` declared the call is then
-        sync-free.
+    %(sample_weight)s
+    %(zero_division)s
 
     Returns
     -------
@@ -448,26 +472,27 @@ def _prfs(y_true, y_pred, *, beta, labels, pos_label, average, warn_for, sample_
 
 
 def _prfs_on_host(y_true, y_pred, beta, labels, pos_label, average, zd, want):
-    """:func:`_prfs` of a training loop's host arrays (:func:`host_call`: declared
-    integer labels of eager torch CPU tensors, no weights), past the edge but
-    before the namespace lookup and the adapter's lane (a third of the call on
-    a batch of 256); None where the call takes the usual way."""
-    out = host_call(_prfs_views, y_true, y_pred, None, LANE_ROWS,
-                    (beta, labels, pos_label, average, zd, want))
+    """:func:`_prfs` of a training loop's host arrays (:func:`~metrix.backends.host_lane`:
+    declared integer labels of eager torch CPU tensors, no weights), past the
+    edge but before the namespace lookup and the adapter's lane (a third of
+    the call on a batch of 256); None where the call takes the usual way."""
+    out = host_lane(_declared_prfs_lane, (beta, labels, pos_label, average, zd, want),
+                    y_true, y_pred, None)
     return out if out is None or type(out) is tuple else (None, None, out, None)
 
 
-def _prfs_views(a, b, _, config):
-    """:func:`_prfs_lane` on host views, in NumPy (None: the usual way)."""
+def _declared_prfs_lane(xp, o, config, y_true, y_pred, weights):
+    """:func:`_prfs_lane` of labels declared ``0..C-1`` (None for other ``labels``)."""
     beta, labels, pos_label, average, zd, want = config
     c = declared_range(labels)
-    if c is None or a.dtype.kind not in "biu" or b.dtype.kind not in "biu":
-        return None  # not the lane's declared integer (or bool) labels
-    pos = lane_position(average, pos_label, c)
-    if pos is False:
+    pos = None if c is None else lane_position(average, pos_label, c)
+    if pos is False or c is None:
         return None
-    xp, o = numpy_lane()
-    return _prfs_lane(xp, o, _prfs_config(c, beta, average, zd, pos, want), a, b, None)
+    return _prfs_lane(xp, o, _prfs_config(c, beta, average, zd, pos, want), y_true, y_pred,
+                      weights)
+
+
+_declared_prfs_lane.input_kinds = ("integral", "bool")
 
 
 def _prfs_config(c, beta, average, zd, pos, want):
@@ -493,6 +518,7 @@ def _prfs_lane(xp, o, config, y_true, y_pred, weights):
 
 
 @metric_edge
+@_prf_doc
 def fbeta_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -511,34 +537,15 @@ def fbeta_score(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,) or (n_samples, n_labels)
-        Ground-truth labels, or a label-indicator matrix (any supported array
-        library).
-    y_pred : array of shape (n_samples,) or (n_samples, n_labels)
-        Predicted labels, as returned by a classifier.
+    %(targets)s
     beta : float
         Weight of recall in the F-score: ``beta > 1`` favours recall, ``beta < 1``
         precision.
-    labels : array-like, default=None
-        Classes to include (declared order): with ``average=None`` the order
-        of the results, otherwise the classes averaged over. Sync-free with
-        ``validate=False``.
-    pos_label : int, float, bool or str, default=1
-        The class reported when ``average="binary"`` (ignored otherwise).
+    %(labels)s
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
-        ``None``: one score per class; ``"binary"``: the score of
-        ``pos_label``; ``"micro"``: from the total counts; ``"macro"``: the
-        unweighted mean over classes; ``"weighted"``: the mean weighted by
-        support; ``"samples"``: the mean over samples (multilabel input).
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
-    zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
-        Value where a ratio is 0/0; "warn" gives 0 and an ``UndefinedMetricWarning``
-        (warnings are emitted only with ``validate=True``).
-    validate : bool, default=True
-        Check the values of the inputs (target types, NaN) on the host.
-        ``False`` reads no value; with ``labels`` declared the call is then
-        sync-free.
+        %(average)s
+    %(sample_weight)s
+    %(zero_division)s
 
     Returns
     -------
@@ -567,6 +574,7 @@ def _f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
 
 
 @host_entry(_f1_score)
+@_prf_doc
 def f1_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -582,31 +590,12 @@ def f1_score(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,) or (n_samples, n_labels)
-        Ground-truth labels, or a label-indicator matrix (any supported array
-        library).
-    y_pred : array of shape (n_samples,) or (n_samples, n_labels)
-        Predicted labels, as returned by a classifier.
-    labels : array-like, default=None
-        Classes to include (declared order): with ``average=None`` the order
-        of the results, otherwise the classes averaged over. Sync-free with
-        ``validate=False``.
-    pos_label : int, float, bool or str, default=1
-        The class reported when ``average="binary"`` (ignored otherwise).
+    %(targets)s
+    %(labels)s
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
-        ``None``: one score per class; ``"binary"``: the score of
-        ``pos_label``; ``"micro"``: from the total counts; ``"macro"``: the
-        unweighted mean over classes; ``"weighted"``: the mean weighted by
-        support; ``"samples"``: the mean over samples (multilabel input).
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
-    zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
-        Value where a ratio is 0/0; "warn" gives 0 and an ``UndefinedMetricWarning``
-        (warnings are emitted only with ``validate=True``).
-    validate : bool, default=True
-        Check the values of the inputs (target types, NaN) on the host.
-        ``False`` reads no value; with ``labels`` declared the call is then
-        sync-free.
+        %(average)s
+    %(sample_weight)s
+    %(zero_division)s
 
     Returns
     -------
@@ -629,6 +618,7 @@ def f1_score(
 
 
 @metric_edge
+@_prf_doc
 def precision_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -644,31 +634,12 @@ def precision_score(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,) or (n_samples, n_labels)
-        Ground-truth labels, or a label-indicator matrix (any supported array
-        library).
-    y_pred : array of shape (n_samples,) or (n_samples, n_labels)
-        Predicted labels, as returned by a classifier.
-    labels : array-like, default=None
-        Classes to include (declared order): with ``average=None`` the order
-        of the results, otherwise the classes averaged over. Sync-free with
-        ``validate=False``.
-    pos_label : int, float, bool or str, default=1
-        The class reported when ``average="binary"`` (ignored otherwise).
+    %(targets)s
+    %(labels)s
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
-        ``None``: one score per class; ``"binary"``: the score of
-        ``pos_label``; ``"micro"``: from the total counts; ``"macro"``: the
-        unweighted mean over classes; ``"weighted"``: the mean weighted by
-        support; ``"samples"``: the mean over samples (multilabel input).
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
-    zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
-        Value where a ratio is 0/0; "warn" gives 0 and an ``UndefinedMetricWarning``
-        (warnings are emitted only with ``validate=True``).
-    validate : bool, default=True
-        Check the values of the inputs (target types, NaN) on the host.
-        ``False`` reads no value; with ``labels`` declared the call is then
-        sync-free.
+        %(average)s
+    %(sample_weight)s
+    %(zero_division)s
 
     Returns
     -------
@@ -689,6 +660,7 @@ def precision_score(
 
 
 @metric_edge
+@_prf_doc
 def recall_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -704,31 +676,12 @@ def recall_score(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,) or (n_samples, n_labels)
-        Ground-truth labels, or a label-indicator matrix (any supported array
-        library).
-    y_pred : array of shape (n_samples,) or (n_samples, n_labels)
-        Predicted labels, as returned by a classifier.
-    labels : array-like, default=None
-        Classes to include (declared order): with ``average=None`` the order
-        of the results, otherwise the classes averaged over. Sync-free with
-        ``validate=False``.
-    pos_label : int, float, bool or str, default=1
-        The class reported when ``average="binary"`` (ignored otherwise).
+    %(targets)s
+    %(labels)s
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
-        ``None``: one score per class; ``"binary"``: the score of
-        ``pos_label``; ``"micro"``: from the total counts; ``"macro"``: the
-        unweighted mean over classes; ``"weighted"``: the mean weighted by
-        support; ``"samples"``: the mean over samples (multilabel input).
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
-    zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
-        Value where a ratio is 0/0; "warn" gives 0 and an ``UndefinedMetricWarning``
-        (warnings are emitted only with ``validate=True``).
-    validate : bool, default=True
-        Check the values of the inputs (target types, NaN) on the host.
-        ``False`` reads no value; with ``labels`` declared the call is then
-        sync-free.
+        %(average)s
+    %(sample_weight)s
+    %(zero_division)s
 
     Returns
     -------

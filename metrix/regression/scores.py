@@ -30,9 +30,7 @@ from .._core import namespace as _ns
 from .._core.edge import host_entry, metric_edge
 from .._core.lane import cast, lane_float_dtypes, lane_namespace_1d
 from .._core.stacklevel import find_stack_level
-from ..backends import ops
-from ..backends._small_batch import error_sums
-from ..backends.host_views import host_call, numpy_lane
+from ..backends import host_lane, ops
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ._input import (
     MULTIOUTPUT_VARIANCE,
@@ -252,7 +250,8 @@ def _mean_error_lane(xp, o, kind, y_true, y_pred, weights):
 
 #: torch CPU: NumPy views up to 8,192 rows; beyond, torch's kernels (a
 #: float64 cast inside the vectorised loop) cost less than NumPy's casts
-_HOST_ROWS = _mean_error_lane.host_view_rows = 8192
+_mean_error_lane.host_view_rows = 8192
+_mean_error_lane.input_kinds = ("real floating",)
 
 
 def _mean_error(kind, y_true, y_pred, sample_weight, multioutput, validate):
@@ -276,27 +275,16 @@ def _mean_error(kind, y_true, y_pred, sample_weight, multioutput, validate):
     return value  # a 0-d array: the edge makes a NumPy one a Python float
 
 
-def _mean_error_views(a, b, w, kind):
-    """:func:`mean_error_formula` of :func:`~metrix.backends._small_batch.error_sums`
-    (``host_call``'s kernel), a 0-d NumPy array; None where the kernel declines."""
-    sums = error_sums(kind, a, b, w)
-    if sums is None:
-        return None
-    xp, o = numpy_lane()
-    return o.asarray_on(mean_error_formula(kind, sums[0], sums[1], xp), dtype=sums[2])
-
-
 def _with_host_entry(kind, general):
     """The public mean error of ``general`` (its path past the host entry),
     whose training-loop call (``validate=False``, the uniform average) on host
-    arrays is answered on host views first (:mod:`metrix.backends.host_views`)."""
+    arrays is answered on host views first (:func:`~metrix.backends.host_lane`)."""
     def metric(
             y_true: Any, y_pred: Any, *, sample_weight: Any = None,
             multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
             validate: bool = True) -> Any:
         if not validate and type(multioutput) is str and multioutput == "uniform_average":
-            value = host_call(_mean_error_views, y_true, y_pred, sample_weight, _HOST_ROWS,
-                              kind)
+            value = host_lane(_mean_error_lane, kind, y_true, y_pred, sample_weight)
             if value is not None:
                 return value
         return general(y_true, y_pred, sample_weight=sample_weight, multioutput=multioutput,

@@ -100,17 +100,11 @@ def _pooled_declared(prep, k, xp, o):
     """Dataset-level counts of contiguous classes without ignored pixels from the
     backend's fused declared-label count (codes made chunk by chunk, never a
     pixel-sized temporary; the labels in their own dtype where the classes
-    start at 0), or None where the backend has none."""
+    start at 0, else shifted by the adapter), or None where it has none."""
     first = prep.classes[0]
-    if (prep.valid is not None or prep.classes != list(range(first, first + k))
-            or getattr(prep.device, "type", "cpu") != "cpu"):  # the fused counts are CPU's
+    if prep.valid is not None or prep.classes != list(range(first, first + k)):
         return None
-    if first:  # shifted in the count dtype: a narrow label below ``first`` would wrap
-        a, b = prep.true.array - first, prep.pred.array - first
-    else:
-        a, b = prep.true.raw, prep.pred.raw
-    a, b = xp.reshape(a, (-1,)), xp.reshape(b, (-1,))
-    flat = o.pair_bincount_declared(a, b, n=k)
+    flat = o.pair_bincount_declared(prep.true.raw, prep.pred.raw, n=k, first=first)
     if flat is None:
         return None
     s = k + 1

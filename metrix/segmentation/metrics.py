@@ -25,6 +25,7 @@ from typing import Literal
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
+from .._core.docstrings import sections
 from .._core.edge import metric_edge
 from .._core.lane import cast
 from .._core.stacklevel import find_stack_level
@@ -194,12 +195,8 @@ _ZERO_DIVISION = """\
 """
 
 
-def _doc(func):
-    func.__doc__ = (func.__doc__.replace("    %(common)s\n", _COMMON_PARAMETERS)
-                    .replace("    %(input_format)s\n", _FORMAT)
-                    .replace("    %(validate)s\n", _VALIDATE)
-                    .replace("    %(zero_division)s\n", _ZERO_DIVISION))
-    return func
+_doc = sections(common=_COMMON_PARAMETERS, input_format=_FORMAT, validate=_VALIDATE,
+                zero_division=_ZERO_DIVISION)
 
 
 @metric_edge

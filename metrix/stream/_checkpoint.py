@@ -120,10 +120,8 @@ def _kind(x, xp) -> str:
 def _move(v, xp, device):
     """``v`` as an array of ``xp`` on ``device`` (through the host when it comes
     from another namespace or device: loading is a sync point anyway)."""
-    if not _ns.is_host_array(v):
-        v_xp, v_dev = _ns.get_namespace_and_device(v)
-        if _ns.backend_name(v_xp) == _ns.backend_name(xp) and str(v_dev) == str(device):
-            return v
+    if _ns.is_placed(v, xp, device):
+        return v
     return _ns.asarray(_ns.host_values(v), xp=xp, device=device)
 
 

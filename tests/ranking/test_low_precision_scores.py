@@ -2,7 +2,8 @@
 scikit-learn on those values in float64, on the training-loop lane (a batch)
 and the general path (beyond it), with and without validation.  bfloat16 has
 no NumPy dtype: the torch adapter widens it to float32 (exact) for its NumPy
-kernels."""
+kernels, or counts its bit patterns; many 16-bit scores are ranked by
+counting (``metrix.backends._half_ranks``), checked here against the sort."""
 
 from __future__ import annotations
 
@@ -59,3 +60,70 @@ def test_one_vs_rest_bfloat16_scores_on_torch():
         col = low[:, k].to(torch.float64).numpy()
         assert float(metrix.roc_auc_score((y == k).long(), low[:, k], validate=False)) == \
             pytest.approx(sk.roc_auc_score((y == k).numpy(), col), rel=1e-6)
+
+
+def _half_cases():
+    """float16 scores with heavy ties: +0.0 and -0.0 (one value), the extremes,
+    subnormals, a few repeated values and noise."""
+    rng = np.random.default_rng(7)
+    n = 80_000
+    y = (rng.random(n) < 0.4).astype(np.int64)
+    s = (rng.normal(size=n) + y).astype(np.float16)
+    k = n // 8
+    s[:k] = 0.0
+    s[k:2 * k] = -0.0
+    s[2 * k:2 * k + 50] = np.float16(65504)
+    s[2 * k + 50:2 * k + 100] = -np.float16(65504)
+    s[2 * k + 100:2 * k + 200] = np.float16(6e-8)  # subnormal
+    perm = rng.permutation(n)
+    return y[perm], s[perm]
+
+
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16"])
+def test_counted_rank_sums_equal_the_searched_ones(fmt):
+    """The 16-bit counting kernels give the sort-and-search kernels' rank sums:
+    the pair count exactly, the precision sum to rounding (-0.0 and +0.0 tie)."""
+    from metrix.backends._half_ranks import counting_split_sort, histogram_rank_sums
+    from metrix.backends.numpy import split_rank_sums_numpy, split_sort_numpy
+
+    y, s = _half_cases()
+    if fmt == "bfloat16":  # the top half of float32 patterns
+        bits = (s.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+        wide = (bits.astype(np.uint32) << 16).view(np.float32)
+    else:
+        bits, wide = s.view(np.uint16), s.astype(np.float32)
+    pos = y == 1
+    q, r = counting_split_sort(bits, pos, fmt)
+    q32, r32 = split_sort_numpy(wide, pos)
+    as_float = (lambda b: (b.astype(np.uint32) << 16).view(np.float32)) if fmt == "bfloat16" \
+        else (lambda b: b.view(np.float16).astype(np.float32))
+    np.testing.assert_array_equal(as_float(q), q32)  # -0.0 == 0.0
+    np.testing.assert_array_equal(as_float(r), r32)
+    pairs, prec = histogram_rank_sums(bits[pos], bits[~pos], fmt)
+    ref_pairs, ref_prec = split_rank_sums_numpy(q32, r32)
+    assert pairs == ref_pairs
+    assert prec == pytest.approx(ref_prec, rel=1e-12)
+
+
+def test_counted_rank_sums_decline_nan():
+    from metrix.backends._half_ranks import counting_split_sort, histogram_rank_sums
+
+    s = np.array([0.5, np.nan, 0.25], dtype=np.float16).view(np.uint16)
+    pos = np.array([True, False, False])
+    assert counting_split_sort(s, pos, "float16") is None
+    assert histogram_rank_sums(s[pos], s[~pos], "float16") is None
+
+
+@pytest.mark.parametrize("validate", [True, False])
+def test_many_16_bit_scores_are_counted_and_match_sklearn(validate):
+    """Past HALF_MIN_ROWS float16 (NumPy) and bfloat16 (torch) scores take the
+    counting kernels; the values are scikit-learn's on the values held."""
+    y, s = _half_cases()
+    bf = torch.from_numpy(s.astype(np.float32)).to(torch.bfloat16)
+    cases = ((y, s, s.astype(np.float64)),
+             (torch.from_numpy(y), bf, bf.to(torch.float64).numpy()))
+    for yy, ss, held in cases:
+        for metric, ref in ((metrix.roc_auc_score, sk.roc_auc_score),
+                            (metrix.average_precision_score, sk.average_precision_score)):
+            got = float(metric(yy, ss, validate=validate))
+            assert got == pytest.approx(ref(y, held), rel=1e-6)
