@@ -51,20 +51,21 @@ def host_lane(fn, config, a, b, w):
     declines (returns None)."""
     if type(a) is not ARRAY_TYPE:
         return None
-    spec = _SPECS.get(fn)
-    if spec is None:
-        spec = _SPECS[fn] = (getattr(fn, "host_view_rows", LANE_ROWS),
-                             "".join(_KIND_CODES[k] for k in fn.input_kinds))
-    views = VIEWS(a, b, w, spec[0])
+    try:
+        rows, kinds = _SPECS[fn]
+    except KeyError:
+        rows, kinds = _SPECS[fn] = (getattr(fn, "host_view_rows", LANE_ROWS),
+                                    "".join(_KIND_CODES[k] for k in fn.input_kinds))
+    views = VIEWS(a, b, w, rows)
     if views is None:
         return None
     a, b, w = views
-    kinds = spec[1]
     if a.dtype.kind not in kinds or b.dtype.kind not in kinds or (
             w is not None and w.dtype.kind != "f"):
         return None
-    xp, o = _NUMPY_LANE or numpy_lane()
-    out = fn(xp, o, config, a, b, w)
+    if not _NUMPY_LANE:
+        numpy_lane()
+    out = fn(_NUMPY_LANE[0], _NUMPY_LANE[1], config, a, b, w)
     return None if out is None else TO_ARRAYS(out)
 
 

@@ -47,6 +47,7 @@ from ..classification._input import label_problem, prepare_inputs
 from ..classification._prf import PRF, prf_from_counts
 from ..classification._statistic import LabelCounts
 from ..classification.confusion import accuracy_from_totals
+from ..ranking._rank_values import ap_from_terms, auc_from_u
 
 #: elements of one intermediate (M, N) or (G, C) block
 BLOCK = 1 << 22
@@ -490,7 +491,7 @@ class RankingPath(_Path):
             else:
                 area = xp.astype(_rowdot(st.kn, below, xp), acc)
             nneg = xp.astype(xp.sum(st.kn, axis=1), acc)
-            return safe_divide(area, npos * nneg, zero_value=math.nan, xp=xp)
+            return auc_from_u(area, npos, nneg, xp=xp)
         tp = st.cp[:, 1:] if self.hp_plain else xp.take(st.cp, self.hp, axis=1)
         den = tp + xp.take(st.cn, self.hn, axis=1)
         # a zero denominator has tp = 0 (counts and weights are >= 0): precision 0;
@@ -501,8 +502,7 @@ class RankingPath(_Path):
             den = xp.where(den == 0, xp.asarray(1, dtype=den.dtype, device=self.device), den)
         prec = xp.astype(tp, acc) / xp.astype(den, acc) if tp.dtype != acc else tp / den
         # no positive weight: 0, as scikit-learn (its recall is then 1 everywhere)
-        return safe_divide(xp.astype(_rowdot(st.kp, prec, xp), acc), npos, zero_value=0.0,
-                           xp=xp)
+        return ap_from_terms(xp.astype(_rowdot(st.kp, prec, xp), acc), npos, xp=xp)
 
     def jackknife(self):
         xp, n = self.xp, self.n

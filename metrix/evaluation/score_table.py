@@ -30,6 +30,7 @@ import numpy as np  # host code by design: the tables are NumPy arrays merged on
 from .._core.stacklevel import find_stack_level
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ..ranking._averaging import ONE_CLASS
+from ..ranking._rank_values import auc_from_u
 
 __all__ = ["areas_of_sums", "binned_bounds", "check_edges", "empty_table", "merge_tables",
            "table_areas", "table_of"]
@@ -156,7 +157,7 @@ def areas_of_sums(names, auc_sum, ap_sum, p_total, n_total, n_pos, n_neg) -> dic
     device."""
     out = {}
     if "roc_auc" in names:
-        out["roc_auc"] = (float(np.float64(auc_sum) / (np.float64(p_total) * n_total))
+        out["roc_auc"] = (auc_from_u(float(auc_sum), float(p_total), float(n_total), xp=np)
                           if n_pos and n_neg else _one_class())
     if "average_precision" in names:
         out["average_precision"] = float(ap_sum) / float(p_total) if p_total > 0 else 0.0

@@ -84,8 +84,10 @@ def auc_from_u(u, n_pos, n_neg, *, xp):
 
     NaN where a class is absent; batched over any shape.  Python numbers (a
     host kernel's exact sums) are divided on the host, arrays on their device.
-    Every unweighted AUC of the family ends here (the binary lane, the split
-    sorts, the value sorts, one-vs-rest).
+    Every ROC AUC of the family ends here (the binary lane, the split sorts,
+    the value sorts, one-vs-rest, the tie groups of weighted rows and of the
+    stream, the host score tables), but the partial AUC of ``max_fpr``, which
+    reads the curve.
     Reference: Hanley & McNeil, Radiology 143(1), 1982.
     """
     if not hasattr(n_pos, "dtype"):
@@ -96,8 +98,8 @@ def auc_from_u(u, n_pos, n_neg, *, xp):
 def ap_from_terms(total, n_pos, *, xp):
     """Binary average precision ``S / P`` (0 without positives, as
     scikit-learn), ``S`` the sum over the positives of the precision at their
-    threshold: a Python float of host numbers, else an array.  Every
-    unweighted AP of the family ends here.
+    threshold: a Python float of host numbers, else an array.  Every AP of
+    the family ends here (weighted rows and the stream through the tie groups).
     Reference: scikit-learn, ``sklearn.metrics.average_precision_score``."""
     if not hasattr(n_pos, "dtype"):
         return total / n_pos if n_pos else 0.0

@@ -31,6 +31,7 @@ from typing import NamedTuple
 
 from .._core.arith import safe_divide
 from .._core.namespace import count_dtype, device_of
+from ._rank_values import ap_from_terms, auc_from_u
 
 
 class TieGroups(NamedTuple):
@@ -139,16 +140,17 @@ def roc_auc_from_groups(pos, neg, *, xp, max_fpr=None):
 
     .. math:: \\mathrm{AUC} = \\frac{\\sum_g N_g (T_g - P_g / 2)}{T_G F_G}
 
-    (ties count one half).  NaN where a row has no positive or no negative
-    weight.  ``max_fpr`` gives the McClish-corrected partial AUC.
+    (ties count one half): the numerator is the weighted Mann-Whitney ``U``,
+    and the area :func:`~metrix.ranking._rank_values.auc_from_u`.  NaN where a
+    row has no positive or no negative weight.  ``max_fpr`` gives the
+    McClish-corrected partial AUC.
     """
     t = xp.cumulative_sum(pos, axis=-1)
     f = xp.cumulative_sum(neg, axis=-1)
     tot_p, tot_n = t[..., -1], f[..., -1]
     nan = float("nan")
     if max_fpr is None or max_fpr == 1:
-        num = xp.sum(neg * (t - 0.5 * pos), axis=-1)
-        return safe_divide(num, tot_p * tot_n, zero_value=nan, xp=xp)
+        return auc_from_u(xp.sum(neg * (t - 0.5 * pos), axis=-1), tot_p, tot_n, xp=xp)
     tp_ = xp.reshape(tot_p, tot_p.shape + (1,))
     tn_ = xp.reshape(tot_n, tot_n.shape + (1,))
     y1 = safe_divide(t, tp_, zero_value=nan, xp=xp)
@@ -180,7 +182,7 @@ def average_precision_from_groups(pos, neg, *, xp, signed=True):
     f = xp.cumulative_sum(neg, axis=-1)
     precision = safe_divide(t, t + f, zero_value=0.0, xp=xp)
     tot_p = t[..., -1]
-    ap = safe_divide(xp.sum(pos * precision, axis=-1), tot_p, zero_value=0.0, xp=xp)
+    ap = ap_from_terms(xp.sum(pos * precision, axis=-1), tot_p, xp=xp)
     if not signed:
         return ap
     # the highest threshold: the first group holding weight (scikit-learn drops
