@@ -190,18 +190,25 @@ def _nan_result(t, msg):
     return _out(_const(float("nan"), t), t)
 
 
-def _explained_fraction(num, den, t, force_finite):
-    """scikit-learn's ``_assemble_fraction_of_explained_deviance``, without masked writes."""
-    xp = t.xp
-    den_safe = xp.where(den == 0, xp.ones_like(den), den)
-    ratio = num / den_safe
+def explained_fraction(num, den, force_finite, xp):
+    """The per-output formula of R2, explained variance and the D2 scores on
+    every face: ``1 - num / den``, as scikit-learn's
+    ``_assemble_fraction_of_explained_deviance`` (no masked writes, no division
+    warning).  ``force_finite``: 1.0 where ``num == 0``, else 0.0 where
+    ``den == 0``; otherwise ``num / 0`` gives -inf (``num > 0``), inf or NaN."""
+    ratio = num / xp.where(den == 0, xp.ones_like(den), den)
     if force_finite:
-        scores = xp.where(num == 0, xp.ones_like(num),
-                          xp.where(den == 0, xp.zeros_like(num), 1 - ratio))
-    else:  # 1 - num / 0 without a division warning: -inf, or nan for 0 / 0
-        inf = _const(float("inf"), t)
-        at_zero = xp.where(num == 0, _const(float("nan"), t), xp.where(num > 0, -inf, inf))
-        scores = xp.where(den == 0, at_zero, 1 - ratio)
+        return xp.where(num == 0, xp.ones_like(num),
+                        xp.where(den == 0, xp.zeros_like(num), 1 - ratio))
+    inf = xp.full_like(num, math.inf)
+    at_zero = xp.where(num == 0, xp.full_like(num, math.nan), xp.where(num > 0, -inf, inf))
+    return xp.where(den == 0, at_zero, 1 - ratio)
+
+
+def _explained_fraction(num, den, t, force_finite):
+    """:func:`explained_fraction` per output, then ``multioutput``."""
+    xp = t.xp
+    scores = explained_fraction(num, den, force_finite, xp)
     mo = t.multioutput
     if isinstance(mo, str) and mo == "variance_weighted":
         all_zero = xp.all(den == 0)  # constant y everywhere: uniform weights

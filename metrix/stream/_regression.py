@@ -14,8 +14,9 @@ about ``eps * mean^2 / variance`` relative.
 ``capacity`` (:mod:`metrix.stream._buffer`) and applies scikit-learn's
 "averaged inverted CDF" weighted median to it.
 
-The formulas (``_mean_errors``, ``_explained_fraction``, ``_median_from_buffer``)
-are private here until ``metrix.regression`` exposes its own helpers.
+The mean errors, R2 and explained variance apply the one-shot functions'
+formulas (:func:`metrix.regression.scores.mean_error_formula`,
+:func:`metrix.regression.scores.explained_fraction`) to these sums.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from ..backends import ops as _ops
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
+from ..regression.scores import explained_fraction, mean_error_formula
 from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
 from ._functional import StreamMetric, array_namespace, dtype_probe, result_dtype
 
@@ -223,16 +225,17 @@ class RegressionStream(StreamMetric):
         sw = state["sw"]
         if m in ("r2", "explained_variance"):
             num, den = _explained_fraction_terms(state, m, xp=xp)
-            scores = _explained_fraction(num, den, self.force_finite, xp=xp)
+            scores = explained_fraction(num, den, self.force_finite, xp)
             value = self._average(scores, den, xp)
             if m == "r2":  # scikit-learn: NaN below two samples (with check_seen's warning)
                 value = xp.where(state["n"] < 2, xp.full_like(value, math.nan), value)
             return xp.astype(value, fdt)
         name = {"mse": "s_ee", "rmse": "s_ee", "mae": "s_abs", "msle": "s_log",
                 "rmsle": "s_log", "mape": "s_pct"}[m]
-        per_output = _mean_errors(state[name], sw, xp=xp)
-        if m in ("rmse", "rmsle"):
-            per_output = xp.sqrt(per_output)
+        # no weight seen: NaN (a division by NaN, not by zero: no warning)
+        sw = xp.where(sw == 0, xp.full_like(sw, math.nan), sw)
+        per_output = mean_error_formula("root" if m in ("rmse", "rmsle") else "mean",
+                                        state[name], sw, xp)
         return xp.astype(self._average(per_output, None, xp), fdt)
 
     def _average(self, per_output, den, xp):
@@ -251,11 +254,6 @@ class RegressionStream(StreamMetric):
 
 # -- formulas on the sums --------------------------------------------------------
 
-def _mean_errors(total, sw, *, xp):
-    """Per-output weighted mean ``total / sw`` (NaN when no weight was seen)."""
-    return safe_divide(total, sw, zero_value=math.nan, xp=xp)
-
-
 def _explained_fraction_terms(state, metric, *, xp):
     """(numerator, denominator) of R2 (sums) or explained variance (means)."""
     sw = state["sw"]
@@ -266,15 +264,6 @@ def _explained_fraction_terms(state, metric, *, xp):
     var_e = xp.clip(safe_divide(state["s_ee"], sw, zero_value=0.0, xp=xp)
                     - safe_divide(state["s_e"], sw, zero_value=0.0, xp=xp) ** 2, min=0.0)
     return var_e, safe_divide(ss_tot, sw, zero_value=0.0, xp=xp)
-
-
-def _explained_fraction(num, den, force_finite, *, xp):
-    """scikit-learn's ``_assemble_fraction_of_explained_deviance`` (per output)."""
-    if not force_finite:
-        return 1.0 - num / den
-    ratio = safe_divide(num, den, zero_value=0.0, xp=xp)
-    score = xp.where(num != 0, 1.0 - ratio, xp.ones_like(num))
-    return xp.where((num != 0) & (den == 0), xp.zeros_like(num), score)
 
 
 def _median_from_buffer(state, *, xp):
