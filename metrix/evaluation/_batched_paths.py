@@ -48,6 +48,7 @@ from ..classification._prf import PRF, prf_from_counts
 from ..classification._statistic import LabelCounts
 from ..classification.confusion import accuracy_from_totals
 from ..ranking._rank_values import ap_from_terms, auc_from_u
+from ..regression.scores import explained_fraction, mean_error_formula
 
 #: elements of one intermediate (M, N) or (G, C) block
 BLOCK = 1 << 22
@@ -666,13 +667,15 @@ class RegressionPath(_Path):
     def from_sums(self, s):
         xp, name = self.xp, self.name
         w, se, sae, se2, syc, syc2, sape = (s[:, i] for i in range(7))
-        mean = lambda v: safe_divide(v, w, zero_value=math.nan, xp=xp)  # noqa: E731
+        # the one-shot functions' formulas; no weight in a resample: NaN
+        w_nan = xp.where(w == 0, xp.full_like(w, math.nan), w)
+        mean = lambda v: mean_error_formula("mean", v, w_nan, xp)  # noqa: E731
         if name == "mean_absolute_error":
             return mean(sae)
         if name == "mean_squared_error":
             return mean(se2)
         if name == "root_mean_squared_error":
-            return xp.sqrt(mean(se2))
+            return mean_error_formula("root", se2, w_nan, xp)
         if name == "mean_absolute_percentage_error":
             return mean(sape)
         if name == "r2_score":
@@ -681,8 +684,4 @@ class RegressionPath(_Path):
         else:  # explained variance
             num = mean(se2) - mean(se) ** 2
             den = mean(syc2) - mean(syc) ** 2
-        score = 1.0 - safe_divide(num, den, zero_value=0.0, xp=xp)
-        if self.kw.get("force_finite", True):
-            fallback = xp.where(num == 0, xp.ones_like(num), xp.zeros_like(num))
-            return xp.where(den == 0, fallback, score)
-        return score
+        return explained_fraction(num, den, self.kw.get("force_finite", True), xp)

@@ -40,6 +40,7 @@ from .._core.stacklevel import find_stack_level
 from .._core.validation import assert_all_finite, check_targets
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ..registry import entries, names
+from ..regression.scores import explained_fraction, mean_error_formula
 from ..stream._label import LabelStream
 from ..stream._probabilistic import LogLossStream
 from . import score_table as _table
@@ -630,12 +631,9 @@ def _chan(a, b):
 
 
 def _fraction(num, den):
-    """scikit-learn's ``force_finite=True`` explained fraction ``1 - num / den``."""
-    if num == 0:
-        return 1.0
-    if den == 0:
-        return 0.0
-    return 1.0 - num / den
+    """The one-shot functions' explained fraction (``force_finite=True``) of two
+    host numbers."""
+    return float(explained_fraction(np.asarray(num), np.asarray(den), True, _NP_XP))
 
 
 def _r2(state):
@@ -650,10 +648,14 @@ def _r2(state):
 def _regression_values(state, names):
     w = float(state["r_w"])
     nan = float("nan")
-    mse = float(state["r_see"]) / w if w else nan
-    out = {"mean_squared_error": mse, "root_mean_squared_error": float(np.sqrt(mse)),
-           "mean_absolute_error": float(state["r_sabs"]) / w if w else nan,
-           "mean_absolute_percentage_error": float(state["r_spct"]) / w if w else nan,
+
+    def mean(kind, key):  # the one-shot functions' formula; NaN without weight
+        return float(mean_error_formula(kind, float(state[key]), w, _NP_XP)) if w else nan
+
+    out = {"mean_squared_error": mean("mean", "r_see"),
+           "root_mean_squared_error": mean("root", "r_see"),
+           "mean_absolute_error": mean("mean", "r_sabs"),
+           "mean_absolute_percentage_error": mean("mean", "r_spct"),
            "max_error": float(state["r_max"]),
            "median_absolute_error": _table_median(state) if "abs_err_score" in state else nan,
            "r2_score": _r2(state),

@@ -280,3 +280,19 @@ def test_input_errors():
 def test_metric_errors_propagate():
     with pytest.raises(ValueError, match="average"):
         metrix.bootstrap(metrix.f1_score, YT, YP, average="binary", n_resamples=5)
+
+
+@pytest.mark.parametrize("name", ["r2_score", "explained_variance_score"])
+@pytest.mark.parametrize("perfect", [True, False])
+def test_batched_regression_keeps_force_finite_false(name, perfect):
+    """Constant targets: each resample's value is the one-shot function's (NaN
+    for a perfect prediction and -inf otherwise with ``force_finite=False``,
+    whose interval is then NaN; 1.0 and 0.0 with the default), not 1.0."""
+    y = np.full(40, 3.0)
+    p = y if perfect else y + np.linspace(-1.0, 1.0, 40)
+    fn = getattr(metrix, name)
+    assert math.isnan(fn(y, p, force_finite=False)) == perfect
+    got = metrix.bootstrap(fn, y, p, n_resamples=20, random_state=0, force_finite=False)
+    assert math.isnan(got.low) and math.isnan(got.high)
+    got = metrix.bootstrap(fn, y, p, n_resamples=20, random_state=0)
+    assert got.low == got.high == (1.0 if perfect else 0.0)
