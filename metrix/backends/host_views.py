@@ -60,7 +60,8 @@ def host_lane(fn, config, a, b, w):
     if views is None:
         return None
     a, b, w = views
-    if a.dtype.kind not in kinds or b.dtype.kind not in kinds or (
+    dt = a.dtype  # NumPy's dtypes are singletons: one kind test for the usual pair
+    if dt.kind not in kinds or (b.dtype is not dt and b.dtype.kind not in kinds) or (
             w is not None and w.dtype.kind != "f"):
         return None
     if not _NUMPY_LANE:
