@@ -85,7 +85,8 @@ _ZERO_DIVISION_VALIDATE = """\
         sync-free.
 """
 _prf_doc = sections(targets=_PRF_TARGETS, labels=_PRF_LABELS, average=_PRF_AVERAGE,
-                    sample_weight=_SAMPLE_WEIGHT, zero_division=_ZERO_DIVISION_VALIDATE)
+                    sample_weight=_SAMPLE_WEIGHT,
+                    zero_division_and_validate=_ZERO_DIVISION_VALIDATE)
 
 
 @metric_edge
@@ -409,7 +410,7 @@ def precision_recall_fscore_support(
         The ratios among "precision", "recall" and "f-score" that warn when
         ill-defined (with ``zero_division="warn"``).
     %(sample_weight)s
-    %(zero_division)s
+    %(zero_division_and_validate)s
 
     Returns
     -------
@@ -545,7 +546,7 @@ def fbeta_score(
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
         %(average)s
     %(sample_weight)s
-    %(zero_division)s
+    %(zero_division_and_validate)s
 
     Returns
     -------
@@ -595,7 +596,7 @@ def f1_score(
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
         %(average)s
     %(sample_weight)s
-    %(zero_division)s
+    %(zero_division_and_validate)s
 
     Returns
     -------
@@ -639,7 +640,7 @@ def precision_score(
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
         %(average)s
     %(sample_weight)s
-    %(zero_division)s
+    %(zero_division_and_validate)s
 
     Returns
     -------
@@ -681,7 +682,7 @@ def recall_score(
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
         %(average)s
     %(sample_weight)s
-    %(zero_division)s
+    %(zero_division_and_validate)s
 
     Returns
     -------
