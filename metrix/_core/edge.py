@@ -152,6 +152,20 @@ def _traced_hint(name):
             "validate=False); see the compiled-steps guide.")
 
 
+def _no_numpy_dtype(name, args, kwargs):
+    """A clear error for a NumPy array of a dtype NumPy does not define (an
+    ``ml_dtypes`` extension such as bfloat16, kind "V"), or None."""
+    for x in (*args, *kwargs.values()):
+        dt = getattr(x, "dtype", None)
+        if type(x) is np.ndarray and dt.kind == "V" and dt.names is None:
+            return TypeError(
+                f"{name} got a NumPy array of dtype {dt.name!r}, which NumPy does not "
+                "define (an ml_dtypes extension): NumPy has no arithmetic for it. Pass "
+                "it as x.astype(np.float32) (exact: float32 holds every bfloat16 value), "
+                "or as a torch or JAX array, which compute in it.")
+    return None
+
+
 def metric_edge(func):
     """Wrap a public metric: array-likes in, Python scalars out, mixed libraries
     following the prediction (see the module docstring)."""
@@ -190,6 +204,9 @@ def metric_edge(func):
         except TypeError as exc:  # JAX's tracer errors are TypeErrors
             if type(exc).__name__ in _TRACER_ERRORS:
                 raise TypeError(_traced_hint(func.__name__)) from exc
+            clear = _no_numpy_dtype(func.__name__, args, kwargs)
+            if clear is not None:
+                raise clear from exc
             raise
         return python_scalars(out)
 

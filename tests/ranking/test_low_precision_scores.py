@@ -127,3 +127,17 @@ def test_many_16_bit_scores_are_counted_and_match_sklearn(validate):
                             (metrix.average_precision_score, sk.average_precision_score)):
             got = float(metric(yy, ss, validate=validate))
             assert got == pytest.approx(ref(y, held), rel=1e-6)
+
+
+def test_numpy_bfloat16_gives_a_clear_error():
+    """NumPy has no bfloat16; an ml_dtypes array says so and how to pass it."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    y = np.array([0, 1, 1, 0, 1])
+    s = np.array([0.1, 0.8, 0.7, 0.3, 0.2]).astype(ml_dtypes.bfloat16)
+    for metric in (metrix.roc_auc_score, metrix.average_precision_score):
+        with pytest.raises(TypeError, match="NumPy does not define.*astype"):
+            metric(y, s)
+    with pytest.raises(TypeError, match="NumPy does not define"):
+        metrix.mean_squared_error(s.astype(np.float32), s)
+    assert metrix.roc_auc_score(y, s.astype(np.float32)) == pytest.approx(
+        sk.roc_auc_score(y, s.astype(np.float64)), rel=1e-6)
