@@ -157,6 +157,7 @@ def _no_numpy_dtype(name, args, kwargs):
     ``ml_dtypes`` extension such as bfloat16, kind "V"), or None."""
     for x in (*args, *kwargs.values()):
         dt = getattr(x, "dtype", None)
+        # the user edge, on the error path only: a NumPy array's dtype (host metadata)
         if type(x) is np.ndarray and dt.kind == "V" and dt.names is None:
             return TypeError(
                 f"{name} got a NumPy array of dtype {dt.name!r}, which NumPy does not "

@@ -633,6 +633,7 @@ def _chan(a, b):
 def _fraction(num, den):
     """The one-shot functions' explained fraction (``force_finite=True``) of two
     host numbers."""
+    # host code by design (module docstring): NumPy 0-d arrays of host floats
     return float(explained_fraction(np.asarray(num), np.asarray(den), True, _NP_XP))
 
 
@@ -650,6 +651,7 @@ def _regression_values(state, names):
     nan = float("nan")
 
     def mean(kind, key):  # the one-shot functions' formula; NaN without weight
+        # host NumPy states (module docstring): float() reads no device
         return float(mean_error_formula(kind, float(state[key]), w, _NP_XP)) if w else nan
 
     out = {"mean_squared_error": mean("mean", "r_see"),

@@ -157,7 +157,8 @@ def areas_of_sums(names, auc_sum, ap_sum, p_total, n_total, n_pos, n_neg) -> dic
     device."""
     out = {}
     if "roc_auc" in names:
-        out["roc_auc"] = (auc_from_u(float(auc_sum), float(p_total), float(n_total), xp=np)
+        # Python numbers: auc_from_u divides them on the host (no namespace used)
+        out["roc_auc"] = (auc_from_u(float(auc_sum), float(p_total), float(n_total), xp=None)
                           if n_pos and n_neg else _one_class())
     if "average_precision" in names:
         out["average_precision"] = float(ap_sum) / float(p_total) if p_total > 0 else 0.0
