@@ -120,6 +120,13 @@ def jax_psum(x, axis_name):
     return jax.lax.psum(x, axis_name)
 
 
+def jax_extreme(x, axis_name, kind):
+    """``lax.pmax`` (``kind="max"``) or ``lax.pmin`` of ``x`` over the mapped axis."""
+    import jax
+
+    return (jax.lax.pmax if kind == "max" else jax.lax.pmin)(x, axis_name)
+
+
 def jax_all_gather(x, axis_name):
     """Concatenate ``x`` along axis 0 over the mapped axis (``tiled=True``)."""
     import jax

@@ -8,4 +8,11 @@ from .. import stream as _stream
 #: (``MetricCollection`` aside: every face writes its own)
 STREAM_METRICS = [n for n in _stream.__all__ if isinstance(getattr(_stream, n), type)
                   and issubclass(getattr(_stream, n), _stream.Metric)
+                  and not issubclass(getattr(_stream, n), _stream.Aggregator)
                   and n not in ("Metric", "MetricCollection")]
+
+#: the aggregators (``MeanMetric``, ...: ``update(value, weight=None)``); the torch
+#: face has them, Keras and flax log values with their own (``keras.metrics.Mean``,
+#: ``nnx.metrics.Average``)
+AGGREGATORS = [n for n in _stream.__all__ if isinstance(getattr(_stream, n), type)
+               and issubclass(getattr(_stream, n), _stream.Aggregator)]

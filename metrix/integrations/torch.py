@@ -48,7 +48,7 @@ from __future__ import annotations
 import torch
 
 from .. import stream as _stream
-from ._faces import STREAM_METRICS
+from ._faces import AGGREGATORS, STREAM_METRICS
 
 __all__ = ["MetricModule"]
 
@@ -161,15 +161,29 @@ def _leaves(state):
         yield state
 
 
+class AggregatorModule(MetricModule):
+    """A ``torch.nn.Module`` around one :class:`metrix.stream.Aggregator`
+    (``MeanMetric``, ...): ``update(value, weight=None)``."""
+
+    def forward(self, value, weight=None):
+        """Accumulate the values; return the aggregate of this batch alone."""
+        return self.metric(value, weight)
+
+    def update(self, value, weight=None):
+        """Accumulate one batch of values (no host read)."""
+        self.metric.update(value, weight)
+
+
 def _face(name):
     cls = getattr(_stream, name)
+    base = AggregatorModule if issubclass(cls, _stream.Aggregator) else MetricModule
 
     def __init__(self, *args, sync_on_compute=True, process_group=None, sync_timeout=None,
                  **kwargs):
         MetricModule.__init__(self, cls(*args, **kwargs), sync_on_compute=sync_on_compute,
                               process_group=process_group, sync_timeout=sync_timeout)
 
-    return type(name, (MetricModule,), {
+    return type(name, (base,), {
         "__init__": __init__, "__module__": __name__,
         "__doc__": f"``metrix.stream.{name}`` as a ``torch.nn.Module`` (same arguments).\n\n"
                    f"    See :class:`metrix.stream.{name}` and :mod:`{__name__}`."})
@@ -187,7 +201,7 @@ class MetricCollection(MetricModule):
                               sync_timeout=sync_timeout)
 
 
-for _name in STREAM_METRICS:
+for _name in STREAM_METRICS + AGGREGATORS:
     globals()[_name] = _face(_name)
-__all__ += STREAM_METRICS + ["MetricCollection"]
+__all__ += STREAM_METRICS + AGGREGATORS + ["AggregatorModule", "MetricCollection"]
 del _name

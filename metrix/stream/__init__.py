@@ -4,12 +4,15 @@ Two layers:
 
 * **functional** metric objects (``LabelStream``, ``RegressionStream``,
   ``RankingStream``, ``LogLossStream``, ``SegmentationStream``,
-  ``CollectionStream``) with
+  ``CollectionStream``, and the aggregators ``MeanStream``, ``SumStream``,
+  ``MaxStream``, ``MinStream``, ``CatStream``) with
   ``init / update / merge / compute``; states are dicts of arrays (pytrees)
   and ``update`` is pure: it runs under ``jax.jit``, ``jax.lax.scan`` and
   ``torch.compile(fullgraph=True)``;
 * **stateful** classes with TorchMetrics' names (``Accuracy``, ``F1Score``,
-  ``AUROC``, ``MeanSquaredError``, ``MetricCollection``, ...) with
+  ``AUROC``, ``MeanSquaredError``, ``MetricCollection``, ...; the aggregators
+  ``MeanMetric``, ``SumMetric``, ``MaxMetric``, ``MinMetric``, ``CatMetric``
+  take ``update(value, weight=None)``) with
   ``update / compute / reset / merge / sync / to / state_dict``.
 
 ``sync(state, group)`` reduces a state over ``torch.distributed`` (one
@@ -17,6 +20,8 @@ collective on a fixed-size buffer, with a timeout instead of a hang);
 ``psum(state, axis_name)`` merges it inside ``jax.shard_map`` / ``pmap``.
 """
 
+from ._aggregation import CatStream, MaxStream, MeanStream, MinStream, SumStream
+from ._aggregators import Aggregator, CatMetric, MaxMetric, MeanMetric, MinMetric, SumMetric
 from ._buffer import BufferFullError
 from ._collection import CollectionStream
 from ._functional import StreamMetric, merge_states
@@ -60,14 +65,16 @@ from ._wrappers import (  # noqa: F401
 )
 
 __all__ = [
-    "AUROC", "Accuracy", "AveragePrecision", "BalancedAccuracy", "BufferFullError",
-    "CohenKappa", "CollectionStream", "ConfusionMatrix", "DEFAULT_THRESHOLDS",
-    "DiceScore", "ExplainedVariance", "F1Score", "FBetaScore", "GeneralizedDiceScore",
-    "HammingDistance", "JaccardIndex", "LabelStream", "LogLoss", "LogLossStream",
-    "MatthewsCorrCoef", "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanIoU",
-    "MeanSquaredError", "MeanSquaredLogError", "MedianAbsoluteError", "Metric",
-    "MetricCollection", "PixelAccuracy", "Precision", "R2Score", "RankingStream", "Recall",
-    "RegressionStream", "RootMeanSquaredError", "RootMeanSquaredLogError",
-    "SegmentationStream", "StreamMetric", "SyncTimeoutError", "ZeroOneLoss",
+    "AUROC", "Accuracy", "Aggregator", "AveragePrecision", "BalancedAccuracy", "BufferFullError",
+    "CatMetric", "CatStream", "CohenKappa", "CollectionStream", "ConfusionMatrix",
+    "DEFAULT_THRESHOLDS", "DiceScore", "ExplainedVariance", "F1Score", "FBetaScore",
+    "GeneralizedDiceScore", "HammingDistance", "JaccardIndex", "LabelStream", "LogLoss",
+    "LogLossStream", "MatthewsCorrCoef", "MaxMetric", "MaxStream", "MeanAbsoluteError",
+    "MeanAbsolutePercentageError", "MeanIoU", "MeanMetric", "MeanSquaredError",
+    "MeanSquaredLogError", "MeanStream", "MedianAbsoluteError", "Metric",
+    "MetricCollection", "MinMetric", "MinStream", "PixelAccuracy", "Precision", "R2Score",
+    "RankingStream", "Recall", "RegressionStream", "RootMeanSquaredError",
+    "RootMeanSquaredLogError", "SegmentationStream", "StreamMetric", "SumMetric",
+    "SumStream", "SyncTimeoutError", "ZeroOneLoss",
     "merge_states", "psum", "sync",
 ]

@@ -10,6 +10,7 @@ can be merged or all-reduced without its metric object:
   to the front, so later updates keep writing after them;
 * ``meta_*``: zero-size arrays that only carry a dtype (the result dtype);
   never reduced, never communicated;
+* ``max_*`` / ``min_*``: running extremes, merged by maximum / minimum;
 * anything else: a sum (counts, sums of weights, histograms).
 
 ``update`` is pure and has static shapes (declared ``num_classes``,
@@ -24,15 +25,18 @@ from .._core import namespace as _ns
 from ..backends import ops as _ops
 
 BUFFER, META = "buf_", "meta_"
+#: the fields merged by an elementwise extreme, by prefix
+EXTREMES = {"max_": "max", "min_": "min"}
 
 
 def field_kind(name: str) -> str:
-    """``"buffer"``, ``"meta"`` or ``"sum"`` (see the module docstring)."""
+    """``"buffer"``, ``"meta"``, ``"max"``, ``"min"`` or ``"sum"`` (see the module
+    docstring)."""
     if name.startswith(BUFFER):
         return "buffer"
     if name.startswith(META):
         return "meta"
-    return "sum"
+    return EXTREMES.get(name[:4], "sum")
 
 
 def iter_leaves(state, prefix=()):
@@ -98,6 +102,10 @@ def merge_states(a, b):
                 out[key] = xp.concat([value, y[key]], axis=0)
             elif kind == "meta":
                 out[key] = value
+            elif kind == "max":
+                out[key] = xp.maximum(value, y[key])
+            elif kind == "min":
+                out[key] = xp.minimum(value, y[key])
             else:
                 out[key] = value + y[key]
         return out

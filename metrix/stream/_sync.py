@@ -12,8 +12,11 @@
   some ranks raises :class:`SyncTimeoutError` naming the missing ranks,
   instead of hanging.  Where the device has no float64 (MPS), one collective
   per dtype.
+  A state with running extremes (``max_*`` / ``min_*``) takes the
+  ``all_gather`` too, and each extreme is reduced on arrival.
 * :func:`psum` (JAX, inside ``shard_map`` / ``pmap``): ``lax.psum`` of the
-  sums and ``lax.all_gather`` of the buffers over a named axis.
+  sums, ``lax.pmax`` / ``lax.pmin`` of the extremes and ``lax.all_gather`` of
+  the buffers over a named axis.
 
 The library calls live in :mod:`metrix.backends._collectives`.
 """
@@ -26,14 +29,30 @@ from ._functional import compact_buffers, field_kind, iter_leaves, set_leaves, s
 
 
 def _split_by_kind(state):
-    sums, bufs = [], []
+    """``(sums, buffers, extremes)``: the ``(path, leaf)`` pairs of each kind."""
+    sums, bufs, extremes = [], [], []
     for path, value in iter_leaves(state):
         kind = field_kind(path[-1])
         if kind == "sum":
             sums.append((path, value))
         elif kind == "buffer":
             bufs.append((path, value))
-    return sums, bufs
+        elif kind in ("max", "min"):
+            extremes.append((path, value))
+    return sums, bufs, extremes
+
+
+def _reduce_extremes(extremes, rows, offset, xp):
+    """The extremes from the gathered ``(world, size)`` rows, from column ``offset``
+    on: each leaf's maximum or minimum over the ranks."""
+    out = {}
+    for path, v in extremes:
+        size = _size(v)
+        part = rows[:, offset:offset + size]
+        pick = xp.max if field_kind(path[-1]) == "max" else xp.min
+        out[path] = xp.astype(xp.reshape(pick(part, axis=0), v.shape), v.dtype)
+        offset += size
+    return out
 
 
 def _by_dtype(leaves):
@@ -87,8 +106,8 @@ def sync(state, group=None, *, timeout=None):
     if not _coll.torch_dist_ready():
         return state
     xp, device = state_namespace(state)
-    sums, bufs = _split_by_kind(state)
-    if not sums and not bufs:
+    sums, bufs, extremes = _split_by_kind(state)
+    if not sums and not bufs and not extremes:
         return state
     missing = _coll.torch_rendezvous(group, timeout)
     if missing:
@@ -97,20 +116,22 @@ def sync(state, group=None, *, timeout=None):
             "must call compute() / sync() on the same metrics, in the same order (a "
             "metric computed on some ranks only, or under `if rank == 0:`, would hang).")
     wide = _ns.max_float_dtype(xp, device)
-    if not _packable(sums + bufs, wide, xp):
-        return _sync_by_dtype(state, sums, bufs, group, xp)
+    if not _packable(sums + bufs + extremes, wide, xp):
+        return _sync_by_dtype(state, sums, bufs, extremes, group, xp)
     new = {}
-    if not bufs:
+    if not bufs and not extremes:
         flat = _coll.torch_all_reduce_sum(_flatten(sums, xp, wide), group)
         new.update(_unpack(sums, flat, xp))
-    else:
+    else:  # one all_gather: the sums added, the extremes reduced, the buffers joined
         world = _coll.torch_world_size(group)
-        flat = _flatten(sums + bufs, xp, wide)
+        flat = _flatten(sums + extremes + bufs, xp, wide)
         rows = xp.reshape(_coll.torch_all_gather(flat, group), (world, flat.shape[0]))
         n_sums = sum(_size(v) for _, v in sums)
+        n_ext = sum(_size(v) for _, v in extremes)
         if sums:
             new.update(_unpack(sums, xp.sum(rows[:, :n_sums], axis=0), xp))
-        new.update(_concat_rows(bufs, rows, n_sums, xp))
+        new.update(_reduce_extremes(extremes, rows, n_sums, xp))
+        new.update(_concat_rows(bufs, rows, n_sums + n_ext, xp))
     return compact_buffers(set_leaves(state, new), xp=xp)
 
 
@@ -143,13 +164,17 @@ def _concat_rows(bufs, rows, offset, xp):
     return out
 
 
-def _sync_by_dtype(state, sums, bufs, group, xp):
+def _sync_by_dtype(state, sums, bufs, extremes, group, xp):
     """One collective per dtype: for devices without float64."""
     new = {}
     for g in _by_dtype(sums):
         new.update(_unpack(g, _coll.torch_all_reduce_sum(_flatten(g, xp), group), xp))
+    world = _coll.torch_world_size(group) if bufs or extremes else 1
+    for g in _by_dtype(extremes):
+        flat = _flatten(g, xp)
+        gathered = xp.reshape(_coll.torch_all_gather(flat, group), (world, flat.shape[0]))
+        new.update(_reduce_extremes(g, gathered, 0, xp))
     if bufs:
-        world = _coll.torch_world_size(group)
         for g in _by_dtype(bufs):
             flat = _flatten(g, xp)
             gathered = xp.reshape(_coll.torch_all_gather(flat, group),
@@ -165,11 +190,13 @@ def psum(state, axis_name):
     ``lax.psum`` (of the whole tree), buffers through ``lax.all_gather``.
     """
     xp, _ = state_namespace(state)
-    sums, bufs = _split_by_kind(state)
+    sums, bufs, extremes = _split_by_kind(state)
     new = {}
     if sums:
         reduced = _coll.jax_psum([v for _, v in sums], axis_name)
         new.update({path: r for (path, _), r in zip(sums, reduced)})
+    for path, v in extremes:
+        new[path] = _coll.jax_extreme(v, axis_name, field_kind(path[-1]))
     for path, v in bufs:
         new[path] = _coll.jax_all_gather(v, axis_name)
     return compact_buffers(set_leaves(state, new), xp=xp)

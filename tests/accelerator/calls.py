@@ -228,6 +228,15 @@ def _stream_calls():
     out["stream.AveragePrecision[exact][call]"] = called(
         lambda: ms.AveragePrecision(capacity=4 * N), "binary", "score")
     out["stream.MeanSquaredError[call]"] = called(ms.MeanSquaredError, "score", "score")
+    # the aggregators: update(value, weight=None)
+    out["stream.MeanMetric"] = stream(ms.MeanMetric, "score", "weight")
+    out["stream.MeanMetric[ignore]"] = stream(lambda: ms.MeanMetric("ignore"), "score",
+                                              "weight")
+    out["stream.MeanMetric[call]"] = called(ms.MeanMetric, "score")
+    for name in ("SumMetric", "MaxMetric", "MinMetric"):
+        out["stream." + name] = stream(getattr(ms, name), "score")
+    out["stream.MaxMetric[ignore]"] = stream(lambda: ms.MaxMetric("ignore"), "score")
+    out["stream.CatMetric"] = stream(lambda: ms.CatMetric(4 * N), "score")
     return out
 
 

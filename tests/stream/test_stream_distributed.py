@@ -71,6 +71,7 @@ def worker(rank, port, out, split, backend):
         [] if split == "all_on_rank0" else range(rank, BATCHES, 2))
     coll, reg = collection(), ms.R2Score()
     wf1 = ms.F1Score(C, average="macro", weighted=True)
+    mean, mx, mn = ms.MeanMetric(), ms.MaxMetric(), ms.MinMetric()
     spec = ms.RegressionStream("mse")
     state = spec.init(torch.zeros(1, dtype=torch.float64, device=dev))
     for i in mine:
@@ -78,12 +79,14 @@ def worker(rank, port, out, split, backend):
         reg.update(put(t[i]), put(q[i]))
         wf1.update(put(y[i]), put(p[i]), put(w[i]))
         state = spec.update(state, put(t[i]), put(q[i]))
+        mean.update(put(t[i]), put(w[i])); mx.update(put(t[i])); mn.update(put(t[i]))
     before = dict(_collectives.CALLS)
-    coll.sync(); reg.sync(); wf1.sync()
+    coll.sync(); reg.sync(); wf1.sync(); mean.sync(); mx.sync(); mn.sync()
     state = ms.sync(state)
     calls = {k: _collectives.CALLS[k] - before[k] for k in before}
     values = dict(coll.compute(), r2=reg.compute(), wf1=wf1.compute(),
-                  mse_functional=spec.compute(state))
+                  mse_functional=spec.compute(state), mean=mean.compute(), max=mx.compute(),
+                  min=mn.compute())
     res = {k: float(v) for k, v in values.items()}
     devices = sorted({str(v.device) for v in values.values()})
     with open(f"{out}.{rank}", "w") as f:
@@ -118,9 +121,13 @@ mesh = jax.make_mesh((2,), ("d",))
 
 def per_device(ys, ps):
     state = spec.init(ps)
+    mx, mn = ms.MaxStream(), ms.MinStream()
+    smx, smn = mx.init(ps), mn.init(ps)
     for i in range(ys.shape[0]):
         state = spec.update(state, ys[i], ps[i])
-    return spec.compute(ms.psum(state, "d"))
+        smx, smn = mx.update(smx, ps[i]), mn.update(smn, ps[i])
+    return dict(spec.compute(ms.psum(state, "d")), pmax=mx.compute(ms.psum(smx, "d")),
+                pmin=mn.compute(ms.psum(smn, "d")))
 
 kw = {"mesh": mesh, "in_specs": (P("d"), P("d")), "out_specs": P()}
 try:
@@ -210,6 +217,8 @@ def _expected(split_w=False):
         "wf1": skm.f1_score(y, pred, average="macro", sample_weight=w),
         "mse_functional": skm.mean_squared_error(t, q),
         "f1_macro": skm.f1_score(y, pred, average="macro"),
+        "mean": np.average(t, weights=w), "max": t.max(), "min": t.min(),
+        "pmax": p.max(), "pmin": p.min(),
     }
 
 
@@ -234,8 +243,9 @@ def _torch_two_processes(tmp_path, split, backend):
     results = [json.loads(Path(f"{out}.{r}").read_text()) for r in (0, 1)]
     # the same collectives on both ranks, whatever their data: one per sync
     assert results[0]["calls"] == results[1]["calls"]
-    assert results[0]["calls"]["all_reduce"] == 3  # r2, wf1, mse: sums only
-    assert results[0]["calls"]["all_gather"] == 1  # coll: an exact buffer, its sums with it
+    assert results[0]["calls"]["all_reduce"] == 4  # r2, wf1, mse, mean: sums only
+    # coll (an exact buffer, its sums with it), max and min (extremes): one each
+    assert results[0]["calls"]["all_gather"] == 3
     for r in results:
         assert r["devices"] == [r["want"]]  # every result on the rank's device
         for k, v in r["res"].items():
