@@ -183,6 +183,25 @@ class GenericOps(RankStatistics):
         """
         return None
 
+    def sum_accumulator(self, total, count=None, /):
+        """An in-place running sum where the library has one (eager CPU NumPy and
+        torch): ``(own_total, own_count, add)``, copies of the 0-d float64 sums
+        ``total`` and ``count`` (None: no count kept), and ``add(value, weight)``
+        adding ``sum(weight * value)`` (``sum(value)`` without weights) to one
+        and ``sum(weight)`` (the number of values) to the other, in float64, in
+        place (False, nothing done, for a batch it does not take); None here.
+        For the stateful aggregators, as :meth:`error_accumulator`.
+        """
+        return None
+
+    def extreme_accumulator(self, current, /, *, kind):
+        """An in-place running maximum (``kind="max"``) or minimum where the library
+        has one (eager CPU NumPy and torch): ``(own, add)``, a copy of the 0-d
+        float64 ``current`` and ``add(value)`` folding a non-empty batch's extreme
+        into it in place (a NaN propagates); None here.  As :meth:`sum_accumulator`.
+        """
+        return None
+
     def scatter_add(self, index, values, /, *, length):
         """Per-segment sums: ``out[j] = sum(values[index == j])`` (1-D or 2-D values)."""
         return self.bincount(index, length=length, weights=values)

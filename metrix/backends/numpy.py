@@ -303,6 +303,33 @@ class Ops(GenericOps):
 
         return own_sw, own_total, add
 
+    def sum_accumulator(self, total, count=None, /):
+        if not all(isinstance(v, (np.ndarray, np.float64)) and np.ndim(v) == 0
+                   and np.asarray(v).dtype == np.float64 for v in (total, count)
+                   if v is not None):
+            return None
+        # 0-d arrays (NumPy's arithmetic turns the state's 0-d sums into scalars)
+        own_total = np.array(total, dtype=np.float64)
+        own_count = None if count is None else np.array(count, dtype=np.float64)
+
+        def add(value, weight=None):
+            return (isinstance(value, np.ndarray)
+                    and (weight is None or isinstance(weight, np.ndarray))
+                    and add_value_sums(own_total, own_count, value, weight))
+
+        return own_total, own_count, add
+
+    def extreme_accumulator(self, current, /, *, kind):
+        if not (isinstance(current, (np.ndarray, np.float64)) and np.ndim(current) == 0
+                and np.asarray(current).dtype == np.float64):
+            return None
+        own = np.array(current, dtype=np.float64)
+
+        def add(value):
+            return isinstance(value, np.ndarray) and fold_extreme(own, value, kind)
+
+        return own, add
+
     def binned_accumulator(self, hist, /, *, n_thresholds):
         if not (isinstance(hist, np.ndarray) and hist.dtype == np.int64):
             return None
@@ -516,6 +543,36 @@ def edge_confusion_numpy(cm, a, b, n, clip):
     out = cm.copy()
     out[n + 3:] += np.bincount(cells, minlength=size * size)[: size * size - n - 3]
     return out
+
+
+def add_value_sums(total, count, value, weight) -> bool:
+    """``total += sum(weight * value)`` and ``count += sum(weight)`` (the number of
+    values without weights; no count when ``count`` is None), in float64, in place,
+    for real float values (and weights of their shape); False for others."""
+    if value.dtype.kind != "f" or (weight is not None and (
+            weight.shape != value.shape or weight.dtype.kind != "f")):
+        return False
+    if weight is None:
+        np.add(total, value.sum(dtype=np.float64), out=total)
+        if count is not None:
+            np.add(count, value.size, out=count)
+        return True
+    w = weight.astype(np.float64, copy=False).reshape(-1)
+    np.add(total, np.dot(w, value.astype(np.float64, copy=False).reshape(-1)), out=total)
+    np.add(count, w.sum(), out=count)
+    return True
+
+
+def fold_extreme(own, value, kind) -> bool:
+    """``own = max(own, max(value))`` (``kind="max"``; else the minimum), in place, for
+    a non-empty real float ``value`` (a NaN propagates); False for others."""
+    if value.dtype.kind != "f" or value.size == 0:
+        return False
+    if kind == "max":
+        np.maximum(own, value.max(), out=own)
+    else:
+        np.minimum(own, value.min(), out=own)
+    return True
 
 
 def add_error_sums(sw, total, y_true, y_pred, power) -> bool:

@@ -28,9 +28,11 @@ from ._pair_count import (
 )
 from .numpy import (
     add_error_sums,
+    add_value_sums,
     binned_counts_numpy,
     binned_histogram_numpy,
     edge_confusion_numpy,
+    fold_extreme,
 )
 
 #: whether torch.compile is tracing (``torch.compiler.is_compiling``; older torch: never)
@@ -241,6 +243,52 @@ class Ops(GenericOps):
             return inputs is not None and add_error_sums(*views, *inputs, power)
 
         return own_sw, own_total, add
+
+    def sum_accumulator(self, total, count=None, /):
+        # CPU eager: NumPy's sums on views of own copies (no tensor per batch)
+        if not all(isinstance(v, torch.Tensor) and v.is_cpu and v.dtype == torch.float64
+                   and v.ndim == 0 for v in (total, count) if v is not None) or _compiling():
+            return None
+        own_total = torch.clone(total)
+        own_count = None if count is None else torch.clone(count)
+        views = _cpu_views(own_total) if own_count is None else _cpu_views(own_total,
+                                                                          own_count)
+        if views is None:
+            return None
+        total_view, count_view = views if own_count is not None else (views[0], None)
+
+        def add(value, weight=None):
+            if not (isinstance(value, torch.Tensor) and value.is_cpu
+                    and value.dtype in _NUMPY_VIEWS) or _compiling():
+                return False
+            if weight is None:
+                inputs = _cpu_views(value)
+                return inputs is not None and add_value_sums(total_view, count_view,
+                                                             inputs[0], None)
+            if not (isinstance(weight, torch.Tensor) and weight.is_cpu
+                    and weight.dtype in _NUMPY_VIEWS):
+                return False
+            inputs = _cpu_views(value, weight)
+            return inputs is not None and add_value_sums(total_view, count_view, *inputs)
+
+        return own_total, own_count, add
+
+    def extreme_accumulator(self, current, /, *, kind):
+        # CPU eager: NumPy's extreme on views, folded into a view of an own copy
+        if not (isinstance(current, torch.Tensor) and current.is_cpu and current.ndim == 0
+                and current.dtype == torch.float64) or _compiling():
+            return None
+        own = torch.clone(current)
+        own_view = own.numpy()
+
+        def add(value):
+            if not (isinstance(value, torch.Tensor) and value.is_cpu
+                    and value.dtype in _NUMPY_VIEWS) or _compiling():
+                return False
+            inputs = _cpu_views(value)
+            return inputs is not None and fold_extreme(own_view, inputs[0], kind)
+
+        return own, add
 
     def binned_accumulator(self, hist, /, *, n_thresholds):
         # CPU eager: NumPy's kernel added into a view of an own copy (no new

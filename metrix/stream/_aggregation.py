@@ -38,8 +38,9 @@ import math
 import warnings
 
 from .._core import namespace as _ns
+from ..backends import ops as _ops
 from ._buffer import check_capacity, init_buffer, write_rows
-from ._functional import StreamMetric, dtype_probe, result_dtype
+from ._functional import StreamMetric, array_namespace, dtype_probe, result_dtype
 
 NAN_STRATEGIES = ("disable", "ignore", "warn", "error")
 
@@ -126,6 +127,21 @@ def _init_sums(names, xp, device, fdt):
     return state
 
 
+def _sum_accumulator(spec, state, total, count):
+    """The adapter's in-place sums of ``state[total]`` (and ``state[count]``)."""
+    if spec.nan_strategy != "disable" or total + "_lo" in state:
+        return None
+    made = _ops(array_namespace(state[total])).sum_accumulator(
+        state[total], None if count is None else state[count])
+    if made is None:
+        return None
+    own_total, own_count, add = made
+    own = {**state, total: own_total}
+    if count is not None:
+        own[count] = own_count
+    return own, add
+
+
 def _read_sum(state, name):
     return state[name] + state[name + "_lo"] if name + "_lo" in state else state[name]
 
@@ -153,6 +169,14 @@ class MeanStream(_Aggregation):
             _add_sum(state, out, "total", xp.sum(w * v), xp)
             _add_sum(state, out, "weight", xp.sum(w), xp)
         return out
+
+    def accumulator(self, state):
+        """``(state', add)`` where the backend adds batches in place (eager CPU
+        NumPy / torch, float64 sums, ``nan_strategy="disable"``): ``state'`` holds
+        copies of the sums and ``add(value, weight)`` adds one batch into them
+        (False, nothing done, for a batch it does not take: call :meth:`update`);
+        None elsewhere.  For the stateful wrappers, which own their sums."""
+        return _sum_accumulator(self, state, "total", "weight")
 
     def compute(self, state):
         """``total / weight`` in the result dtype (0-d)."""
@@ -183,6 +207,14 @@ class SumStream(_Aggregation):
         out = dict(state)
         _add_sum(state, out, "total", xp.sum(v), xp)
         return out
+
+    def accumulator(self, state):
+        """As :meth:`MeanStream.accumulator`, without the weight."""
+        made = _sum_accumulator(self, state, "total", None)
+        if made is None:
+            return None
+        own, add = made
+        return own, lambda value, weight=None: weight is None and add(value)
 
     def compute(self, state):
         """The sum in the result dtype (0-d)."""
@@ -215,6 +247,20 @@ class _Extreme(_Aggregation):
         pick = xp.max if self.sign > 0 else xp.min
         both = xp.stack([state[self.field], pick(v)])
         return {**state, self.field: pick(both)}
+
+    def accumulator(self, state):
+        """``(state', add)`` where the backend folds batches in place (eager CPU
+        NumPy / torch, a float64 extreme, ``nan_strategy="disable"``); None
+        elsewhere.  As :meth:`MeanStream.accumulator`."""
+        if self.nan_strategy != "disable":
+            return None
+        made = _ops(array_namespace(state[self.field])).extreme_accumulator(
+            state[self.field], kind="max" if self.sign > 0 else "min")
+        if made is None:
+            return None
+        own, add = made
+        return {**state, self.field: own}, lambda value, weight=None: (
+            weight is None and add(value))
 
     def compute(self, state):
         """The extreme in the result dtype (0-d; -inf / +inf when every value was
@@ -289,6 +335,10 @@ class CatStream(_Aggregation):
             v = xp.where(xp.isnan(v), xp.full_like(v, rule), v)
         ones = xp.ones(v.shape, dtype=state["buf_weight"].dtype, device=device)
         return write_rows(state, {"value": v}, ones, xp=xp)
+
+    def accumulator(self, state):
+        """None: a buffer is written by :meth:`update` only."""
+        return None
 
     def compute(self, state, rows=None):
         """The stored values (1-D, result dtype).  ``rows``: how many there are,

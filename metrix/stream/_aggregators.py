@@ -33,7 +33,7 @@ def _elements(value) -> int:
     shape = getattr(value, "shape", None)
     if shape is None:
         return len(value) if isinstance(value, (list, tuple)) else 1
-    return math.prod(int(d) for d in shape)
+    return math.prod(shape)
 
 
 class Aggregator(Metric):
@@ -45,9 +45,15 @@ class Aggregator(Metric):
 
     #: whether ``update`` takes ``weight`` (the mean)
     takes_weight = False
+    #: the in-place adder of ``spec.accumulator`` (eager CPU), and a leaf of the
+    #: state copy it writes into (its identity tells whether that copy is still ours)
+    _add = None
+    _owned_leaf = "total"
 
     def update(self, value, weight=None):
         """Add one batch of values (any shape, flattened; a Python number is one value)."""
+        if self._state is not None and self._add_in_place(value, weight):
+            return
         value, weight = self._edge(value, weight)
         if self.state is None:
             self._create_for(value, value, weight)
@@ -72,6 +78,20 @@ class Aggregator(Metric):
         self._count(value)
         self.state = self.spec.merge(self._state, batch)
         return _ns.to_output(self.spec.compute(batch), xp)
+
+    def _add_in_place(self, value, weight):
+        """The backend's in-place sums (see ``_Accumulating`` in ``_wrappers``): only a
+        state copy this object made and has not handed out since is written."""
+        state = self._state  # (the adapter's adder declines while torch.compile traces)
+        if self._owned is None or self._owned is not state.get(self._owned_leaf):
+            made = self.spec.accumulator(state)
+            self._add = None
+            if made is not None:
+                (self._state, self._add), self._owned = made, made[0][self._owned_leaf]
+        if self._add is None or not self._add(value, weight):
+            return False
+        self._count_eager(value)
+        return True
 
     def _edge(self, value, weight):
         if weight is not None and not self.takes_weight:
@@ -131,6 +151,8 @@ class MaxMetric(Aggregator):
     ``-inf`` when every value was).
     """
 
+    _owned_leaf = "max_value"
+
     def __init__(self, nan_strategy="disable"):
         super().__init__(MaxStream(nan_strategy))
 
@@ -142,6 +164,8 @@ class MinMetric(Aggregator):
     :class:`MeanMetric` for ``nan_strategy`` (``"ignore"``: a NaN is left out;
     ``+inf`` when every value was).
     """
+
+    _owned_leaf = "min_value"
 
     def __init__(self, nan_strategy="disable"):
         super().__init__(MinStream(nan_strategy))

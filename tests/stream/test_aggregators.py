@@ -215,3 +215,23 @@ def test_torch_module_face():
     restored.load_state_dict(m.state_dict())
     assert np.isclose(float(restored.compute()), 13 / 5)
     assert isinstance(mt.MaxMetric(), torch.nn.Module)
+
+
+@pytest.mark.parametrize("name,put", BACKENDS[:2], ids=[b[0] for b in BACKENDS[:2]])
+def test_in_place_sums_never_write_a_handed_out_state(name, put):
+    """Eager CPU adds in place into copies the metric owns: a state or state_dict
+    handed out is a snapshot, and the in-place and general routes agree."""
+    for make, weighted in ((ms.MeanMetric, True), (ms.SumMetric, False),
+                           (ms.MaxMetric, False), (ms.MinMetric, False)):
+        fast, general = make(), make("ignore")  # "ignore" takes the general route
+        for i, b in enumerate(BATCHES):
+            args = (put(b), put(WEIGHTS[i])) if weighted else (put(b),)
+            fast.update(*args)
+            general.update(*args)
+            if i == 1:
+                snapshot = {k: np.asarray(v).copy() for k, v in fast.state.items()}
+                held = fast.state
+        for k, v in held.items():
+            np.testing.assert_array_equal(np.asarray(v), snapshot[k])
+        np.testing.assert_allclose(float(fast.compute()), float(general.compute()),
+                                   rtol=1e-12)
