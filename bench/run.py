@@ -44,6 +44,7 @@ FAMILIES = {
     "bootstrap": (["--n", "1e5", "--b", "200", "--repeat", "1"], []),
     "latency": (["--sizes", "256,4096", "--runs", "5"], ["--runs", "7"]),
     "dtypes": (["--sizes", "256,1e6", "--repeat", "2"], []),
+    "training_loop": (["--updates", "500", "--repeat", "3"], []),
 }
 
 

@@ -1,0 +1,88 @@
+"""Training-loop metrics: per-update cost of the aggregators, torch CPU, one thread.
+
+For each batch size, each class's ``update`` against TorchMetrics' class of the
+same name (target: at most 0.5x its time) and, for ``MeanMetric``, against the
+floor: a bare ``torch.sum`` added into a preallocated float64 accumulator
+(target: at most 2x).  The calls of one size are timed interleaved (one block of
+updates of each per round), so a slow spell of a noisy machine falls on all.
+
+Run: ``python -m bench.bench_training_loop [--sizes 256,4096] [--updates 2000]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+
+from bench._harness import best_times, fmt_time, have, print_table
+
+
+def _workloads(torch, n, updates):
+    import metrix.stream as ms
+
+    x = torch.randn(n)
+    w = torch.rand(n)
+    acc = torch.zeros((), dtype=torch.float64)
+
+    def loop(update, *args):
+        def run():
+            for _ in range(updates):
+                update(*args)
+        return run
+
+    def floor():
+        for _ in range(updates):
+            acc.add_(torch.sum(x))
+
+    fns = {"floor": floor}
+    ours = {"MeanMetric": (ms.MeanMetric(), (x,)),
+            "MeanMetric weighted": (ms.MeanMetric(), (x, w)),
+            "SumMetric": (ms.SumMetric(), (x,)),
+            "MaxMetric": (ms.MaxMetric(), (x,)),
+            "MinMetric": (ms.MinMetric(), (x,))}
+    for name, (metric, args) in ours.items():
+        metric.update(*args)  # the state exists: a training loop's steady state
+        fns["metrix " + name] = loop(metric.update, *args)
+    if have("torchmetrics"):
+        from torchmetrics import aggregation
+
+        for name, (_, args) in ours.items():
+            # nan_strategy="disable" as metrix's default: no host read per update
+            cls = getattr(aggregation, name.split()[0])
+            theirs = cls(nan_strategy="disable")
+            fns["tm " + name] = loop(theirs.update, *args)
+    return fns
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="256,4096")
+    ap.add_argument("--updates", type=int, default=2000)
+    ap.add_argument("--repeat", type=int, default=7)
+    args = ap.parse_args(argv)
+
+    import torch
+
+    torch.set_num_threads(1)
+    warnings.simplefilter("ignore")
+    rows = []
+    for n in (int(float(s)) for s in args.sizes.split(",")):
+        t = best_times(_workloads(torch, n, args.updates), repeat=args.repeat)
+        per = {k: v / args.updates for k, v in t.items()}
+        rows.append({"case": f"N={n}: floor (torch.sum into an accumulator)",
+                     "per update": fmt_time(per["floor"]), "ratio": "1.00x floor"})
+        for key in [k for k in per if k.startswith("metrix ")]:
+            name = key[len("metrix "):]
+            ratio = []
+            if name == "MeanMetric":
+                ratio.append(f"{per[key] / per['floor']:.2f}x floor (target <= 2x)")
+            if "tm " + name in per:
+                ratio.append(f"{per[key] / per['tm ' + name]:.2f}x TorchMetrics "
+                             f"({fmt_time(per['tm ' + name])}; target <= 0.5x)")
+            rows.append({"case": f"N={n}: {name}.update", "per update": fmt_time(per[key]),
+                         "ratio": "; ".join(ratio)})
+    print_table(rows, ["case", "per update", "ratio"])
+
+
+if __name__ == "__main__":
+    main()
