@@ -56,6 +56,11 @@ NO_NEG_ROC = "No negative samples in y_true, false positive value should be mean
 NO_POS_PR = "No positive class found in y_true, recall is set to one for all thresholds."
 
 
+def warn_undefined(message):
+    """scikit-learn's ``UndefinedMetricWarning``, pointing at the user's line."""
+    warnings.warn(message, as_sklearn_too(UndefinedMetricWarning), stacklevel=find_stack_level())
+
+
 def row_scores(metric, score, *, pos=None, codes=None, weight=None, acc, xp, ops,
                max_fpr=None, warn=False, signed=None):
     """``metric`` ("roc_auc" or "average_precision") of every row of ``score``.
@@ -149,14 +154,11 @@ def _warn_rows(metric, tot_p, tot_n, score, *, pos, codes, weight, xp, max_fpr=N
         raise ValueError("At least 2 points are needed to compute area under curve, but "
                          "x.shape = 1")
     if bool(xp.any(one_class)):
-        warnings.warn(ONE_CLASS, as_sklearn_too(UndefinedMetricWarning),
-                      stacklevel=find_stack_level())
+        warn_undefined(ONE_CLASS)
     if bool(xp.any(~one_class & (tot_n <= 0))):
-        warnings.warn(NO_NEG_ROC, as_sklearn_too(UndefinedMetricWarning),
-                      stacklevel=find_stack_level())
+        warn_undefined(NO_NEG_ROC)
     if bool(xp.any(~one_class & (tot_p <= 0))):
-        warnings.warn(NO_POS_ROC, as_sklearn_too(UndefinedMetricWarning),
-                      stacklevel=find_stack_level())
+        warn_undefined(NO_POS_ROC)
 
 
 def average_row_scores(scores, weights, *, xp, zero_if_empty=False):

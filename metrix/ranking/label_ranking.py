@@ -11,16 +11,15 @@ from __future__ import annotations
 import contextvars
 import math
 import numbers
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
+from .._core.docstrings import sections
 from .._core.edge import metric_edge
-from .._core.stacklevel import find_stack_level
 from .._core.validation import column_or_1d
-from ..exceptions import UndefinedMetricWarning, as_sklearn_too
+from ._averaging import warn_undefined
 from ._input import Inputs, check_k, check_labels, discover_classes, encode_classes, target_type
 from ._statistic import group_ids, segment_sums, sort_desc
 
@@ -132,9 +131,8 @@ def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bo
         n_classes = len(labels)
         codes = encode_classes(inp, labels)
     if k >= n_classes:
-        warnings.warn(f"'k' ({k}) greater than or equal to 'n_classes' ({n_classes}) will "
-                      "result in a perfect score and is therefore meaningless.",
-                      as_sklearn_too(UndefinedMetricWarning), stacklevel=find_stack_level())
+        warn_undefined(f"'k' ({k}) greater than or equal to 'n_classes' ({n_classes}) will "
+                       "result in a perfect score and is therefore meaningless.")
     hits = _topk_hits(s, codes, k, binary=y_type == "binary", labels=labels,
                       n_classes=n_classes, inp=inp)
     if normalize:
@@ -345,6 +343,18 @@ def ndcg_score(y_true: Any, y_score: Any, *, k: int | None = None, sample_weight
 
 # -- label ranking --------------------------------------------------------------
 
+_label_doc = sections(multilabel="""\
+    y_true : array of shape (n_samples, n_labels)
+        Multilabel indicator matrix.
+    y_score : array of shape (n_samples, n_labels)
+        Scores of each label; higher ranks first.
+    sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
+    validate : bool, default=True
+        Check target types and finiteness (host reads).""", tsoumakas="""\
+    .. [1] G. Tsoumakas, I. Katakis, I. Vlahavas, "Mining Multi-label Data",
+       Data Mining and Knowledge Discovery Handbook, 2010.""")
+
 def _label_inputs(y_true, y_score, sample_weight, validate, allow_binary_2d=False,
                   ensure_2d=False):
     # no non-zero-weight check here: scikit-learn raises np.average's ZeroDivisionError
@@ -376,6 +386,7 @@ def _sorted_relevance(inp, xp):
 
 
 @metric_edge
+@_label_doc
 def label_ranking_average_precision_score(y_true: Any, y_score: Any, *,
                                           sample_weight: Any = None,
                                           validate: bool = True) -> Any:
@@ -388,14 +399,7 @@ def label_ranking_average_precision_score(y_true: Any, y_score: Any, *,
 
     Parameters
     ----------
-    y_true : array of shape (n_samples, n_labels)
-        Multilabel indicator matrix.
-    y_score : array of shape (n_samples, n_labels)
-        Scores of each label; higher ranks first.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
-    validate : bool, default=True
-        Check target types and finiteness (host reads).
+    %(multilabel)s
 
     Returns
     -------
@@ -405,8 +409,7 @@ def label_ranking_average_precision_score(y_true: Any, y_score: Any, *,
 
     References
     ----------
-    .. [1] G. Tsoumakas, I. Katakis, I. Vlahavas, "Mining Multi-label Data",
-       Data Mining and Knowledge Discovery Handbook, 2010.
+    %(tsoumakas)s
     """
     inp, xp = _label_inputs(y_true, y_score, sample_weight, validate, allow_binary_2d=True)
     rel, gid = _sorted_relevance(inp, xp)
@@ -422,6 +425,7 @@ def label_ranking_average_precision_score(y_true: Any, y_score: Any, *,
 
 
 @metric_edge
+@_label_doc
 def coverage_error(y_true: Any, y_score: Any, *, sample_weight: Any = None,
                    validate: bool = True) -> Any:
     """Coverage error: how far down the ranking all relevant labels are covered.
@@ -432,14 +436,7 @@ def coverage_error(y_true: Any, y_score: Any, *, sample_weight: Any = None,
 
     Parameters
     ----------
-    y_true : array of shape (n_samples, n_labels)
-        Multilabel indicator matrix.
-    y_score : array of shape (n_samples, n_labels)
-        Scores of each label; higher ranks first.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
-    validate : bool, default=True
-        Check target types and finiteness (host reads).
+    %(multilabel)s
 
     Returns
     -------
@@ -449,8 +446,7 @@ def coverage_error(y_true: Any, y_score: Any, *, sample_weight: Any = None,
 
     References
     ----------
-    .. [1] G. Tsoumakas, I. Katakis, I. Vlahavas, "Mining Multi-label Data",
-       Data Mining and Knowledge Discovery Handbook, 2010.
+    %(tsoumakas)s
     """
     inp, xp = _label_inputs(y_true, y_score, sample_weight, validate, ensure_2d=True)
     s = inp.score
@@ -462,6 +458,7 @@ def coverage_error(y_true: Any, y_score: Any, *, sample_weight: Any = None,
 
 
 @metric_edge
+@_label_doc
 def label_ranking_loss(y_true: Any, y_score: Any, *, sample_weight: Any = None,
                        validate: bool = True) -> Any:
     """Label ranking loss: the fraction of wrongly ordered (relevant, irrelevant) pairs.
@@ -473,14 +470,7 @@ def label_ranking_loss(y_true: Any, y_score: Any, *, sample_weight: Any = None,
 
     Parameters
     ----------
-    y_true : array of shape (n_samples, n_labels)
-        Multilabel indicator matrix.
-    y_score : array of shape (n_samples, n_labels)
-        Scores of each label; higher ranks first.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
-    validate : bool, default=True
-        Check target types and finiteness (host reads).
+    %(multilabel)s
 
     Returns
     -------
@@ -490,8 +480,7 @@ def label_ranking_loss(y_true: Any, y_score: Any, *, sample_weight: Any = None,
 
     References
     ----------
-    .. [1] G. Tsoumakas, I. Katakis, I. Vlahavas, "Mining Multi-label Data",
-       Data Mining and Knowledge Discovery Handbook, 2010.
+    %(tsoumakas)s
     """
     inp, xp = _label_inputs(y_true, y_score, sample_weight, validate)
     rel, gid = _sorted_relevance(inp, xp)
