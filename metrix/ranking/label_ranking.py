@@ -32,6 +32,21 @@ _TOPK_LABEL_MSGS = {
 }
 
 
+_label_doc = sections(on_device="""\
+    In the namespace and on the device of ``y_score`` (a Python float for
+    NumPy).""", multilabel="""\
+    y_true : array of shape (n_samples, n_labels)
+        Multilabel indicator matrix.
+    y_score : array of shape (n_samples, n_labels)
+        Scores of each label; higher ranks first.
+    sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
+    validate : bool, default=True
+        Check target types and finiteness (host reads).""", tsoumakas="""\
+    .. [1] G. Tsoumakas, I. Katakis, I. Vlahavas, "Mining Multi-label Data",
+       Data Mining and Knowledge Discovery Handbook, 2010.""")
+
+
 #: a list set here receives ``(values, weight)`` of each per-sample mean computed
 #: (the bootstrap's per-sample path reads them from one full-data call)
 ROW_VALUES = contextvars.ContextVar("metrix_row_values", default=None)
@@ -58,6 +73,7 @@ def _sample_average(values, weight, *, xp, validate=False):
 
 
 @metric_edge
+@_label_doc
 def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bool = True,
                          sample_weight: Any = None, labels: Sequence | None = None,
                          validate: bool = True) -> Any:
@@ -89,8 +105,7 @@ def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bo
     Returns
     -------
     score : 0-d array
-        In the namespace and on the device of ``y_score`` (a Python float for
-        NumPy).
+        %(on_device)s
 
     References
     ----------
@@ -234,6 +249,7 @@ def _check_dcg_type(inp, validate):
 
 
 @metric_edge
+@_label_doc
 def dcg_score(y_true: Any, y_score: Any, *, k: int | None = None, log_base: float = 2,
               sample_weight: Any = None, ignore_ties: bool = False,
               validate: bool = True) -> Any:
@@ -264,8 +280,7 @@ def dcg_score(y_true: Any, y_score: Any, *, k: int | None = None, log_base: floa
     Returns
     -------
     dcg : 0-d array
-        In the namespace and on the device of ``y_score`` (a Python float for
-        NumPy).
+        %(on_device)s
 
     References
     ----------
@@ -343,18 +358,6 @@ def ndcg_score(y_true: Any, y_score: Any, *, k: int | None = None, sample_weight
 
 # -- label ranking --------------------------------------------------------------
 
-_label_doc = sections(multilabel="""\
-    y_true : array of shape (n_samples, n_labels)
-        Multilabel indicator matrix.
-    y_score : array of shape (n_samples, n_labels)
-        Scores of each label; higher ranks first.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
-    validate : bool, default=True
-        Check target types and finiteness (host reads).""", tsoumakas="""\
-    .. [1] G. Tsoumakas, I. Katakis, I. Vlahavas, "Mining Multi-label Data",
-       Data Mining and Knowledge Discovery Handbook, 2010.""")
-
 def _label_inputs(y_true, y_score, sample_weight, validate, allow_binary_2d=False,
                   ensure_2d=False):
     # no non-zero-weight check here: scikit-learn raises np.average's ZeroDivisionError
@@ -404,8 +407,7 @@ def label_ranking_average_precision_score(y_true: Any, y_score: Any, *,
     Returns
     -------
     score : 0-d array
-        In the namespace and on the device of ``y_score`` (a Python float for
-        NumPy).
+        %(on_device)s
 
     References
     ----------
@@ -441,8 +443,7 @@ def coverage_error(y_true: Any, y_score: Any, *, sample_weight: Any = None,
     Returns
     -------
     coverage : 0-d array
-        In the namespace and on the device of ``y_score`` (a Python float for
-        NumPy).
+        %(on_device)s
 
     References
     ----------
@@ -475,8 +476,7 @@ def label_ranking_loss(y_true: Any, y_score: Any, *, sample_weight: Any = None,
     Returns
     -------
     loss : 0-d array
-        In the namespace and on the device of ``y_score`` (a Python float for
-        NumPy).
+        %(on_device)s
 
     References
     ----------
