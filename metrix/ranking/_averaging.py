@@ -29,15 +29,6 @@ from ._rank_values import (
 )
 from ._statistic import average_precision_from_groups, roc_auc_from_groups, tie_groups
 
-# Whether sorting values (and binary searches) beats one argsort plus gathers:
-# the adapter's ``value_sort_is_cheap`` (True for NumPy, CuPy and JAX; torch's
-# ``sort`` costs as much as its ``argsort``, so its traced/GPU calls take the
-# tie-group path).  Eager CPU calls first try ``ops.split_sort``.
-
-
-def prefers_value_sort(ops) -> bool:
-    return bool(ops.value_sort_is_cheap)
-
 
 def _ovr_auc_lane(xp, o, config, codes, score):
     """:func:`ovr_auc_values` as a lane (host arrays: NumPy or its views)."""
@@ -79,7 +70,11 @@ def row_scores(metric, score, *, pos=None, codes=None, weight=None, acc, xp, ops
     names = (metric,) if isinstance(metric, str) else tuple(metric)
     signed = weight is not None if signed is None else signed
     unweighted = weight is None and (max_fpr is None or max_fpr == 1)
-    plain = unweighted and prefers_value_sort(ops)
+    # whether sorting values (and binary searches) beats one argsort plus gathers:
+    # the adapter's ``value_sort_is_cheap`` (True for NumPy, CuPy and JAX; torch's
+    # ``sort`` costs as much as its ``argsort``, so its traced/GPU calls take the
+    # tie-group path).  Eager CPU calls first try ``ops.split_sort``.
+    plain = unweighted and bool(ops.value_sort_is_cheap)
     single = score.shape[0] == 1 and pos is not None
     split = ops.split_sort(score[0, :], xp.reshape(pos, (-1,))) if unweighted and single \
         else None
