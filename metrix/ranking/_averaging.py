@@ -29,15 +29,6 @@ from ._rank_values import (
 )
 from ._statistic import average_precision_from_groups, roc_auc_from_groups, tie_groups
 
-# Whether sorting values (and binary searches) beats one argsort plus gathers:
-# the adapter's ``value_sort_is_cheap`` (True for NumPy, CuPy and JAX; torch's
-# ``sort`` costs as much as its ``argsort``, so its traced/GPU calls take the
-# tie-group path).  Eager CPU calls first try ``ops.split_sort``.
-
-
-def prefers_value_sort(ops) -> bool:
-    return bool(ops.value_sort_is_cheap)
-
 
 def _ovr_auc_lane(xp, o, config, codes, score):
     """:func:`ovr_auc_values` as a lane (host arrays: NumPy or its views)."""
@@ -54,6 +45,11 @@ ONE_CLASS = "Only one class is present in y_true. ROC AUC score is not defined i
 NO_POS_ROC = "No positive samples in y_true, true positive value should be meaningless"
 NO_NEG_ROC = "No negative samples in y_true, false positive value should be meaningless"
 NO_POS_PR = "No positive class found in y_true, recall is set to one for all thresholds."
+
+
+def warn_undefined(message):
+    """scikit-learn's ``UndefinedMetricWarning``, pointing at the user's line."""
+    warnings.warn(message, as_sklearn_too(UndefinedMetricWarning), stacklevel=find_stack_level())
 
 
 def row_scores(metric, score, *, pos=None, codes=None, weight=None, acc, xp, ops,
@@ -74,7 +70,11 @@ def row_scores(metric, score, *, pos=None, codes=None, weight=None, acc, xp, ops
     names = (metric,) if isinstance(metric, str) else tuple(metric)
     signed = weight is not None if signed is None else signed
     unweighted = weight is None and (max_fpr is None or max_fpr == 1)
-    plain = unweighted and prefers_value_sort(ops)
+    # whether sorting values (and binary searches) beats one argsort plus gathers:
+    # the adapter's ``value_sort_is_cheap`` (True for NumPy, CuPy and JAX; torch's
+    # ``sort`` costs as much as its ``argsort``, so its traced/GPU calls take the
+    # tie-group path).  Eager CPU calls first try ``ops.split_sort``.
+    plain = unweighted and bool(ops.value_sort_is_cheap)
     single = score.shape[0] == 1 and pos is not None
     split = ops.split_sort(score[0, :], xp.reshape(pos, (-1,))) if unweighted and single \
         else None
@@ -149,14 +149,11 @@ def _warn_rows(metric, tot_p, tot_n, score, *, pos, codes, weight, xp, max_fpr=N
         raise ValueError("At least 2 points are needed to compute area under curve, but "
                          "x.shape = 1")
     if bool(xp.any(one_class)):
-        warnings.warn(ONE_CLASS, as_sklearn_too(UndefinedMetricWarning),
-                      stacklevel=find_stack_level())
+        warn_undefined(ONE_CLASS)
     if bool(xp.any(~one_class & (tot_n <= 0))):
-        warnings.warn(NO_NEG_ROC, as_sklearn_too(UndefinedMetricWarning),
-                      stacklevel=find_stack_level())
+        warn_undefined(NO_NEG_ROC)
     if bool(xp.any(~one_class & (tot_p <= 0))):
-        warnings.warn(NO_POS_ROC, as_sklearn_too(UndefinedMetricWarning),
-                      stacklevel=find_stack_level())
+        warn_undefined(NO_POS_ROC)
 
 
 def average_row_scores(scores, weights, *, xp, zero_if_empty=False):

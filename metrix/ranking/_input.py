@@ -102,14 +102,10 @@ class Inputs:
 
 def check_2d(a):
     """scikit-learn's ``check_array(ensure_2d=True)`` error for a 0-d or 1-D array."""
-    if a.ndim == 0:
+    if a.ndim < 2:
         raise ValueError(
-            f"Expected 2D array, got scalar array instead:\narray={a}.\n"
-            "Reshape your data either using array.reshape(-1, 1) if your data has a single "
-            "feature or array.reshape(1, -1) if it contains a single sample.")
-    if a.ndim == 1:
-        raise ValueError(
-            f"Expected 2D array, got 1D array instead:\narray={a}.\n"
+            f"Expected 2D array, got {'scalar' if a.ndim == 0 else '1D'} array instead:\n"
+            f"array={a}.\n"
             "Reshape your data either using array.reshape(-1, 1) if your data has a single "
             "feature or array.reshape(1, -1) if it contains a single sample.")
 
@@ -121,16 +117,6 @@ def target_type(inp: Inputs) -> str:
         raise TypeError("Support for labels represented as bytes is not supported. Convert "
                         "the labels to a string or integer format.")
     return type_of_target(y, input_name="y_true")
-
-
-def labels_to_python(a, xp) -> list:
-    """Label values of a small 1-D array as Python scalars (a host read).
-
-    NumPy: ``tolist()``.  Other namespaces, element by element: bools stay
-    bools, integers become ints and so do integral floats (``1.0`` -> ``1``)
-    (the adapter's ``python_scalars``).
-    """
-    return ops(xp).python_scalars(a)
 
 
 def unique_array(inp: Inputs):
@@ -257,7 +243,8 @@ def discover_classes(inp: Inputs):
     if xp.isdtype(y.dtype, "bool"):
         y = xp.astype(y, _ns.count_dtype(xp, inp.device))
     vals, inv = inp.ops.unique_inverse(y)
-    return labels_to_python(vals, xp), xp.astype(inv, _ns.count_dtype(xp, inp.device))
+    # the adapter's python_scalars: integral floats become ints (1.0 -> 1)
+    return inp.ops.python_scalars(vals), xp.astype(inv, _ns.count_dtype(xp, inp.device))
 
 
 def check_k(k, name="k"):

@@ -13,13 +13,24 @@ from typing import Any
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
+from .._core.docstrings import sections
 from .._core.edge import metric_edge
 from .._core.stacklevel import find_stack_level
 from .._core.validation import check_binned_scores
-from ..exceptions import UndefinedMetricWarning, as_sklearn_too
-from ._averaging import NO_NEG_ROC, NO_POS_PR, NO_POS_ROC
+from ._averaging import NO_NEG_ROC, NO_POS_PR, NO_POS_ROC, warn_undefined
 from ._input import Inputs, curve_positive, unique_values
 from ._statistic import binned_curve, exact_curve
+
+#: the parameters that the binary curves and confusion_matrix_at_thresholds share
+curve_doc = sections(binary="""\
+    y_true : array of shape (n_samples,)
+        Binary labels; with labels other than {0, 1} / {-1, 1} give ``pos_label``.
+    y_score : array of shape (n_samples,)
+        Scores, higher meaning more likely positive.
+    pos_label : int, float, bool or str, default=None
+        The positive class.""", validate="""\
+    validate : bool, default=True
+        Check target type and finiteness (reads values; a host sync).""")
 
 # -- curves ---------------------------------------------------------------
 
@@ -66,6 +77,7 @@ def _prepend(a, value, xp):
 
 
 @metric_edge
+@curve_doc
 def roc_curve(y_true: Any, y_score: Any, *, pos_label: int | float | bool | str | None = None,
               sample_weight: Any = None, drop_intermediate: bool = True,
               thresholds: int | Any | None = None,
@@ -78,12 +90,7 @@ def roc_curve(y_true: Any, y_score: Any, *, pos_label: int | float | bool | str 
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,)
-        Binary labels; with labels other than {0, 1} / {-1, 1} give ``pos_label``.
-    y_score : array of shape (n_samples,)
-        Scores, higher meaning more likely positive.
-    pos_label : int, float, bool or str, default=None
-        The positive class.
+    %(binary)s
     sample_weight : array of shape (n_samples,), default=None
         Sample weights.
     drop_intermediate : bool, default=True
@@ -96,8 +103,7 @@ def roc_curve(y_true: Any, y_score: Any, *, pos_label: int | float | bool | str 
         length ``T + 1``, trace under jit and take O(N + T) memory.  Unchecked
         (``validate=False``), a score below the lowest threshold, or NaN, is
         below every threshold (see the user guide, "Binned metrics").
-    validate : bool, default=True
-        Check target type and finiteness (reads values; a host sync).
+    %(validate)s
 
     Returns
     -------
@@ -129,11 +135,9 @@ def roc_curve(y_true: Any, y_score: Any, *, pos_label: int | float | bool | str 
     fps, tps = _prepend(fps, 0.0, xp), _prepend(tps, 0.0, xp)
     thr = _prepend(xp.astype(thr, inp.fdt), float("inf"), xp)
     if warn and bool(tot_n <= 0):
-        warnings.warn(NO_NEG_ROC, as_sklearn_too(UndefinedMetricWarning),
-                      stacklevel=find_stack_level())
+        warn_undefined(NO_NEG_ROC)
     if warn and bool(tot_p <= 0):
-        warnings.warn(NO_POS_ROC, as_sklearn_too(UndefinedMetricWarning),
-                      stacklevel=find_stack_level())
+        warn_undefined(NO_POS_ROC)
     nan = float("nan")
     fpr = xp.where(tot_n <= 0, xp.full_like(fps, nan), safe_divide(fps, tot_n, zero_value=nan,
                                                                     xp=xp))
@@ -144,6 +148,7 @@ def roc_curve(y_true: Any, y_score: Any, *, pos_label: int | float | bool | str 
 
 
 @metric_edge
+@curve_doc
 def precision_recall_curve(y_true: Any, y_score: Any, *,
                            pos_label: int | float | bool | str | None = None,
                            sample_weight: Any = None, drop_intermediate: bool = False,
@@ -155,12 +160,7 @@ def precision_recall_curve(y_true: Any, y_score: Any, *,
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,)
-        Binary labels; with labels other than {0, 1} / {-1, 1} give ``pos_label``.
-    y_score : array of shape (n_samples,)
-        Scores, higher meaning more likely positive.
-    pos_label : int, float, bool or str, default=None
-        The positive class.
+    %(binary)s
     sample_weight : array of shape (n_samples,), default=None
         Sample weights.
     drop_intermediate : bool, default=False
@@ -169,8 +169,7 @@ def precision_recall_curve(y_true: Any, y_score: Any, *,
         ``None``: one point per distinct score; an int ``T``: ``T`` evenly
         spaced thresholds in [0, 1]; an array: those thresholds.  As in
         :func:`roc_curve`.
-    validate : bool, default=True
-        Check target type and finiteness (reads values; a host sync).
+    %(validate)s
 
     Returns
     -------
@@ -211,6 +210,7 @@ def precision_recall_curve(y_true: Any, y_score: Any, *,
 
 
 @metric_edge
+@curve_doc
 def det_curve(y_true: Any, y_score: Any, pos_label: int | float | bool | str | None = None,
               sample_weight: Any = None, drop_intermediate: bool = False, *,
               thresholds: int | Any | None = None,
@@ -221,12 +221,7 @@ def det_curve(y_true: Any, y_score: Any, pos_label: int | float | bool | str | N
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,)
-        Binary labels; with labels other than {0, 1} / {-1, 1} give ``pos_label``.
-    y_score : array of shape (n_samples,)
-        Scores, higher meaning more likely positive.
-    pos_label : int, float, bool or str, default=None
-        The positive class.
+    %(binary)s
     sample_weight : array of shape (n_samples,), default=None
         Sample weights.
     drop_intermediate : bool, default=False
@@ -235,8 +230,7 @@ def det_curve(y_true: Any, y_score: Any, pos_label: int | float | bool | str | N
         ``None``: one point per distinct score; an int ``T``: ``T`` evenly
         spaced thresholds in [0, 1]; an array: those thresholds.  As in
         :func:`roc_curve`.
-    validate : bool, default=True
-        Check target type and finiteness (reads values; a host sync).
+    %(validate)s
 
     Returns
     -------

@@ -11,16 +11,15 @@ from __future__ import annotations
 import contextvars
 import math
 import numbers
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
+from .._core.docstrings import sections
 from .._core.edge import metric_edge
-from .._core.stacklevel import find_stack_level
 from .._core.validation import column_or_1d
-from ..exceptions import UndefinedMetricWarning, as_sklearn_too
+from ._averaging import warn_undefined
 from ._input import Inputs, check_k, check_labels, discover_classes, encode_classes, target_type
 from ._statistic import group_ids, segment_sums, sort_desc
 
@@ -31,6 +30,21 @@ _TOPK_LABEL_MSGS = {
              "'y_score' ({1}).",
     "subset": "'y_true' contains labels not in parameter 'labels'.",
 }
+
+
+_label_doc = sections(on_device="""\
+    In the namespace and on the device of ``y_score`` (a Python float for
+    NumPy).""", multilabel="""\
+    y_true : array of shape (n_samples, n_labels)
+        Multilabel indicator matrix.
+    y_score : array of shape (n_samples, n_labels)
+        Scores of each label; higher ranks first.
+    sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
+    validate : bool, default=True
+        Check target types and finiteness (host reads).""", tsoumakas="""\
+    .. [1] G. Tsoumakas, I. Katakis, I. Vlahavas, "Mining Multi-label Data",
+       Data Mining and Knowledge Discovery Handbook, 2010.""")
 
 
 #: a list set here receives ``(values, weight)`` of each per-sample mean computed
@@ -59,6 +73,7 @@ def _sample_average(values, weight, *, xp, validate=False):
 
 
 @metric_edge
+@_label_doc
 def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bool = True,
                          sample_weight: Any = None, labels: Sequence | None = None,
                          validate: bool = True) -> Any:
@@ -90,8 +105,7 @@ def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bo
     Returns
     -------
     score : 0-d array
-        In the namespace and on the device of ``y_score`` (a Python float for
-        NumPy).
+        %(on_device)s
 
     References
     ----------
@@ -132,9 +146,8 @@ def top_k_accuracy_score(y_true: Any, y_score: Any, *, k: int = 2, normalize: bo
         n_classes = len(labels)
         codes = encode_classes(inp, labels)
     if k >= n_classes:
-        warnings.warn(f"'k' ({k}) greater than or equal to 'n_classes' ({n_classes}) will "
-                      "result in a perfect score and is therefore meaningless.",
-                      as_sklearn_too(UndefinedMetricWarning), stacklevel=find_stack_level())
+        warn_undefined(f"'k' ({k}) greater than or equal to 'n_classes' ({n_classes}) will "
+                       "result in a perfect score and is therefore meaningless.")
     hits = _topk_hits(s, codes, k, binary=y_type == "binary", labels=labels,
                       n_classes=n_classes, inp=inp)
     if normalize:
@@ -236,6 +249,7 @@ def _check_dcg_type(inp, validate):
 
 
 @metric_edge
+@_label_doc
 def dcg_score(y_true: Any, y_score: Any, *, k: int | None = None, log_base: float = 2,
               sample_weight: Any = None, ignore_ties: bool = False,
               validate: bool = True) -> Any:
@@ -266,8 +280,7 @@ def dcg_score(y_true: Any, y_score: Any, *, k: int | None = None, log_base: floa
     Returns
     -------
     dcg : 0-d array
-        In the namespace and on the device of ``y_score`` (a Python float for
-        NumPy).
+        %(on_device)s
 
     References
     ----------
@@ -376,6 +389,7 @@ def _sorted_relevance(inp, xp):
 
 
 @metric_edge
+@_label_doc
 def label_ranking_average_precision_score(y_true: Any, y_score: Any, *,
                                           sample_weight: Any = None,
                                           validate: bool = True) -> Any:
@@ -388,25 +402,16 @@ def label_ranking_average_precision_score(y_true: Any, y_score: Any, *,
 
     Parameters
     ----------
-    y_true : array of shape (n_samples, n_labels)
-        Multilabel indicator matrix.
-    y_score : array of shape (n_samples, n_labels)
-        Scores of each label; higher ranks first.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
-    validate : bool, default=True
-        Check target types and finiteness (host reads).
+    %(multilabel)s
 
     Returns
     -------
     score : 0-d array
-        In the namespace and on the device of ``y_score`` (a Python float for
-        NumPy).
+        %(on_device)s
 
     References
     ----------
-    .. [1] G. Tsoumakas, I. Katakis, I. Vlahavas, "Mining Multi-label Data",
-       Data Mining and Knowledge Discovery Handbook, 2010.
+    %(tsoumakas)s
     """
     inp, xp = _label_inputs(y_true, y_score, sample_weight, validate, allow_binary_2d=True)
     rel, gid = _sorted_relevance(inp, xp)
@@ -422,6 +427,7 @@ def label_ranking_average_precision_score(y_true: Any, y_score: Any, *,
 
 
 @metric_edge
+@_label_doc
 def coverage_error(y_true: Any, y_score: Any, *, sample_weight: Any = None,
                    validate: bool = True) -> Any:
     """Coverage error: how far down the ranking all relevant labels are covered.
@@ -432,25 +438,16 @@ def coverage_error(y_true: Any, y_score: Any, *, sample_weight: Any = None,
 
     Parameters
     ----------
-    y_true : array of shape (n_samples, n_labels)
-        Multilabel indicator matrix.
-    y_score : array of shape (n_samples, n_labels)
-        Scores of each label; higher ranks first.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
-    validate : bool, default=True
-        Check target types and finiteness (host reads).
+    %(multilabel)s
 
     Returns
     -------
     coverage : 0-d array
-        In the namespace and on the device of ``y_score`` (a Python float for
-        NumPy).
+        %(on_device)s
 
     References
     ----------
-    .. [1] G. Tsoumakas, I. Katakis, I. Vlahavas, "Mining Multi-label Data",
-       Data Mining and Knowledge Discovery Handbook, 2010.
+    %(tsoumakas)s
     """
     inp, xp = _label_inputs(y_true, y_score, sample_weight, validate, ensure_2d=True)
     s = inp.score
@@ -462,6 +459,7 @@ def coverage_error(y_true: Any, y_score: Any, *, sample_weight: Any = None,
 
 
 @metric_edge
+@_label_doc
 def label_ranking_loss(y_true: Any, y_score: Any, *, sample_weight: Any = None,
                        validate: bool = True) -> Any:
     """Label ranking loss: the fraction of wrongly ordered (relevant, irrelevant) pairs.
@@ -473,25 +471,16 @@ def label_ranking_loss(y_true: Any, y_score: Any, *, sample_weight: Any = None,
 
     Parameters
     ----------
-    y_true : array of shape (n_samples, n_labels)
-        Multilabel indicator matrix.
-    y_score : array of shape (n_samples, n_labels)
-        Scores of each label; higher ranks first.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
-    validate : bool, default=True
-        Check target types and finiteness (host reads).
+    %(multilabel)s
 
     Returns
     -------
     loss : 0-d array
-        In the namespace and on the device of ``y_score`` (a Python float for
-        NumPy).
+        %(on_device)s
 
     References
     ----------
-    .. [1] G. Tsoumakas, I. Katakis, I. Vlahavas, "Mining Multi-label Data",
-       Data Mining and Knowledge Discovery Handbook, 2010.
+    %(tsoumakas)s
     """
     inp, xp = _label_inputs(y_true, y_score, sample_weight, validate)
     rel, gid = _sorted_relevance(inp, xp)

@@ -12,16 +12,13 @@ scikit-learn) and have static shapes, so with ``validate=False`` (and declared
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Sequence
 from typing import Any, Literal
 
 from .._core import namespace as _ns
 from .._core.edge import metric_edge
 from .._core.lane import cast, lane_namespace_1d
-from .._core.stacklevel import find_stack_level
 from ..backends import ops
-from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ._averaging import (
     ONE_CLASS,
     ZERO_WEIGHTS,
@@ -30,6 +27,7 @@ from ._averaging import (
     both_classes,
     ovo_roc_auc,
     row_scores,
+    warn_undefined,
 )
 from ._input import (
     Inputs,
@@ -164,8 +162,7 @@ def _binary_row(inp, metric, pos, validate, max_fpr=None):
     if (metric == "roc_auc" and inp.score.ndim == 2 and inp.score.shape[1] > 1
             and not both_classes(pos, xp=xp)):
         # scikit-learn's one-class NaN comes before its check of the scores' shape
-        warnings.warn(ONE_CLASS, as_sklearn_too(UndefinedMetricWarning),
-                      stacklevel=find_stack_level())
+        warn_undefined(ONE_CLASS)
         return xp.asarray(float("nan"), dtype=inp.acc, device=_ns.device_of(inp.score))
     s = _score_1d(inp)
     # all weights 0: scikit-learn's one-class NaN comes first for ROC AUC
@@ -177,17 +174,18 @@ def _binary_row(inp, metric, pos, validate, max_fpr=None):
     return value[0]
 
 
-def _multiclass_codes(inp, labels, validate):
-    n_cols = inp.score.shape[1]
+def _multiclass_codes(inp, labels, validate, n_columns=None):
+    """``(codes, n_classes)`` of a multiclass ``y_true``: among the declared
+    ``labels``, else the classes present; ``n_columns`` classes, where given."""
     if labels is not None:
-        labels = check_labels(labels, n_columns=n_cols, msgs=_OVR_LABEL_MSGS, inp=inp,
-                              validate=validate)
+        labels = check_labels(labels, n_columns=len(labels) if n_columns is None else n_columns,
+                              msgs=_OVR_LABEL_MSGS, inp=inp, validate=validate)
         return encode_classes(inp, labels), len(labels)
     classes, codes = discover_classes(inp)
-    if len(classes) != n_cols:
+    if n_columns is not None and len(classes) != n_columns:
         raise ValueError("Number of classes in y_true not equal to the number of columns "
                          "in 'y_score'")
-    return codes, n_cols
+    return codes, len(classes)
 
 
 @metric_edge
@@ -272,8 +270,7 @@ def roc_auc_score(
     if ovo_weight:  # not multiclass: multi_class is ignored and the weights count
         inp.add_weight(sample_weight, validate=validate, nonzero=False)
     if y_type == "binary":
-        pos = positive_of_max(inp) if inp.y.ndim == 1 else positive_of_max(
-            _flat_y(inp))
+        pos = positive_of_max(inp if inp.y.ndim == 1 else _flat_y(inp))
         return inp.out(_binary_row(inp, "roc_auc", pos, validate, max_fpr=max_fpr))
     if y_type != "multilabel-indicator":
         raise ValueError(f"{y_type} format is not supported")
@@ -423,7 +420,7 @@ def _multiclass_auc(inp, labels, multi_class, average, validate, ovo_weight=Fals
         raise NotImplementedError("average=None is not implemented for multi_class='ovo'.")
     if inp.y.ndim == 2:
         _flat_y(inp)
-    codes, _ = _multiclass_codes(inp, labels, validate)
+    codes, _ = _multiclass_codes(inp, labels, validate, s.shape[1])
     if multi_class == "ovo":
         if ovo_weight or inp.weight is not None:
             raise ValueError("sample_weight is not supported for multiclass one-vs-one ROC "
@@ -507,13 +504,7 @@ def average_precision_score(
                          "pos_label or set pos_label to 1.")
     if inp.y.ndim == 2:
         _flat_y(inp)
-    if labels is not None:
-        labels = check_labels(labels, n_columns=len(labels), msgs=_OVR_LABEL_MSGS, inp=inp,
-                              validate=validate)
-        codes, n_classes = encode_classes(inp, labels), len(labels)
-    else:
-        classes, codes = discover_classes(inp)
-        n_classes = len(classes)
+    codes, n_classes = _multiclass_codes(inp, labels, validate)
     s = inp.score
     if s.ndim != 2 or s.shape[1] != n_classes:
         raise ValueError("`y_score` needs to be of shape `(n_samples, n_classes)`, since "

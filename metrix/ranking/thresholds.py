@@ -22,7 +22,7 @@ from .._core.validation import assert_all_finite, column_or_1d
 from ..backends import ops as _ops
 from ._input import Inputs
 from ._statistic import group_ends, sort_desc
-from .curves import _curve_counts
+from .curves import _curve_counts, curve_doc
 
 
 def _keyword_only_warning(version):
@@ -55,6 +55,7 @@ def _keyword_only_warning(version):
 
 @_keyword_only_warning("1.11")
 @metric_edge
+@curve_doc
 def confusion_matrix_at_thresholds(y_true: Any, y_score: Any, *,
                                    pos_label: int | float | bool | str | None = None,
                                    sample_weight: Any = None,
@@ -71,12 +72,7 @@ def confusion_matrix_at_thresholds(y_true: Any, y_score: Any, *,
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,)
-        Binary labels; with labels other than {0, 1} / {-1, 1} give ``pos_label``.
-    y_score : array of shape (n_samples,)
-        Scores, higher meaning more likely positive.
-    pos_label : int, float, bool or str, default=None
-        The positive class.
+    %(binary)s
     sample_weight : array of shape (n_samples,), default=None
         Sample weights; zero-weight samples are dropped.
     thresholds : int or array, default=None
@@ -84,8 +80,7 @@ def confusion_matrix_at_thresholds(y_true: Any, y_score: Any, *,
         (data-dependent length, eager), as scikit-learn.  An int ``T``: ``T``
         evenly spaced thresholds in [0, 1]; an array: those thresholds.  As in
         :func:`roc_curve`: static length, traceable, O(N + T) memory.
-    validate : bool, default=True
-        Check target type and finiteness (reads values; a host sync).
+    %(validate)s
 
     Returns
     -------

@@ -84,17 +84,15 @@ def _as(x, dtype, xp):
     return x if x.dtype == dtype else xp.astype(x, dtype)
 
 
-def _check_common(k, empty_target_action):
+def _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action, validate,
+          *, graded=False, ideal=False):
+    """Check the parameters and the inputs; rank each query's items (:class:`_Ranked`)."""
     if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral)
                           or k < 1):
         raise ValueError(f"k must be a positive integer or None, got {k!r}.")
     if empty_target_action not in _ACTIONS:
         raise ValueError(f"empty_target_action must be one of {_ACTIONS}, got "
                          f"{empty_target_action!r}.")
-
-
-def _rank(y_true, y_score, query_ids, n_queries, k, *, max_items=None, validate, graded,
-          ideal=False):
     xp, device = _ns.get_namespace_and_device(y_true, y_score, query_ids)
     y_true = _ns.asarray(y_true, xp=xp, device=device)
     y_score = _ns.asarray(y_score, xp=xp, device=device)
@@ -399,9 +397,8 @@ def precision_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids
     the denominator is :math:`\\min(k, n_{items})` (``adaptive_k`` is a keyword
     of this function, as in TorchMetrics).
     """
-    _check_common(k, empty_target_action)
-    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items=max_items,
-               validate=validate, graded=False)
+    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
+               validate)
     xp = rk.xp
     if k is None:
         denom = rk.n_items
@@ -423,9 +420,8 @@ def recall_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: A
 
     :math:`R@k = |\\mathrm{rel} \\cap \\mathrm{top}_k| / |\\mathrm{rel}|`.
     """
-    _check_common(k, empty_target_action)
-    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items=max_items,
-               validate=validate, graded=False)
+    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
+               validate)
     values = safe_divide(_hits_at_k(rk), rk.n_rel, zero_value=0.0, xp=rk.xp)
     return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
 
@@ -437,9 +433,8 @@ def hit_rate_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids:
                   empty_target_action: Literal["neg", "pos", "skip", "error"] = "neg",
                   validate: bool = True) -> Any:
     """Mean over queries of 1 when a relevant item is among the top ``k``, else 0."""
-    _check_common(k, empty_target_action)
-    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items=max_items,
-               validate=validate, graded=False)
+    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
+               validate)
     values = rk.xp.astype(_hits_at_k(rk) > 0, rk.maxf)
     return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
 
@@ -454,9 +449,8 @@ def mrr(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any = Non
 
     The reciprocal rank is 0 when no relevant item is among the top ``k``.
     """
-    _check_common(k, empty_target_action)
-    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items=max_items,
-               validate=validate, graded=False)
+    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
+               validate)
     xp = rk.xp
     first = rk.in_k & (rk.hit > 0) & (rk.cum_hits == 1)
     values = rk.segsum(xp.where(first, 1.0 / (rk.rank + 1.0), xp.zeros_like(rk.rank)))
@@ -475,9 +469,8 @@ def map_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any 
     \\sum_{r \\le k,\\ \\mathrm{rel}(r)} P@r`, 0 when no relevant item is in the
     top k (TorchMetrics' ``retrieval_average_precision``).
     """
-    _check_common(k, empty_target_action)
-    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items=max_items,
-               validate=validate, graded=False)
+    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
+               validate)
     xp = rk.xp
     take = rk.in_k & (rk.hit > 0)
     prec = xp.where(take, rk.cum_hits / (rk.rank + 1.0), xp.zeros_like(rk.rank))
@@ -501,10 +494,8 @@ def ndcg_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any
     position (TorchMetrics averages over tied scores instead; the two agree
     on distinct scores).
     """
-    _check_common(k, empty_target_action)
-    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items=max_items,
-               validate=validate, graded=True,
-               ideal=True)
+    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
+               validate, graded=True, ideal=True)
     xp = rk.xp
     dcg = _dcg(rk.__dict__, xp)
     values = safe_divide(dcg, rk.idcg, zero_value=0.0, xp=xp)

@@ -101,9 +101,7 @@ def _label_columns(labels, n_classes, *, xp, device, validate):
 
 def _host_labels(labels):
     """Host labels (list, tuple, NumPy array) as a list of Python ints."""
-    if getattr(labels, "ndim", 1) != 1:
-        raise ValueError("labels must be a non-empty 1-D sequence of class indices.")
-    lab = list(labels)
+    lab = list(labels) if getattr(labels, "ndim", 1) == 1 else []
     if not lab:
         raise ValueError("labels must be a non-empty 1-D sequence of class indices.")
     if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in lab):
