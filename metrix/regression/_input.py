@@ -47,10 +47,6 @@ class RegTargets(NamedTuple):
     out_dtype: object     # dtype of the result
     acc_dtype: object     # dtype of the sums
 
-    @property
-    def y_type(self) -> str:
-        return "continuous" if self.n_outputs == 1 else "continuous-multioutput"
-
 
 def _as_numeric(y, *, xp, device, name):
     """``y`` as a real numeric 1-D or 2-D array (shape checks only)."""
@@ -112,8 +108,7 @@ def check_reg_targets(y_true, y_pred, sample_weight=None, multioutput=None, *,
         raise ValueError(
             f"The 'sample_weight' parameter of {func} must be an array-like or None. "
             f"Got {sample_weight!r} instead.")
-    mo_array = multioutput if not (multioutput is None or isinstance(multioutput, str)) \
-        else None
+    mo_array = None if multioutput is None or isinstance(multioutput, str) else multioutput
     xp, device = _ns.get_namespace_and_device(y_true, y_pred, sample_weight, mo_array)
     check_consistent_length(y_true, y_pred, sample_weight)
     y_true = _as_numeric(y_true, xp=xp, device=device, name="y_true")
@@ -243,13 +238,9 @@ def check_tweedie_domain(y_true, y_pred, power, *, xp):
     are already known to be finite.
     """
     message = f"Mean Tweedie deviance error with power={power} can only be used on "
-    if power < 0:
-        if bool(xp.min(y_pred) <= 0):
-            raise ValueError(message + "strictly positive y_pred.")
-    elif power == 0:
-        pass
-    elif power < 2:
-        if bool(xp.min(y_true) < 0) or bool(xp.min(y_pred) <= 0):
-            raise ValueError(message + "non-negative y and strictly positive y_pred.")
-    elif bool(xp.min(y_true) <= 0) or bool(xp.min(y_pred) <= 0):
+    if power < 0 and bool(xp.min(y_pred) <= 0):
+        raise ValueError(message + "strictly positive y_pred.")
+    if 0 < power < 2 and (bool(xp.min(y_true) < 0) or bool(xp.min(y_pred) <= 0)):
+        raise ValueError(message + "non-negative y and strictly positive y_pred.")
+    if power >= 2 and (bool(xp.min(y_true) <= 0) or bool(xp.min(y_pred) <= 0)):
         raise ValueError(message + "strictly positive y and y_pred.")

@@ -282,10 +282,22 @@ def _mean_error(kind, y_true, y_pred, sample_weight, multioutput, validate):
     return value  # a 0-d array: the edge makes a NumPy one a Python float
 
 
-def _with_host_entry(kind, general):
-    """The public mean error of ``general`` (its path past the host entry),
-    whose training-loop call (``validate=False``, the uniform average) on host
-    arrays is answered on host views first (:func:`~metrix.backends.host_lane`)."""
+def _mean_error_metric(kind, name, custom_checks=True):
+    """The public mean error ``name``: its general path (the lane, else the
+    checked targets and :func:`_mean_error_general`) behind a host entry, which
+    answers the training-loop call (``validate=False``, the uniform average) on
+    host arrays on host views first (:func:`~metrix.backends.host_lane`)."""
+    @metric_edge
+    def general(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average",
+                validate=True):
+        fast = _mean_error(kind, y_true, y_pred, sample_weight, multioutput, validate)
+        if fast is not None:
+            return fast
+        t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
+                              func=name, custom_checks=custom_checks)
+        rows = (lambda a, b: (abs(b - a),)) if kind == "absolute" else _squared(t.xp)
+        return _mean_error_general(kind, t, rows)
+
     def metric(
             y_true: Any, y_pred: Any, *, sample_weight: Any = None,
             multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
@@ -297,26 +309,8 @@ def _with_host_entry(kind, general):
         return general(y_true, y_pred, sample_weight=sample_weight, multioutput=multioutput,
                        validate=validate)
 
-    metric.__name__ = metric.__qualname__ = general.__name__[1:]
+    metric.__name__ = metric.__qualname__ = name
     return host_entry(general)(metric)
-
-
-@metric_edge
-def _mean_absolute_error(y_true, y_pred, *, sample_weight=None,
-                           multioutput="uniform_average", validate=True):
-    """:func:`mean_absolute_error` past its host entry."""
-    fast = _mean_error("absolute", y_true, y_pred, sample_weight, multioutput, validate)
-    if fast is not None:
-        return fast
-    t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
-                          func="mean_absolute_error")
-    return _mean_error_general("absolute", t, lambda a, b: (abs(b - a),))
-
-
-mean_absolute_error = _with_host_entry("absolute", _mean_absolute_error)
-mean_absolute_error.__doc__ = _doc(
-    "mean_absolute_error", "Mean absolute error regression loss.",
-    r"\mathrm{MAE} = \sum_i w_i |y_i - \hat y_i| / \sum_i w_i")
 
 
 def _mean_error_general(kind, t, rows):
@@ -336,37 +330,16 @@ def _squared(xp, log=False):
     return squared
 
 
-@metric_edge
-def _mean_squared_error(y_true, y_pred, *, sample_weight=None,
-                          multioutput="uniform_average", validate=True):
-    """:func:`mean_squared_error` past its host entry."""
-    fast = _mean_error("squared", y_true, y_pred, sample_weight, multioutput, validate)
-    if fast is not None:
-        return fast
-    t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
-                          func="mean_squared_error")
-    return _mean_error_general("squared", t, _squared(t.xp))
-
-
-mean_squared_error = _with_host_entry("squared", _mean_squared_error)
+mean_absolute_error = _mean_error_metric("absolute", "mean_absolute_error")
+mean_absolute_error.__doc__ = _doc(
+    "mean_absolute_error", "Mean absolute error regression loss.",
+    r"\mathrm{MAE} = \sum_i w_i |y_i - \hat y_i| / \sum_i w_i")
+mean_squared_error = _mean_error_metric("squared", "mean_squared_error")
 mean_squared_error.__doc__ = _doc(
     "mean_squared_error", "Mean squared error regression loss.",
     r"\mathrm{MSE} = \sum_i w_i (y_i - \hat y_i)^2 / \sum_i w_i")
-
-
-@metric_edge
-def _root_mean_squared_error(y_true, y_pred, *, sample_weight=None,
-                               multioutput="uniform_average", validate=True):
-    """:func:`root_mean_squared_error` past its host entry."""
-    fast = _mean_error("root", y_true, y_pred, sample_weight, multioutput, validate)
-    if fast is not None:
-        return fast
-    t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
-                          func="root_mean_squared_error", custom_checks=False)
-    return _mean_error_general("root", t, _squared(t.xp))
-
-
-root_mean_squared_error = _with_host_entry("root", _root_mean_squared_error)
+# scikit-learn does not run root_mean_squared_error's output weights through its checks
+root_mean_squared_error = _mean_error_metric("root", "root_mean_squared_error", custom_checks=False)
 root_mean_squared_error.__doc__ = _doc(
     "root_mean_squared_error", "Root mean squared error regression loss (per output).",
     r"\mathrm{RMSE} = \sqrt{\mathrm{MSE}}")

@@ -98,13 +98,10 @@ def prepare(y_true, y_pred, *, labels, ignore_index, include_background, input_f
     t_kind, p_kind = _layout(yt, yp, input_format)
     for name, y, kind in (("y_true", yt, t_kind), ("y_pred", yp, p_kind)):
         _check_dtype(y, kind, name, xp)
-    fdt = _ns.result_float_dtype(xp, device, *(y for y, k in ((yt, t_kind), (yp, p_kind))
-                                               if k == "onehot"))
+    onehots = [y for y, kind in ((yt, t_kind), (yp, p_kind)) if kind == "onehot"]
+    fdt = _ns.result_float_dtype(xp, device, *onehots)
     acc = _ns.max_float_dtype(xp, device)
-    n_channels = None
-    for y, kind in ((yt, t_kind), (yp, p_kind)):
-        if kind == "onehot":
-            n_channels = int(y.shape[1])
+    n_channels = int(onehots[-1].shape[1]) if onehots else None
     if n_channels == 0:
         raise ValueError("One-hot inputs need at least one channel (axis 1 has size 0).")
     if ignore_index is not None and t_kind != "index":
@@ -175,15 +172,11 @@ def _check_dtype(y, kind, name, xp):
         raise ValueError(f"{name} must hold numbers; got dtype {y.dtype}.")
 
 
-def _is_float(y, xp):
-    return _ns.has_kind(xp, y.dtype, "real floating")
-
-
 def _check_values(y, kind, name, xp):
     """Value checks (host reads: ``validate=True`` only)."""
     if kind != "onehot":
         return
-    if _is_float(y, xp):
+    if _ns.has_kind(xp, y.dtype, "real floating"):
         assert_all_finite(y, xp=xp, input_name=name)
     elif not _ns.has_kind(xp, y.dtype, "bool") and not bool(xp.all((y == 0) | (y == 1))):
         raise ValueError(
@@ -203,7 +196,7 @@ def _check_in_range(y, valid, n, name, xp):
 def _flatten(y, kind, xp):
     """One side as ``(N, P)`` codes or an ``(N, C, P)`` indicator (floats argmaxed)."""
     n = int(y.shape[0])
-    if kind == "onehot" and _is_float(y, xp):
+    if kind == "onehot" and _ns.has_kind(xp, y.dtype, "real floating"):
         y, kind = xp.argmax(y, axis=1), "index"
     if kind == "index":
         return Side("index", xp.reshape(y, (n, -1)), xp)
@@ -243,8 +236,7 @@ def _discover(yt, yp, valid, xp):
         if not bool(xp.any(valid)):
             raise ValueError("Every pixel of y_true equals ignore_index: nothing to score.")
         big = xp.iinfo(yt.dtype).max
-        lo_t = xp.min(xp.where(valid, yt, big))
-        lo = min(int(lo_t), int(xp.min(xp.where(valid, yp, big))))
+        lo = min(int(xp.min(xp.where(valid, yt, big))), int(xp.min(xp.where(valid, yp, big))))
         # ignored pixels take a value that is kept anyway (the smallest)
         yt = xp.where(valid, yt, lo)
         yp = xp.where(valid, yp, lo)

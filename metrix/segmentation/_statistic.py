@@ -65,52 +65,50 @@ def _encode(y, classes, xp):
 def _label_map_counts(prep, per_image):
     xp, o = prep.xp, _ops(prep.xp)
     k = len(prep.classes)
-    pooled = _pooled_declared(prep, k, xp, o) if not per_image else None
-    if pooled is not None:
-        return pooled
-    yt, yp = prep.true.array, prep.pred.array
-    n_img, n_pix = int(yt.shape[0]), int(yt.shape[1])
     s = k + 1
-    m = n_img if per_image else 1
-    tc = xp.reshape(_encode(xp.reshape(yt, (-1,)), prep.classes, xp), (n_img, n_pix))
-    pc = xp.reshape(_encode(xp.reshape(yp, (-1,)), prep.classes, xp), (n_img, n_pix))
-    cells = m * s * s
-    if cells <= max(DENSE_CELLS, n_img * n_pix):
+    flat = None if per_image else _pooled_declared(prep, k, o)
+    if flat is None:
+        yt, yp = prep.true.array, prep.pred.array
+        n_img, n_pix = int(yt.shape[0]), int(yt.shape[1])
+        m = n_img if per_image else 1
+        tc = xp.reshape(_encode(xp.reshape(yt, (-1,)), prep.classes, xp), (n_img, n_pix))
+        pc = xp.reshape(_encode(xp.reshape(yp, (-1,)), prep.classes, xp), (n_img, n_pix))
+        cells = m * s * s
+        if cells > max(DENSE_CELLS, n_img * n_pix):
+            return _class_counts(tc, pc, prep.valid, m, k, xp, o)
         code = tc * s + pc
         if per_image:
             code = code + _image_offsets(n_img, s * s, tc, xp)
         code = _sink(code, prep.valid, cells, xp)
         flat = o.bincount(xp.reshape(code, (-1,)), length=cells + 1)[:cells]
-        cm = xp.reshape(flat, (m, s, s))
-        tp = xp.reshape(flat, (m, s * s))[:, 0:k * (s + 1):s + 1]
-        return SegmentCounts(tp, xp.sum(cm[:, :, :k], axis=1), xp.sum(cm[:, :k, :], axis=2))
-    # many classes: three counts of length M * S instead of M * S * S cells
-    off = _image_offsets(n_img, s, tc, xp) if per_image else 0
+    cm = xp.reshape(flat, (-1, s, s))
+    tp = xp.reshape(flat, (-1, s * s))[:, 0:k * (s + 1):s + 1]
+    return SegmentCounts(tp, xp.sum(cm[:, :, :k], axis=1), xp.sum(cm[:, :k, :], axis=2))
+
+
+def _class_counts(tc, pc, valid, m, k, xp, o):
+    """Many classes: three counts of length ``M * S`` instead of ``M * S * S`` cells."""
+    s = k + 1
+    off = _image_offsets(m, s, tc, xp) if m > 1 else 0
     length = m * s
-    true = o.bincount(xp.reshape(_sink(tc + off, prep.valid, length, xp), (-1,)),
-                      length=length + 1)
-    pred = o.bincount(xp.reshape(_sink(pc + off, prep.valid, length, xp), (-1,)),
-                      length=length + 1)
+
+    def count(codes):
+        codes = xp.reshape(_sink(codes, valid, length, xp), (-1,))
+        return xp.reshape(o.bincount(codes, length=length + 1)[:length], (m, s))[:, :k]
+
     hit = xp.where(tc == pc, tc + off, xp.full_like(tc, length))
-    tp = o.bincount(xp.reshape(_sink(hit, prep.valid, length, xp), (-1,)), length=length + 1)
-    return SegmentCounts(*(xp.reshape(c[:length], (m, s))[:, :k] for c in (tp, pred, true)))
+    return SegmentCounts(count(hit), count(pc + off), count(tc + off))
 
 
-def _pooled_declared(prep, k, xp, o):
-    """Dataset-level counts of contiguous classes without ignored pixels from the
-    backend's fused declared-label count (codes made chunk by chunk, never a
-    pixel-sized temporary; the labels in their own dtype where the classes
-    start at 0, else shifted by the adapter), or None where it has none."""
+def _pooled_declared(prep, k, o):
+    """Dataset-level confusion counts (flat) of contiguous classes without ignored
+    pixels from the backend's fused declared-label count (codes made chunk by
+    chunk, never a pixel-sized temporary; the labels in their own dtype where the
+    classes start at 0, else shifted by the adapter), or None where it has none."""
     first = prep.classes[0]
     if prep.valid is not None or prep.classes != list(range(first, first + k)):
         return None
-    flat = o.pair_bincount_declared(prep.true.raw, prep.pred.raw, n=k, first=first)
-    if flat is None:
-        return None
-    s = k + 1
-    cm = xp.reshape(flat, (1, s, s))
-    tp = xp.reshape(flat, (1, s * s))[:, 0:k * (s + 1):s + 1]
-    return SegmentCounts(tp, xp.sum(cm[:, :, :k], axis=1), xp.sum(cm[:, :k, :], axis=2))
+    return o.pair_bincount_declared(prep.true.raw, prep.pred.raw, n=k, first=first)
 
 
 def _image_offsets(n_img, stride, like, xp):

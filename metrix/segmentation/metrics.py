@@ -55,8 +55,7 @@ def _counts(y_true, y_pred, *, labels, ignore_index, include_background, average
                    include_background=include_background, input_format=input_format,
                    validate=validate)
     counts = segment_counts(prep, per_image=per_image)
-    xp, acc = prep.xp, prep.acc_dtype
-    return prep, SegmentCounts(*(cast(c, acc, xp) for c in counts))
+    return prep, SegmentCounts(*(cast(c, prep.acc_dtype, prep.xp) for c in counts))
 
 
 def pooled_value(counts, *, metric, average, zero_division, validate, xp, acc_dtype):
@@ -66,12 +65,10 @@ def pooled_value(counts, *, metric, average, zero_division, validate, xp, acc_dt
     if metric == "iou":
         return jaccard_from_counts((tp, pred, true), average=average,
                                    zero_division=zero_division, xp=xp, validate=validate)
-    want, warn = (("f-score",), ("f-score",)) if metric == "dice" else (("recall",),
-                                                                         ("recall",))
+    want = ("f-score",) if metric == "dice" else ("recall",)
     res = prf_from_counts(SegmentCounts(tp, pred, true), beta=1.0, average=average,
-                          warn_for=warn, zero_division=zero_division, weights=None, xp=xp,
-                          dtype=acc_dtype, acc_dtype=acc_dtype, validate=validate,
-                          want=want)
+                          warn_for=want, zero_division=zero_division, weights=None, xp=xp,
+                          dtype=acc_dtype, acc_dtype=acc_dtype, validate=validate, want=want)
     return res[2] if metric == "dice" else res[1]
 
 
@@ -104,18 +101,14 @@ def per_image_sums(counts, *, metric, average, xp):
     if average == "pairs":
         return xp.sum(s * defined), xp.sum(defined)
     if average == "macro":
-        per_img = safe_divide(xp.sum(s * defined, axis=1), xp.sum(defined, axis=1),
-                              zero_value=0.0, xp=xp)
-        img_ok = xp.sum(defined, axis=1) > 0
+        part, whole = s * defined, defined
     elif average == "micro":
-        per_img = safe_divide(xp.sum(num, axis=1), xp.sum(den, axis=1), zero_value=0.0,
-                              xp=xp)
-        img_ok = xp.sum(den, axis=1) > 0
+        part, whole = num, den
     else:  # weighted by each image's true pixels per class
-        per_img = safe_divide(xp.sum(s * counts.true, axis=1), xp.sum(counts.true, axis=1),
-                              zero_value=0.0, xp=xp)
-        img_ok = xp.sum(defined, axis=1) > 0
-    img_ok = xp.astype(img_ok, num.dtype)
+        part, whole = s * counts.true, counts.true
+    per_img = safe_divide(xp.sum(part, axis=1), xp.sum(whole, axis=1), zero_value=0.0, xp=xp)
+    # an image has a value where a class is defined in it (for "micro" too: den >= 0)
+    img_ok = xp.astype(xp.sum(defined, axis=1) > 0, num.dtype)
     return xp.sum(per_img * img_ok), xp.sum(img_ok)
 
 
@@ -132,28 +125,21 @@ def per_image_value(value_sum, count, *, metric, zero_division, validate, xp):
     return value
 
 
-def _per_image(counts, *, metric, average, zero_division, validate, prep):
-    """Per-image values averaged over the images where they are defined."""
-    value_sum, count = per_image_sums(counts, metric=metric, average=average, xp=prep.xp)
-    return per_image_value(value_sum, count, metric=metric, zero_division=zero_division,
-                           validate=validate, xp=prep.xp)
-
-
-def _pooled(counts, *, metric, average, zero_division, validate, prep):
-    return pooled_value(counts, metric=metric, average=average, zero_division=zero_division,
-                        validate=validate, xp=prep.xp, acc_dtype=prep.acc_dtype)
-
-
 def _score(metric, y_true, y_pred, *, labels, ignore_index, include_background, average,
            per_image, input_format, zero_division, validate):
     prep, counts = _counts(y_true, y_pred, labels=labels, ignore_index=ignore_index,
                            include_background=include_background, average=average,
                            per_image=per_image, input_format=input_format, validate=validate,
                            zero_division=zero_division)
-    reduce = _per_image if (per_image or average == "pairs") else _pooled
-    value = reduce(counts, metric=metric, average=average, zero_division=zero_division,
-                   validate=validate, prep=prep)
-    return _ns.to_output(cast(value, prep.float_dtype, prep.xp), prep.xp)
+    xp = prep.xp
+    if per_image or average == "pairs":  # per image, then over the images where defined
+        value_sum, count = per_image_sums(counts, metric=metric, average=average, xp=xp)
+        value = per_image_value(value_sum, count, metric=metric, zero_division=zero_division,
+                                validate=validate, xp=xp)
+    else:
+        value = pooled_value(counts, metric=metric, average=average, zero_division=zero_division,
+                             validate=validate, xp=xp, acc_dtype=prep.acc_dtype)
+    return _ns.to_output(cast(value, prep.float_dtype, xp), xp)
 
 
 _COMMON_PARAMETERS = """\
@@ -259,9 +245,8 @@ def mean_iou(
     0.5833333333333333
     """
     return _score("iou", y_true, y_pred, labels=labels, ignore_index=ignore_index,
-                  include_background=include_background, average=average,
-                  per_image=per_image, input_format=input_format,
-                  zero_division=zero_division, validate=validate)
+                  include_background=include_background, average=average, per_image=per_image,
+                  input_format=input_format, zero_division=zero_division, validate=validate)
 
 
 @metric_edge
@@ -323,9 +308,8 @@ def dice_score(
     0.7333333333333334
     """
     return _score("dice", y_true, y_pred, labels=labels, ignore_index=ignore_index,
-                  include_background=include_background, average=average,
-                  per_image=per_image, input_format=input_format,
-                  zero_division=zero_division, validate=validate)
+                  include_background=include_background, average=average, per_image=per_image,
+                  input_format=input_format, zero_division=zero_division, validate=validate)
 
 
 @metric_edge
@@ -386,9 +370,8 @@ def pixel_accuracy(
     0.75
     """
     return _score("accuracy", y_true, y_pred, labels=labels, ignore_index=ignore_index,
-                  include_background=include_background, average=average,
-                  per_image=per_image, input_format=input_format,
-                  zero_division=zero_division, validate=validate)
+                  include_background=include_background, average=average, per_image=per_image,
+                  input_format=input_format, zero_division=zero_division, validate=validate)
 
 
 def _class_weights(true, weight_type, xp):
