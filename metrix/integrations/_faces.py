@@ -9,10 +9,13 @@ from .. import stream as _stream
 STREAM_METRICS = [n for n in _stream.__all__ if isinstance(getattr(_stream, n), type)
                   and issubclass(getattr(_stream, n), _stream.Metric)
                   and not issubclass(getattr(_stream, n), _stream.Aggregator)
-                  and n not in ("Metric", "MetricCollection")]
+                  and n not in ("Metric", "MetricCollection", "Running", "ClasswiseWrapper")]
 
 #: the aggregators (``MeanMetric``, ...: ``update(value, weight=None)``); the torch
 #: face has them, Keras and flax log values with their own (``keras.metrics.Mean``,
 #: ``nnx.metrics.Average``)
 AGGREGATORS = [n for n in _stream.__all__ if isinstance(getattr(_stream, n), type)
                and issubclass(getattr(_stream, n), _stream.Aggregator)]
+
+#: the wrappers of another metric (their first argument); the torch face has them
+WRAPPERS = ["Running", "ClasswiseWrapper"]

@@ -48,7 +48,7 @@ from __future__ import annotations
 import torch
 
 from .. import stream as _stream
-from ._faces import AGGREGATORS, STREAM_METRICS
+from ._faces import AGGREGATORS, STREAM_METRICS, WRAPPERS
 
 __all__ = ["MetricModule"]
 
@@ -189,6 +189,41 @@ def _face(name):
                    f"    See :class:`metrix.stream.{name}` and :mod:`{__name__}`."})
 
 
+class WrapperModule(MetricModule):
+    """A ``torch.nn.Module`` around a :mod:`metrix.stream` wrapper (``Running``,
+    ``ClasswiseWrapper``) of another metric, given as a module of this face or as
+    a stream metric; ``update`` takes the wrapped metric's arguments."""
+
+    def forward(self, *args, **kwargs):
+        """Accumulate the batch; return the wrapped metric of this batch alone."""
+        return self.metric(*args, **kwargs)
+
+    def update(self, *args, **kwargs):
+        """Accumulate one batch (the wrapped metric's arguments; no host read)."""
+        self.metric.update(*args, **kwargs)
+
+
+def _wrapper_face(name):
+    cls = getattr(_stream, name)
+
+    def __init__(self, metric, *args, sync_on_compute=True, process_group=None,
+                 sync_timeout=None, **kwargs):
+        inner = metric.metric if isinstance(metric, MetricModule) else metric
+        MetricModule.__init__(self, cls(inner, *args, **kwargs),
+                              sync_on_compute=sync_on_compute, process_group=process_group,
+                              sync_timeout=sync_timeout)
+
+    return type(name, (WrapperModule,), {
+        "__init__": __init__, "__module__": __name__,
+        "__doc__": f"``metrix.stream.{name}`` as a ``torch.nn.Module`` (same arguments; the "
+                   f"wrapped metric a module of this face or a stream metric).\n\n"
+                   f"    See :class:`metrix.stream.{name}` and :mod:`{__name__}`."})
+
+
+#: the stream tracker, which tracks this face's modules as it tracks stream metrics
+MetricTracker = _stream.MetricTracker
+
+
 class MetricCollection(MetricModule):
     """``metrix.stream.MetricCollection`` as a ``torch.nn.Module``: one shared state
     for the metrics of the same statistic; ``compute()`` returns a dict."""
@@ -203,5 +238,8 @@ class MetricCollection(MetricModule):
 
 for _name in STREAM_METRICS + AGGREGATORS:
     globals()[_name] = _face(_name)
-__all__ += STREAM_METRICS + AGGREGATORS + ["AggregatorModule", "MetricCollection"]
+for _name in WRAPPERS:
+    globals()[_name] = _wrapper_face(_name)
+__all__ += STREAM_METRICS + AGGREGATORS + WRAPPERS + [
+    "AggregatorModule", "MetricCollection", "MetricTracker", "WrapperModule"]
 del _name

@@ -12,7 +12,9 @@ Two layers:
 * **stateful** classes with TorchMetrics' names (``Accuracy``, ``F1Score``,
   ``AUROC``, ``MeanSquaredError``, ``MetricCollection``, ...; the aggregators
   ``MeanMetric``, ``SumMetric``, ``MaxMetric``, ``MinMetric``, ``CatMetric``
-  take ``update(value, weight=None)``) with
+  take ``update(value, weight=None)``; the wrappers ``Running`` (a moving
+  window), ``ClasswiseWrapper`` (per-class dicts) and ``MetricTracker`` (the
+  best step)) with
   ``update / compute / reset / merge / sync / to / state_dict``.
 
 ``sync(state, group)`` reduces a state over ``torch.distributed`` (one
@@ -23,14 +25,17 @@ collective on a fixed-size buffer, with a timeout instead of a hang);
 from ._aggregation import CatStream, MaxStream, MeanStream, MinStream, SumStream
 from ._aggregators import Aggregator, CatMetric, MaxMetric, MeanMetric, MinMetric, SumMetric
 from ._buffer import BufferFullError
+from ._classwise import ClasswiseWrapper
 from ._collection import CollectionStream
 from ._functional import StreamMetric, merge_states
 from ._label import LabelStream
 from ._probabilistic import LogLossStream
 from ._ranking import DEFAULT_THRESHOLDS, RankingStream
 from ._regression import RegressionStream
+from ._running import Running, RunningStream
 from ._segmentation import SegmentationStream
 from ._sync import SyncTimeoutError, psum, sync
+from ._tracker import MetricTracker
 from ._wrappers import (  # noqa: F401
                         AUROC,
                         Accuracy,
@@ -66,14 +71,14 @@ from ._wrappers import (  # noqa: F401
 
 __all__ = [
     "AUROC", "Accuracy", "Aggregator", "AveragePrecision", "BalancedAccuracy", "BufferFullError",
-    "CatMetric", "CatStream", "CohenKappa", "CollectionStream", "ConfusionMatrix",
+    "CatMetric", "CatStream", "ClasswiseWrapper", "CohenKappa", "CollectionStream", "ConfusionMatrix",
     "DEFAULT_THRESHOLDS", "DiceScore", "ExplainedVariance", "F1Score", "FBetaScore",
     "GeneralizedDiceScore", "HammingDistance", "JaccardIndex", "LabelStream", "LogLoss",
     "LogLossStream", "MatthewsCorrCoef", "MaxMetric", "MaxStream", "MeanAbsoluteError",
     "MeanAbsolutePercentageError", "MeanIoU", "MeanMetric", "MeanSquaredError",
     "MeanSquaredLogError", "MeanStream", "MedianAbsoluteError", "Metric",
-    "MetricCollection", "MinMetric", "MinStream", "PixelAccuracy", "Precision", "R2Score",
-    "RankingStream", "Recall", "RegressionStream", "RootMeanSquaredError",
+    "MetricCollection", "MetricTracker", "MinMetric", "MinStream", "PixelAccuracy", "Precision", "R2Score",
+    "RankingStream", "Recall", "RegressionStream", "Running", "RunningStream", "RootMeanSquaredError",
     "RootMeanSquaredLogError", "SegmentationStream", "StreamMetric", "SumMetric",
     "SumStream", "SyncTimeoutError", "ZeroOneLoss",
     "merge_states", "psum", "sync",

@@ -43,6 +43,9 @@ class Metric:
     """A stateful streaming metric around a functional one (``spec``)."""
 
     _seen = None  # (objects pickled before the count existed: unknown)
+    #: whether a greater value is better (True for scores, False for losses and
+    #: errors, None where it has no direction): ``MetricTracker``'s default
+    higher_is_better: bool | None = None
 
     def __init__(self, spec: StreamMetric):
         self.spec = spec
@@ -395,14 +398,15 @@ class _Accumulating(Metric):
 
 # -- label metrics -------------------------------------------------------------------
 
-def _label_class(name, metric, average, doc):
+def _label_class(name, metric, average, doc, higher_is_better):
     def __init__(self, num_classes, average=average, **kwargs):
         if average == "none":
             average = None
         Metric.__init__(self, LabelStream(num_classes, metric, average=average, **kwargs))
 
     return type(name, (Metric,), {"__init__": __init__, "__doc__": doc,
-                                  "__module__": __name__})
+                                  "__module__": __name__,
+                                  "higher_is_better": higher_is_better})
 
 
 _LABEL_DOC = """Streaming {what} over classes ``0..num_classes-1`` (one confusion matrix).
@@ -417,18 +421,20 @@ _LABEL_DOC = """Streaming {what} over classes ``0..num_classes-1`` (one confusio
 for _e in entries(family="label"):
     globals()[_e.stream] = _label_class(_e.stream, _e.spec or _e.key, _e.average,
                                         _LABEL_DOC.format(what=_e.what, name=_e.stream,
-                                                          average=_e.average, fn=_e.function))
+                                                          average=_e.average, fn=_e.function),
+                                        _e.greater_is_better)
 
 
 # -- regression ----------------------------------------------------------------------
 
-def _regression_class(name, metric, doc):
+def _regression_class(name, metric, doc, higher_is_better):
     def __init__(self, num_outputs=None, multioutput="uniform_average", **kwargs):
         Metric.__init__(self, RegressionStream(metric, num_outputs=num_outputs,
                                                multioutput=multioutput, **kwargs))
 
     return type(name, (_Accumulating,), {"__init__": __init__, "__doc__": doc,
-                                         "__module__": __name__, "_owned_leaf": "sw"})
+                                         "__module__": __name__, "_owned_leaf": "sw",
+                                         "higher_is_better": higher_is_better})
 
 
 _REG_DOC = """Streaming {what}: exact weighted sums (merge by addition).
@@ -440,7 +446,7 @@ _REG_DOC = """Streaming {what}: exact weighted sums (merge by addition).
 for _e in entries(family="regression"):
     if _e.stream is not None:
         globals()[_e.stream] = _regression_class(_e.stream, _e.key, _REG_DOC.format(
-            what=_e.what, name=_e.stream, fn=_e.function))
+            what=_e.what, name=_e.stream, fn=_e.function), _e.greater_is_better)
 
 
 class MedianAbsoluteError(Metric):
@@ -449,6 +455,8 @@ class MedianAbsoluteError(Metric):
     Equals ``metrix.median_absolute_error`` on all the data; more than
     ``capacity`` samples raise :class:`~metrix.stream.BufferFullError`.
     """
+
+    higher_is_better = False
 
     def __init__(self, capacity, num_outputs=None, multioutput="uniform_average"):
         super().__init__(RegressionStream("median_ae", num_outputs=num_outputs,
@@ -462,6 +470,7 @@ class _Ranking(_Accumulating):
     batch is added into the histogram in place (``RankingStream.accumulator``)."""
 
     _owned_leaf = "hist"
+    higher_is_better = True
 
     def _feed(self, y_true, y_pred):
         return self._add(y_pred, y_true)
@@ -532,6 +541,8 @@ class LogLoss(Metric):
     one-shot function does.  See :class:`metrix.stream.LogLossStream`.
     """
 
+    higher_is_better = False
+
     def __init__(self, num_classes=None, *, normalize=True, validate=False):
         super().__init__(LogLossStream(num_classes, normalize=normalize, validate=validate))
 
@@ -556,7 +567,7 @@ def _segmentation_class(name, metric, average, fn, what):
     :class:`metrix.stream.SegmentationStream`.
     """
     return type(name, (Metric,), {"__init__": __init__, "__doc__": doc,
-                                  "__module__": __name__})
+                                  "__module__": __name__, "higher_is_better": True})
 
 
 MeanIoU = _segmentation_class("MeanIoU", "iou", "macro", "mean_iou",
@@ -575,6 +586,8 @@ class GeneralizedDiceScore(Metric):
     ``metrix.generalized_dice_score(..., labels=range(num_classes))`` on all
     the images.  See :class:`metrix.stream.SegmentationStream`.
     """
+
+    higher_is_better = True
 
     def __init__(self, num_classes, average="weighted", *, weight_type="square",
                  include_background=True, ignore_index=None, per_image=False,
@@ -596,6 +609,9 @@ class MetricCollection(Metric):
     def __init__(self, metrics: dict):
         specs = {name: (m.spec if isinstance(m, Metric) else m) for name, m in metrics.items()}
         super().__init__(CollectionStream(specs))
+        #: each member's direction, by name (``MetricTracker`` reads it)
+        self.higher_is_better = {name: getattr(m, "higher_is_better", None)
+                                 for name, m in metrics.items()}
 
     def __getitem__(self, name):
         return self.spec.metrics[name]

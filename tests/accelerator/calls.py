@@ -237,6 +237,12 @@ def _stream_calls():
         out["stream." + name] = stream(getattr(ms, name), "score")
     out["stream.MaxMetric[ignore]"] = stream(lambda: ms.MaxMetric("ignore"), "score")
     out["stream.CatMetric"] = stream(lambda: ms.CatMetric(4 * N), "score")
+    # the wrappers of another metric
+    out["stream.Running"] = stream(lambda: ms.Running(ms.F1Score(C), window=3), "labels",
+                                   "labels")
+    out["stream.Running[call]"] = called(lambda: ms.Running(ms.MeanMetric()), "score")
+    out["stream.ClasswiseWrapper"] = stream(
+        lambda: ms.ClasswiseWrapper(ms.Recall(C, average=None)), "labels", "labels")
     return out
 
 
