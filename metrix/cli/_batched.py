@@ -31,11 +31,11 @@ from ._io import (
     FORMATS,
     BadData,
     CliError,
-    MissingColumn,
     NotInstalled,
     Unreadable,
     UsageError,
     all_zero_weights,
+    check_columns,
     check_finite,
     column_numpy,
     csv_header,
@@ -171,13 +171,6 @@ class Dataset:
     @staticmethod
     def _delimiter(path):
         return "\t" if path.lower().endswith(".tsv") else ","
-
-    def check_columns(self, names, source):
-        missing = [c for c in names if c not in self.columns]
-        if missing:
-            shown = ", ".join(self.columns[:20]) + (" ..." if len(self.columns) > 20 else "")
-            raise MissingColumn(f"column(s) {', '.join(map(repr, missing))} not found in "
-                                f"{source!r}; available: {shown}")
 
     def _file_batches(self, path, names, batch_rows):
         if self.fmt == "parquet":
@@ -325,7 +318,7 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
     files, fmt = source_files(args.predictions)
     dataset = Dataset(files, fmt)
     wanted = yt_cols + yp_cols + ys_cols + ([args.sample_weight] if args.sample_weight else [])
-    dataset.check_columns(wanted, args.predictions)
+    check_columns(dataset.columns, wanted, args.predictions)
     enabled = False if args.quiet else None
     batch_rows, cols = args.batch_rows, (yt_cols, yp_cols, ys_cols)
     first = next(dataset.batches(wanted, min(batch_rows, 100_000)), None)
