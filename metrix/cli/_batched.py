@@ -325,9 +325,7 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
     if first is None:
         raise BadData(f"{args.predictions!r} has no rows")
     y_true0, y_pred0, y_score0 = _targets(first, cols)
-    task = args.task
-    if task == "auto":
-        task = detect_task(y_true0, y_pred0, y_score0)
+    task = args.task if args.task != "auto" else detect_task(y_true0, y_pred0, y_score0)
     if y_true0.ndim == 2 or task == "multilabel":
         return _run_rows(args, dataset, task, wanted, cols, (y_true0, y_pred0, y_score0),
                          len(files), fmt)
@@ -522,21 +520,16 @@ def run_dask(args, *, yt_cols, yp_cols, ys_cols):
             raise Unreadable(f"--dask reads .csv or .parquet files, not {path!r}")
     wanted = yt_cols + yp_cols + ys_cols + ([args.sample_weight] if args.sample_weight else [])
     wanted = list(dict.fromkeys(wanted))
-    cluster = None
-    if args.dask == "local":
-        cluster = LocalCluster(n_workers=args.dask_workers, threads_per_worker=1,
-                               processes=True, dashboard_address=None)
-        client = Client(cluster)
-    else:
-        client = Client(args.dask)
+    cluster = LocalCluster(n_workers=args.dask_workers, threads_per_worker=1, processes=True,
+                           dashboard_address=None) if args.dask == "local" else None
+    client = Client(args.dask if cluster is None else cluster)
     try:
         if client.dashboard_link and not args.quiet:
             print(f"metrix eval: Dask dashboard (progress): {client.dashboard_link}",
                   file=sys.stderr)
-        reader = dd.read_parquet if fmt == "parquet" else dd.read_csv
         try:
-            frame = reader(files, columns=wanted) if fmt == "parquet" else reader(
-                files, usecols=wanted)
+            frame = (dd.read_parquet(files, columns=wanted) if fmt == "parquet"
+                     else dd.read_csv(files, usecols=wanted))
         except Exception as exc:
             raise Unreadable(f"cannot read {path!r} with Dask: {exc}") from exc
         head = frame.head(100_000, npartitions=-1)

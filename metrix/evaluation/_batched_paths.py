@@ -179,15 +179,11 @@ class LabelPath(_Path):
             setups[key] = label_problem(prepare_inputs(y_true, y_pred, sw, validate=True))
         prob = setups[key]
         xp, dev = prob.xp, prob.device
-        if name in ("precision_score", "recall_score", "f1_score", "fbeta_score"):
-            if average == "binary":
-                classes = [kw.get("pos_label", 1)]
-            elif labels is not None:
-                classes = _ns.host_list(labels)
-            else:
-                classes = _ns.host_list(prob.classes)
+        setwise = name in ("precision_score", "recall_score", "f1_score", "fbeta_score")
+        if setwise and average == "binary":
+            classes = [kw.get("pos_label", 1)]
         else:
-            classes = _ns.host_list(prob.classes)
+            classes = _ns.host_list(labels if setwise and labels is not None else prob.classes)
         self.xp, self.device, self.o = xp, dev, _ops(xp)
         self.acc, self.fdt = prob.acc_dtype, prob.float_dtype
         key = key + tuple(repr(c) for c in classes)
