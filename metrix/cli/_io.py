@@ -331,10 +331,7 @@ def _parse_column(values):
 def _concat_columns(parts, path):
     """Each column's chunks as one array, freeing the chunks column by column (the
     peak holds one column twice, not the whole table)."""
-    out = {}
-    for n in list(parts):
-        out[n] = _concat(parts.pop(n), n, path)
-    return out
+    return {n: _concat(parts.pop(n), n, path) for n in list(parts)}
 
 
 def _concat(parts, name, path):
@@ -367,10 +364,8 @@ class NpzTable(Table):
                 self.num_rows = None
 
     def _read(self, names, chunk_rows, progress):
-        out = {}
         try:
-            for n in names:
-                out[n] = np.asarray(self.npz[n])
+            out = {n: np.asarray(self.npz[n]) for n in names}
         except Exception as exc:
             raise Unreadable(f"cannot read {self.path!r}: {exc}") from exc
         if progress is not None:
