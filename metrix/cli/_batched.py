@@ -209,31 +209,6 @@ class Dataset:
                 raise Unreadable(f"cannot read {path!r}: {text}") from exc
 
 
-class _PoissonStates:
-    """``--bootstrap`` of a batched source: :class:`metrix.evaluation.poisson_states.
-    PoissonBootstrap` fed with the batches (the same counts for any batching)."""
-
-    def __init__(self, pe, names, labels, pos, args):
-        from ..evaluation.poisson_states import PoissonBootstrap
-
-        self.args = args
-        self.boot = PoissonBootstrap(names, n_resamples=args.bootstrap, seed=args.seed,
-                                     labels=labels, pos_label=pos, bins=args.bins or 1000)
-        self.states = self.boot.empty()
-
-    def add(self, row_start, y_true, y_pred, y_score, sw):
-        self.states = self.boot.merge(self.states,
-                                      self.boot.chunk(row_start, y_true, y_pred, y_score, sw))
-
-    def intervals(self, values, names):
-        """``{"<name>_low": ..., "<name>_high": ..., "<name>_standard_error": ...}``, as
-        :func:`metrix.dask.evaluate` gives them."""
-        found = self.boot.intervals(self.states, {m: values[m] for m in names},
-                                    confidence_level=self.args.confidence,
-                                    method=self.args.ci_method)
-        return {f"{m}_{k}": v for m, bounds in found.items() for k, v in bounds.items()}
-
-
 def _bootstrap_info(args):
     """``{"bootstrap": its settings}`` of a ``--bootstrap`` run, else ``{}``."""
     return {"bootstrap": {"n_resamples": args.bootstrap, "confidence_level": args.confidence,
@@ -462,20 +437,25 @@ class _Group:
     """One group of metrics: its :class:`PartialEvaluation`, merged states and
     resamples.  A binary task's score metrics read ``y_pos`` (1 where ``y_true`` is
     the positive class) and the positive class's score, with labels [0, 1], as the
-    metrics of a file read whole do."""
+    metrics of a file read whole do.  ``--bootstrap``: a :class:`metrix.evaluation.
+    poisson_states.PoissonBootstrap` fed with the batches (the same counts for any
+    batching)."""
 
     def __init__(self, names, task, labels, pos, method, args):
         from ..evaluation.partial import LABEL_METRICS, PartialEvaluation
+        from ..evaluation.poisson_states import PoissonBootstrap
 
-        self.names = names
+        self.names, self.args = names, args
         self.scored = task == "binary" and names[0] not in LABEL_METRICS
         self.pos, self.classes = pos, labels
         g_labels, g_pos = ([0, 1], 1) if self.scored else (labels, pos)
         self.pe = PartialEvaluation(names, labels=g_labels, pos_label=g_pos, method=method,
                                     bins=args.bins or None)
         self.merger = _Merger(self.pe)
-        self.resampled = (_PoissonStates(self.pe, names, g_labels, g_pos, args)
-                          if args.bootstrap else None)
+        self.boot = PoissonBootstrap(names, n_resamples=args.bootstrap, seed=args.seed,
+                                     labels=g_labels, pos_label=g_pos,
+                                     bins=args.bins or 1000) if args.bootstrap else None
+        self.resamples = None if self.boot is None else self.boot.empty()
 
     def add(self, row_start, y_true, y_pred, y_score, sw):
         if self.scored:
@@ -483,13 +463,20 @@ class _Group:
                 y_score = y_score[:, self.classes.index(self.pos)]
             y_true = (y_true == self.pos).astype(np.int64)
         self.merger.push(self.pe.chunk(y_true, y_pred, y_score, sw))
-        if self.resampled is not None:
-            self.resampled.add(row_start, y_true, y_pred, y_score, sw)
+        if self.boot is not None:
+            self.resamples = self.boot.merge(
+                self.resamples, self.boot.chunk(row_start, y_true, y_pred, y_score, sw))
 
     def values(self, state):
+        """The metrics and, with ``--bootstrap``, ``<name>_low``, ``<name>_high`` and
+        ``<name>_standard_error``, as :func:`metrix.dask.evaluate` gives them."""
         values = self.pe.finalize(state)
-        if self.resampled is not None:
-            values.update(self.resampled.intervals(values, self.names))
+        if self.boot is not None:
+            found = self.boot.intervals(self.resamples, {m: values[m] for m in self.names},
+                                        confidence_level=self.args.confidence,
+                                        method=self.args.ci_method)
+            values.update({f"{m}_{k}": v for m, bounds in found.items()
+                           for k, v in bounds.items()})
         return values
 
 
