@@ -507,8 +507,7 @@ def _evaluate(metrix, spec, data):
     if fn is None:
         row["status"] = "not available"
         return row
-    if (spec.inputs == "pred" and data.y_pred is None) or (
-            spec.inputs == "score" and data.y_score is None):
+    if getattr(data, "y_" + spec.inputs) is None:  # y_pred or y_score
         row["status"] = "skipped (no input)"
         return row
     if data.sample_weight is not None and "sample_weight" not in inspect.signature(

@@ -453,9 +453,7 @@ class RankingPath(_Path):
             xp = self.xp
             # gather narrow integers (the random gather reads less memory): int32
             # counts of drawn indices, or the Poisson counts as drawn (uint8)
-            narrow = None
-            if batch.idx is not None and self.n < 2**31:
-                narrow = xp.int32
+            narrow = xp.int32 if batch.idx is not None and self.n < 2**31 else None
             k = xp.take(batch.counts(narrow), self.perm, axis=1)
             batch.memo[self.share_key] = self._stats(self._exact(k))
         return self._formula(batch.memo[self.share_key])
