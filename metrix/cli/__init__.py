@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from . import _batched, _checks
+from . import _batched, _checks, _io
 from ._io import BadData, CliError, NotInstalled, UsageError, all_zero_weights, open_table
 from ._progress import Progress
 from ._report import (
@@ -219,7 +219,7 @@ def run_eval(args) -> int:
         return _run_out_of_core(args, yt_cols, yp_cols, ys_cols, t_start)
     wanted = yt_cols + yp_cols + ys_cols + ([args.sample_weight] if args.sample_weight else [])
     table = open_table(args.predictions)
-    table.check_columns(wanted)
+    _io.check_columns(table.columns, wanted, table.path)
     if table.num_rows:  # Parquet, .npz: the row count is known before reading
         _checks.check_bootstrap_budget(args.bootstrap, table.num_rows)
     enabled = None if not args.quiet else False
@@ -227,15 +227,8 @@ def run_eval(args) -> int:
         cols = table.read(list(dict.fromkeys(wanted)), progress=bar.update)
     t_read = time.perf_counter() - t_start
     _check_shapes(cols, (yt_cols, yp_cols, ys_cols), args.sample_weight)
-
-    def block(names):  # one column: as stored (1-D, or 2-D in a .npz); several: stacked
-        if not names:
-            return None
-        if len(names) == 1:
-            return cols[names[0]]
-        return np.stack([cols[c] for c in names], axis=1)
-
-    y_true, y_pred, y_score = block(yt_cols), block(yp_cols), block(ys_cols)
+    # one column: as stored (1-D, or 2-D in a .npz); several: stacked
+    y_true, y_pred, y_score = (_batched._block(cols, c) for c in (yt_cols, yp_cols, ys_cols))
     sw = cols[args.sample_weight].astype(np.float64) if args.sample_weight else None
     return evaluate_arrays(args, y_true, y_pred, y_score, sw, source=args.predictions,
                            fmt=table.fmt, t_start=t_start, t_read=t_read, conv=conv)
@@ -282,16 +275,9 @@ def _run_out_of_core(args, yt_cols, yp_cols, ys_cols, t_start):
            "skipped": [r["metric"] for r in results if r["status"].startswith("skipped")],
            "warnings": [], "failed": [r["metric"] for r in failed], **info}
     doc["timings_s"] = {**doc.get("timings_s", {}), "total": time.perf_counter() - t_start}
-    doc["peak_rss_mb"] = _batched.peak_rss_mb()
     if doc.get("labels") is not None:
         doc["labels"] = [host(v) for v in doc["labels"]]
-    if args.json:
-        write_json(doc, args.json)
-        print(f"json: {args.json}")
-    if failed:  # as read whole: the table and the JSON, then one line on stderr
-        print(f"metrix eval: error: {failure_line(failed)}", file=sys.stderr)
-        return 1
-    return 0
+    return _finish(doc, args.json, failed)  # as read whole
 
 
 def _check_shapes(cols, groups, weight):
@@ -384,10 +370,16 @@ def evaluate_arrays(args, y_true, y_pred, y_score, sw, *, source, fmt, t_start, 
     doc["failed"] = [r["metric"] for r in failed]
     doc["timings_s"] = {"read": t_read, "metrics": t_metrics, "bootstrap": t_boot,
                         "total": time.perf_counter() - t_start}
+    return _finish(doc, args.json, failed)
+
+
+def _finish(doc, json_path, failed):
+    """The exit code, after the JSON (with the peak memory) is written: the table
+    and the JSON, then one line on stderr naming the failures."""
     doc["peak_rss_mb"] = _batched.peak_rss_mb()
-    if args.json:
-        write_json(doc, args.json)
-        print(f"json: {args.json}")
+    if json_path:
+        write_json(doc, json_path)
+        print(f"json: {json_path}")
     if failed:
         print(f"metrix eval: error: {failure_line(failed)}", file=sys.stderr)
         return 1
@@ -515,8 +507,7 @@ def _evaluate(metrix, spec, data):
     if fn is None:
         row["status"] = "not available"
         return row
-    if (spec.inputs == "pred" and data.y_pred is None) or (
-            spec.inputs == "score" and data.y_score is None):
+    if getattr(data, "y_" + spec.inputs) is None:  # y_pred or y_score
         row["status"] = "skipped (no input)"
         return row
     if data.sample_weight is not None and "sample_weight" not in inspect.signature(

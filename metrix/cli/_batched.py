@@ -31,11 +31,11 @@ from ._io import (
     FORMATS,
     BadData,
     CliError,
-    MissingColumn,
     NotInstalled,
     Unreadable,
     UsageError,
     all_zero_weights,
+    check_columns,
     check_finite,
     column_numpy,
     csv_header,
@@ -172,13 +172,6 @@ class Dataset:
     def _delimiter(path):
         return "\t" if path.lower().endswith(".tsv") else ","
 
-    def check_columns(self, names, source):
-        missing = [c for c in names if c not in self.columns]
-        if missing:
-            shown = ", ".join(self.columns[:20]) + (" ..." if len(self.columns) > 20 else "")
-            raise MissingColumn(f"column(s) {', '.join(map(repr, missing))} not found in "
-                                f"{source!r}; available: {shown}")
-
     def _file_batches(self, path, names, batch_rows):
         if self.fmt == "parquet":
             import pyarrow.parquet as pq
@@ -214,31 +207,6 @@ class Dataset:
                     raise BadData(f"{path!r} mixes numbers and text in one column: "
                                   f"{text}") from exc
                 raise Unreadable(f"cannot read {path!r}: {text}") from exc
-
-
-class _PoissonStates:
-    """``--bootstrap`` of a batched source: :class:`metrix.evaluation.poisson_states.
-    PoissonBootstrap` fed with the batches (the same counts for any batching)."""
-
-    def __init__(self, pe, names, labels, pos, args):
-        from ..evaluation.poisson_states import PoissonBootstrap
-
-        self.args = args
-        self.boot = PoissonBootstrap(names, n_resamples=args.bootstrap, seed=args.seed,
-                                     labels=labels, pos_label=pos, bins=args.bins or 1000)
-        self.states = self.boot.empty()
-
-    def add(self, row_start, y_true, y_pred, y_score, sw):
-        self.states = self.boot.merge(self.states,
-                                      self.boot.chunk(row_start, y_true, y_pred, y_score, sw))
-
-    def intervals(self, values, names):
-        """``{"<name>_low": ..., "<name>_high": ..., "<name>_standard_error": ...}``, as
-        :func:`metrix.dask.evaluate` gives them."""
-        found = self.boot.intervals(self.states, {m: values[m] for m in names},
-                                    confidence_level=self.args.confidence,
-                                    method=self.args.ci_method)
-        return {f"{m}_{k}": v for m, bounds in found.items() for k, v in bounds.items()}
 
 
 def _bootstrap_info(args):
@@ -325,16 +293,14 @@ def run_batched(args, *, yt_cols, yp_cols, ys_cols, t_start):
     files, fmt = source_files(args.predictions)
     dataset = Dataset(files, fmt)
     wanted = yt_cols + yp_cols + ys_cols + ([args.sample_weight] if args.sample_weight else [])
-    dataset.check_columns(wanted, args.predictions)
+    check_columns(dataset.columns, wanted, args.predictions)
     enabled = False if args.quiet else None
     batch_rows, cols = args.batch_rows, (yt_cols, yp_cols, ys_cols)
     first = next(dataset.batches(wanted, min(batch_rows, 100_000)), None)
     if first is None:
         raise BadData(f"{args.predictions!r} has no rows")
     y_true0, y_pred0, y_score0 = _targets(first, cols)
-    task = args.task
-    if task == "auto":
-        task = detect_task(y_true0, y_pred0, y_score0)
+    task = args.task if args.task != "auto" else detect_task(y_true0, y_pred0, y_score0)
     if y_true0.ndim == 2 or task == "multilabel":
         return _run_rows(args, dataset, task, wanted, cols, (y_true0, y_pred0, y_score0),
                          len(files), fmt)
@@ -471,20 +437,25 @@ class _Group:
     """One group of metrics: its :class:`PartialEvaluation`, merged states and
     resamples.  A binary task's score metrics read ``y_pos`` (1 where ``y_true`` is
     the positive class) and the positive class's score, with labels [0, 1], as the
-    metrics of a file read whole do."""
+    metrics of a file read whole do.  ``--bootstrap``: a :class:`metrix.evaluation.
+    poisson_states.PoissonBootstrap` fed with the batches (the same counts for any
+    batching)."""
 
     def __init__(self, names, task, labels, pos, method, args):
         from ..evaluation.partial import LABEL_METRICS, PartialEvaluation
+        from ..evaluation.poisson_states import PoissonBootstrap
 
-        self.names = names
+        self.names, self.args = names, args
         self.scored = task == "binary" and names[0] not in LABEL_METRICS
         self.pos, self.classes = pos, labels
         g_labels, g_pos = ([0, 1], 1) if self.scored else (labels, pos)
         self.pe = PartialEvaluation(names, labels=g_labels, pos_label=g_pos, method=method,
                                     bins=args.bins or None)
         self.merger = _Merger(self.pe)
-        self.resampled = (_PoissonStates(self.pe, names, g_labels, g_pos, args)
-                          if args.bootstrap else None)
+        self.boot = PoissonBootstrap(names, n_resamples=args.bootstrap, seed=args.seed,
+                                     labels=g_labels, pos_label=g_pos,
+                                     bins=args.bins or 1000) if args.bootstrap else None
+        self.resamples = None if self.boot is None else self.boot.empty()
 
     def add(self, row_start, y_true, y_pred, y_score, sw):
         if self.scored:
@@ -492,13 +463,20 @@ class _Group:
                 y_score = y_score[:, self.classes.index(self.pos)]
             y_true = (y_true == self.pos).astype(np.int64)
         self.merger.push(self.pe.chunk(y_true, y_pred, y_score, sw))
-        if self.resampled is not None:
-            self.resampled.add(row_start, y_true, y_pred, y_score, sw)
+        if self.boot is not None:
+            self.resamples = self.boot.merge(
+                self.resamples, self.boot.chunk(row_start, y_true, y_pred, y_score, sw))
 
     def values(self, state):
+        """The metrics and, with ``--bootstrap``, ``<name>_low``, ``<name>_high`` and
+        ``<name>_standard_error``, as :func:`metrix.dask.evaluate` gives them."""
         values = self.pe.finalize(state)
-        if self.resampled is not None:
-            values.update(self.resampled.intervals(values, self.names))
+        if self.boot is not None:
+            found = self.boot.intervals(self.resamples, {m: values[m] for m in self.names},
+                                        confidence_level=self.args.confidence,
+                                        method=self.args.ci_method)
+            values.update({f"{m}_{k}": v for m, bounds in found.items()
+                           for k, v in bounds.items()})
         return values
 
 
@@ -529,21 +507,16 @@ def run_dask(args, *, yt_cols, yp_cols, ys_cols):
             raise Unreadable(f"--dask reads .csv or .parquet files, not {path!r}")
     wanted = yt_cols + yp_cols + ys_cols + ([args.sample_weight] if args.sample_weight else [])
     wanted = list(dict.fromkeys(wanted))
-    cluster = None
-    if args.dask == "local":
-        cluster = LocalCluster(n_workers=args.dask_workers, threads_per_worker=1,
-                               processes=True, dashboard_address=None)
-        client = Client(cluster)
-    else:
-        client = Client(args.dask)
+    cluster = LocalCluster(n_workers=args.dask_workers, threads_per_worker=1, processes=True,
+                           dashboard_address=None) if args.dask == "local" else None
+    client = Client(args.dask if cluster is None else cluster)
     try:
         if client.dashboard_link and not args.quiet:
             print(f"metrix eval: Dask dashboard (progress): {client.dashboard_link}",
                   file=sys.stderr)
-        reader = dd.read_parquet if fmt == "parquet" else dd.read_csv
         try:
-            frame = reader(files, columns=wanted) if fmt == "parquet" else reader(
-                files, usecols=wanted)
+            frame = (dd.read_parquet(files, columns=wanted) if fmt == "parquet"
+                     else dd.read_csv(files, usecols=wanted))
         except Exception as exc:
             raise Unreadable(f"cannot read {path!r} with Dask: {exc}") from exc
         head = frame.head(100_000, npartitions=-1)

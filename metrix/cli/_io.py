@@ -71,17 +71,9 @@ class Table:
         self.columns: list[str] = []
         self.num_rows = None
 
-    def check_columns(self, names):
-        missing = [c for c in names if c not in self.columns]
-        if missing:
-            shown = ", ".join(self.columns[:20]) + (" ..." if len(self.columns) > 20 else "")
-            raise MissingColumn(
-                f"column(s) {', '.join(map(repr, missing))} not found in {self.path!r}; "
-                f"available: {shown}")
-
     def read(self, names, *, chunk_rows=1 << 20, progress=None):
         """``{name: numpy array}`` of the requested columns, none with missing values."""
-        self.check_columns(names)
+        check_columns(self.columns, names, self.path)
         out = self._read(names, chunk_rows, progress)
         bad = {n: k for n, k in ((n, count_missing(a)) for n, a in out.items()) if k}
         if len(bad) == 1:
@@ -99,6 +91,15 @@ class Table:
 
     def _read(self, names, chunk_rows, progress):
         raise NotImplementedError
+
+
+def check_columns(columns, names, source):
+    """Exit 5 when one of ``names`` is not among the ``columns`` of ``source``."""
+    missing = [c for c in names if c not in columns]
+    if missing:
+        shown = ", ".join(columns[:20]) + (" ..." if len(columns) > 20 else "")
+        raise MissingColumn(f"column(s) {', '.join(map(repr, missing))} not found in "
+                            f"{source!r}; available: {shown}")
 
 
 def count_missing(a) -> int:
@@ -330,10 +331,7 @@ def _parse_column(values):
 def _concat_columns(parts, path):
     """Each column's chunks as one array, freeing the chunks column by column (the
     peak holds one column twice, not the whole table)."""
-    out = {}
-    for n in list(parts):
-        out[n] = _concat(parts.pop(n), n, path)
-    return out
+    return {n: _concat(parts.pop(n), n, path) for n in list(parts)}
 
 
 def _concat(parts, name, path):
@@ -366,10 +364,8 @@ class NpzTable(Table):
                 self.num_rows = None
 
     def _read(self, names, chunk_rows, progress):
-        out = {}
         try:
-            for n in names:
-                out[n] = np.asarray(self.npz[n])
+            out = {n: np.asarray(self.npz[n]) for n in names}
         except Exception as exc:
             raise Unreadable(f"cannot read {self.path!r}: {exc}") from exc
         if progress is not None:

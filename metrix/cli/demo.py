@@ -50,13 +50,14 @@ def synthetic(n=200_000, n_classes=4, seed=0):
     return y_true, y_pred
 
 
-def _scores(y_true, y_pred):
+def _scores(lib, y_true, y_pred):
+    """The demo's scores by ``lib``: metrix, or ``sklearn.metrics`` (the reference)."""
     return {
-        "accuracy": metrix.accuracy_score(y_true, y_pred),
-        "f1 macro": metrix.f1_score(y_true, y_pred, average="macro"),
-        "f1 weighted": metrix.f1_score(y_true, y_pred, average="weighted"),
-        "precision macro": metrix.precision_score(y_true, y_pred, average="macro"),
-        "recall macro": metrix.recall_score(y_true, y_pred, average="macro"),
+        "accuracy": lib.accuracy_score(y_true, y_pred),
+        "f1 macro": lib.f1_score(y_true, y_pred, average="macro"),
+        "f1 weighted": lib.f1_score(y_true, y_pred, average="weighted"),
+        "precision macro": lib.precision_score(y_true, y_pred, average="macro"),
+        "recall macro": lib.recall_score(y_true, y_pred, average="macro"),
     }
 
 
@@ -77,7 +78,6 @@ def synthetic_binary(n=100_000, seed=0):
 def eval_report(n=20_000, n_resamples=500) -> int:
     """The ``metrix eval`` report (binary task, all default metrics) on synthetic data."""
     import argparse
-    import time
 
     from . import evaluate_arrays
 
@@ -112,24 +112,20 @@ def run_demo(n=200_000, n_resamples=500) -> int:
     print("confusion matrix (rows: true, columns: predicted)")
     print(np.asarray(cm))
     print()
-    names = list(_scores(y_true, y_pred))
+    names = list(_scores(metrix, y_true, y_pred))
     header = f"{'backend':<18}" + "".join(f"{k:>17}" for k in names) + f"{'best of 5':>12}"
     print(header)
     for name, conv in _backends():
         yt, yp = conv(y_true), conv(y_pred)
-        vals = _scores(yt, yp)  # warm-up (and the values shown)
-        dt = _best_time(lambda yt=yt, yp=yp: _scores(yt, yp))
+        vals = _scores(metrix, yt, yp)  # warm-up (and the values shown)
+        dt = _best_time(lambda yt=yt, yp=yp: _scores(metrix, yt, yp))
         print(f"{name:<18}" + "".join(f"{_scalar(v):>17.4f}" for v in vals.values())
               + f"{dt * 1e3:>10.1f}ms")
     if importlib.util.find_spec("sklearn"):
         from sklearn import metrics as skm
 
         def reference():
-            return [skm.accuracy_score(y_true, y_pred),
-                    skm.f1_score(y_true, y_pred, average="macro"),
-                    skm.f1_score(y_true, y_pred, average="weighted"),
-                    skm.precision_score(y_true, y_pred, average="macro"),
-                    skm.recall_score(y_true, y_pred, average="macro")]
+            return list(_scores(skm, y_true, y_pred).values())
 
         ref = reference()
         dt = _best_time(reference)

@@ -4,10 +4,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.docstrings import sections
 from ..registry import REGISTRY, by_function
 from ._evaluate import evaluate
 from ._graph import _is_series
 
+_SAMPLE_WEIGHT = """
+    sample_weight : dask array or Series of shape (n_samples,), default=None
+        Sample weights."""
+_doc = sections(labels="""
+    y_true, y_pred : dask array or Series of shape (n_samples,)
+        True and predicted labels.""" + _SAMPLE_WEIGHT, table=_SAMPLE_WEIGHT + """
+    method : {"exact", "binned"}, default="exact"
+        The exact table (one row per distinct score), or a histogram.
+    bins : int or array-like, default=None
+        ``method="binned"``: equal bins of [0, 1], or increasing edges.
+    split_every : int, default=None
+        Fan-in of the merge tree.
+    table : {"tree", "groupby"}, default="tree"
+        Where the exact table lives (see :func:`evaluate`; ``"groupby"``
+        needs Dask Series).""")
 _AVERAGE_SUFFIX = {"binary": "", "micro": "_micro", "macro": "_macro", "weighted": "_weighted"}
 
 
@@ -47,15 +63,13 @@ def accuracy_score(y_true, y_pred, *, sample_weight=None):
     return _one(accuracy_score, y_true, y_pred, sample_weight=sample_weight)
 
 
+@_doc
 def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=False):
     """Balanced accuracy: the mean recall of the classes present in ``y_true``.
 
     Parameters
     ----------
-    y_true, y_pred : dask array or Series of shape (n_samples,)
-        True and predicted labels.
-    sample_weight : dask array or Series of shape (n_samples,), default=None
-        Sample weights.
+    %(labels)s
     adjusted : bool, default=False
         Adjust for chance (0 for a random guess).
 
@@ -68,15 +82,13 @@ def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=Fals
     return _one(name, y_true, y_pred, sample_weight=sample_weight)
 
 
+@_doc
 def matthews_corrcoef(y_true, y_pred, *, sample_weight=None):
     """Compute the Matthews correlation coefficient of the global confusion matrix.
 
     Parameters
     ----------
-    y_true, y_pred : dask array or Series of shape (n_samples,)
-        True and predicted labels.
-    sample_weight : dask array or Series of shape (n_samples,), default=None
-        Sample weights.
+    %(labels)s
 
     Returns
     -------
@@ -111,15 +123,13 @@ def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None):
     return _one(name, y1, y2, sample_weight=sample_weight, labels=labels)
 
 
+@_doc
 def hamming_loss(y_true, y_pred, *, sample_weight=None):
     """Hamming loss (``1 - accuracy`` for label vectors).
 
     Parameters
     ----------
-    y_true, y_pred : dask array or Series of shape (n_samples,)
-        True and predicted labels.
-    sample_weight : dask array or Series of shape (n_samples,), default=None
-        Sample weights.
+    %(labels)s
 
     Returns
     -------
@@ -129,15 +139,13 @@ def hamming_loss(y_true, y_pred, *, sample_weight=None):
     return _one(hamming_loss, y_true, y_pred, sample_weight=sample_weight)
 
 
+@_doc
 def zero_one_loss(y_true, y_pred, *, sample_weight=None):
     """Zero-one loss: the weighted fraction of misclassified samples.
 
     Parameters
     ----------
-    y_true, y_pred : dask array or Series of shape (n_samples,)
-        True and predicted labels.
-    sample_weight : dask array or Series of shape (n_samples,), default=None
-        Sample weights.
+    %(labels)s
 
     Returns
     -------
@@ -215,6 +223,7 @@ jaccard_score.__doc__ = _SETWISE_DOC.format(
     formula="J = \\frac{tp}{tp + fp + fn}", name="jaccard_score")
 
 
+@_doc
 def roc_auc_score(y_true, y_score, *, sample_weight=None, method="exact", bins=None,
                   split_every=None, table="tree"):
     """Area under the ROC curve of a binary problem, exact with ties and weights.
@@ -230,17 +239,7 @@ def roc_auc_score(y_true, y_score, *, sample_weight=None, method="exact", bins=N
         Binary labels; the greater label is the positive class.
     y_score : dask array or Series of shape (n_samples,)
         Scores of the greater label.
-    sample_weight : dask array or Series of shape (n_samples,), default=None
-        Sample weights.
-    method : {"exact", "binned"}, default="exact"
-        The exact table (one row per distinct score), or a histogram.
-    bins : int or array-like, default=None
-        ``method="binned"``: equal bins of [0, 1], or increasing edges.
-    split_every : int, default=None
-        Fan-in of the merge tree.
-    table : {"tree", "groupby"}, default="tree"
-        Where the exact table lives (see :func:`evaluate`; ``"groupby"``
-        needs Dask Series).
+    %(table)s
 
     Returns
     -------
@@ -251,6 +250,7 @@ def roc_auc_score(y_true, y_score, *, sample_weight=None, method="exact", bins=N
                 bins=bins, split_every=split_every, table=table)
 
 
+@_doc
 def average_precision_score(y_true, y_score, *, pos_label=1, sample_weight=None,
                             method="exact", bins=None, split_every=None, table="tree"):
     """Average precision of a binary problem: the step-wise area under the PR curve.
@@ -267,17 +267,7 @@ def average_precision_score(y_true, y_score, *, pos_label=1, sample_weight=None,
         Scores of ``pos_label``.
     pos_label : int, float, bool or str, default=1
         The positive class.
-    sample_weight : dask array or Series of shape (n_samples,), default=None
-        Sample weights.
-    method : {"exact", "binned"}, default="exact"
-        The exact table (one row per distinct score), or a histogram.
-    bins : int or array-like, default=None
-        ``method="binned"``: equal bins of [0, 1], or increasing edges.
-    split_every : int, default=None
-        Fan-in of the merge tree.
-    table : {"tree", "groupby"}, default="tree"
-        Where the exact table lives (see :func:`evaluate`; ``"groupby"``
-        needs Dask Series).
+    %(table)s
 
     Returns
     -------

@@ -116,9 +116,8 @@ class _Path:
         """The ``(M, N)`` resample counts in ``self.acc`` (one ``bincount`` of drawn
         indices, or as given), times the sample weights ``self.w`` if ``weighted``."""
         xp = self.xp
-        k = counts if idx is None else _counts_matrix(idx, self.n, xp=xp, o=self.o,
-                                                      dtype=self.acc)
-        k = xp.astype(k, self.acc)
+        k = xp.astype(counts if idx is None else _int_counts(idx, self.n, xp=xp, o=self.o),
+                      self.acc)
         if weighted and getattr(self, "w", None) is not None:
             k = k * xp.reshape(self.w, (1, -1))
         return k
@@ -137,11 +136,6 @@ def _int_counts(idx, n, *, xp, o):
     rows = xp.reshape(xp.arange(m, dtype=_ns.count_dtype(xp, dev), device=dev), (-1, 1)) * n
     flat = o.bincount(xp.reshape(rows + idx, (-1,)), length=m * n)
     return xp.reshape(flat, (m, n))
-
-
-def _counts_matrix(idx, n, *, xp, o, dtype):
-    """(M, N) resample counts from (M, N) drawn indices (one bincount)."""
-    return xp.astype(_int_counts(idx, n, xp=xp, o=o), dtype)
 
 
 # ---------------------------------------------------------------------------
@@ -185,15 +179,11 @@ class LabelPath(_Path):
             setups[key] = label_problem(prepare_inputs(y_true, y_pred, sw, validate=True))
         prob = setups[key]
         xp, dev = prob.xp, prob.device
-        if name in ("precision_score", "recall_score", "f1_score", "fbeta_score"):
-            if average == "binary":
-                classes = [kw.get("pos_label", 1)]
-            elif labels is not None:
-                classes = _ns.host_list(labels)
-            else:
-                classes = _ns.host_list(prob.classes)
+        setwise = name in ("precision_score", "recall_score", "f1_score", "fbeta_score")
+        if setwise and average == "binary":
+            classes = [kw.get("pos_label", 1)]
         else:
-            classes = _ns.host_list(prob.classes)
+            classes = _ns.host_list(labels if setwise and labels is not None else prob.classes)
         self.xp, self.device, self.o = xp, dev, _ops(xp)
         self.acc, self.fdt = prob.acc_dtype, prob.float_dtype
         key = key + tuple(repr(c) for c in classes)
@@ -203,9 +193,8 @@ class LabelPath(_Path):
         space = setups[key]
         self.c = len(classes)
         self.c1 = space.size  # classes + the "other" bin
-        self.t, self.p = space.y_true, space.y_pred
-        self.t = _ns.asarray(self.t, xp=xp, device=dev)
-        self.p = _ns.asarray(self.p, xp=xp, device=dev)
+        self.t = _ns.asarray(space.y_true, xp=xp, device=dev)
+        self.p = _ns.asarray(space.y_pred, xp=xp, device=dev)
         self.w = prob.weights
         self.n = int(self.t.shape[0])
         self.dense = self.c1 * self.c1 <= 4096
@@ -254,7 +243,7 @@ class LabelPath(_Path):
         if idx is not None and self.w is not None:
             # weighted: counts per sample (one bincount of the indices), then sequential
             # passes, instead of two random gathers (codes and weights) per draw
-            counts, idx = _counts_matrix(idx, self.n, xp=xp, o=self.o, dtype=self.acc), None
+            counts, idx = xp.astype(_int_counts(idx, self.n, xp=xp, o=self.o), self.acc), None
         if idx is not None:
             m = idx.shape[0]
             w = None if self.w is None else xp.take(self.w, xp.reshape(idx, (-1,)))
@@ -464,9 +453,7 @@ class RankingPath(_Path):
             xp = self.xp
             # gather narrow integers (the random gather reads less memory): int32
             # counts of drawn indices, or the Poisson counts as drawn (uint8)
-            narrow = None
-            if batch.idx is not None and self.n < 2**31:
-                narrow = xp.int32
+            narrow = xp.int32 if batch.idx is not None and self.n < 2**31 else None
             k = xp.take(batch.counts(narrow), self.perm, axis=1)
             batch.memo[self.share_key] = self._stats(self._exact(k))
         return self._formula(batch.memo[self.share_key])
@@ -506,15 +493,21 @@ class RankingPath(_Path):
         return ap_from_terms(xp.astype(_rowdot(st.kp, prec, xp), acc), npos, xp=xp)
 
     def jackknife(self):
-        xp, n = self.xp, self.n
-        out = []
-        step = max(1, BLOCK // max(n, 1))
-        for s in range(0, n, step):
-            e = min(s + step, n)
-            rows = xp.reshape(xp.arange(s, e, device=self.device), (-1, 1))
-            cols = xp.reshape(xp.arange(n, device=self.device), (1, -1))
-            out.append(self.from_counts(xp.astype(rows != cols, self.acc)))
-        return xp.concat(out, axis=0), None
+        return _leave_one_out(self)
+
+
+def _leave_one_out(path):
+    """Jackknife values: ``path.from_counts`` of the leave-one-out count rows (row
+    ``j`` leaves out the ``j``-th sample of the path's order), in blocks; O(N^2)."""
+    xp, n = path.xp, path.n
+    out = []
+    step = max(1, BLOCK // max(n, 1))
+    for s in range(0, n, step):
+        e = min(s + step, n)
+        rows = xp.reshape(xp.arange(s, e, device=path.device), (-1, 1))
+        cols = xp.reshape(xp.arange(n, device=path.device), (1, -1))
+        out.append(path.from_counts(xp.astype(rows != cols, path.acc)))
+    return xp.concat(out, axis=0), None
 
 
 # ---------------------------------------------------------------------------
@@ -584,7 +577,7 @@ class ProbaPath(_Path):
             den = None if self.w is None else drawn_sum(self.w)
             return self._finish(drawn_sum(self.wt), den, idx.shape[0])
         if idx is not None:
-            counts = _counts_matrix(idx, self.n, xp=xp, o=self.o, dtype=self.acc)
+            counts = xp.astype(_int_counts(idx, self.n, xp=xp, o=self.o), self.acc)
         return self.from_counts(xp.astype(counts, self.acc), drawn=idx is not None)
 
     def values_batch(self, batch):

@@ -25,7 +25,7 @@ import math
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from ..backends import ops as _ops
-from ._batched_paths import LabelPath, RankingPath, _Path
+from ._batched_paths import LabelPath, RankingPath, _leave_one_out, _Path
 
 #: per-sample-mean metrics and the keywords their path takes
 ROW_MEAN_KW = {
@@ -119,17 +119,9 @@ class OrderStatPath(_Path):
                                         average=True)
 
     def jackknife(self):
-        xp = self.xp
-        rows = []
-        step = max(1, (1 << 22) // max(self.n, 1))
-        for s in range(0, self.n, step):
-            e = min(s + step, self.n)
-            r = xp.reshape(xp.arange(s, e, device=self.device), (-1, 1))
-            c = xp.reshape(xp.arange(self.n, device=self.device), (1, -1))
-            rows.append(self.from_counts(xp.astype(r != c, self.acc)))
         # row j of the leave-one-out matrix leaves out the j-th sorted sample; the
         # jackknife values are a multiset, so their order does not matter
-        return xp.concat(rows, axis=0), None
+        return _leave_one_out(self)
 
 
 class OvrAucPath(_Path):
@@ -218,7 +210,7 @@ def multilabel_path(name, y_true, y_pred, kw):
     w = None if sw is None else xp.astype(_ns.asarray(sw, xp=xp, device=dev), acc)
     if name == "accuracy_score" or name == "hamming_loss" or kw.get("average") == "samples":
         return RowMeanPath(_multilabel_rows(name, t, p, kw, xp), w)
-    return _multilabel_counts_path(LabelPath)(name, t, p, w, kw, xp, dev, acc, id_key=(
+    return _MultilabelCountsPath(name, t, p, w, kw, xp, dev, acc, id_key=(
         id(y_true), id(y_pred), id(sw)))
 
 
@@ -238,29 +230,26 @@ def _multilabel_rows(name, t, p, kw, xp):
     return safe_divide(num, den, zero_value=zv, xp=xp)
 
 
-def _multilabel_counts_path(label_path):
-    class MultilabelCountsPath(label_path):
-        """Per-label (tp, predicted, true) weights of each resample, then the
-        per-class formula of :class:`~._batched_paths.LabelPath` (micro, macro,
-        weighted averages)."""
+class _MultilabelCountsPath(LabelPath):
+    """Per-label (tp, predicted, true) weights of each resample, then the
+    per-class formula of :class:`~._batched_paths.LabelPath` (micro, macro,
+    weighted averages)."""
 
-        def __init__(self, name, t, p, w, kw, xp, dev, acc, id_key):
-            self.name, self.kw, self.xp, self.device = name, dict(kw), xp, dev
-            self.o, self.acc, self.n = _ops(xp), acc, int(t.shape[0])
-            self.c = int(t.shape[1])
-            self.cell_level = False
-            self.share_key = ("multilabel counts",) + id_key
-            rows = xp.concat([t * p, p, t], axis=1)  # (N, 3L): tp, predicted, true
-            self.rows = rows if w is None else rows * xp.reshape(w, (-1, 1))
+    def __init__(self, name, t, p, w, kw, xp, dev, acc, id_key):
+        self.name, self.kw, self.xp, self.device = name, dict(kw), xp, dev
+        self.o, self.acc, self.n = _ops(xp), acc, int(t.shape[0])
+        self.c = int(t.shape[1])
+        self.cell_level = False
+        self.share_key = ("multilabel counts",) + id_key
+        rows = xp.concat([t * p, p, t], axis=1)  # (N, 3L): tp, predicted, true
+        self.rows = rows if w is None else rows * xp.reshape(w, (-1, 1))
 
-        def counts(self, idx=None, counts=None):
-            s = self.xp.matmul(self._counts(idx, counts, weighted=False), self.rows)
-            c = self.c
-            return s[:, :c], s[:, c:2 * c], s[:, 2 * c:]
+    def counts(self, idx=None, counts=None):
+        s = self.xp.matmul(self._counts(idx, counts, weighted=False), self.rows)
+        c = self.c
+        return s[:, :c], s[:, c:2 * c], s[:, 2 * c:]
 
-        def jackknife(self):
-            xp, c = self.xp, self.c
-            s = xp.sum(self.rows, axis=0, keepdims=True) - self.rows
-            return self.formula(s[:, :c], s[:, c:2 * c], s[:, 2 * c:]), None
-
-    return MultilabelCountsPath
+    def jackknife(self):
+        xp, c = self.xp, self.c
+        s = xp.sum(self.rows, axis=0, keepdims=True) - self.rows
+        return self.formula(s[:, :c], s[:, c:2 * c], s[:, 2 * c:]), None

@@ -229,8 +229,7 @@ def bootstrap_many(calls, *, n_resamples=1000, confidence_level=0.95, method="pe
         ``name -> (BootstrapResult, estimate)``, or the exception a metric raised
         (its other metrics go on).
     """
-    out, ready = {}, {}
-    conv, setups = {}, {}
+    out, ready, conv, setups = {}, {}, {}, {}
     for name, (metric, arrays, kw) in calls.items():
         try:
             _check_params(metric, tuple(arrays), n_resamples, confidence_level, method,
@@ -528,12 +527,8 @@ def _quantile(srt, q, xp):
         frac = pos - lo
         return srt[lo, ...] + (srt[hi, ...] - srt[lo, ...]) * frac
     flat = xp.reshape(srt, (b, -1))
-    out = []
-    for j, qj in enumerate(_ns.host_values(q).reshape(-1).tolist()):
-        if not math.isfinite(qj):
-            out.append(xp.full_like(flat[0, j], math.nan))
-            continue
-        out.append(_quantile(flat[:, j:j + 1], float(qj), xp)[0])
+    out = [_quantile(flat[:, j:j + 1], float(qj), xp)[0]  # NaN where qj is not finite
+           for j, qj in enumerate(_ns.host_values(q).reshape(-1).tolist())]
     return xp.reshape(xp.stack(out), shape)
 
 

@@ -166,8 +166,7 @@ def _label_metrics(y_true, y_pred, names, *, labels, sample_weight, pos_label, z
                          want_cm=weighted_kappa or (bool(cm_names) and labels is not None))
     if cm_names:
         _agr.warn_single_label(prob)
-    out = {}
-    setwise = {}
+    out, setwise = {}, {}
     for name in names:
         if name in _SETWISE:
             setwise.setdefault(_split(name)[1], []).append(name)

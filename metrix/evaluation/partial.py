@@ -367,14 +367,19 @@ class PartialEvaluation:
         return out
 
     # -- label metrics -------------------------------------------------------
-    def _codes(self, y):
-        """Codes ``0..C-1`` of the values of ``y`` in ``labels``; -1 for any other value."""
-        labels = self.labels
+    def _codes(self, y, strict=False):
+        """Codes ``0..C-1`` of the values of ``y`` in ``labels``; -1 for any other value
+        (``strict``: scikit-learn's error instead)."""
+        labels, values = self.labels, y
         if labels.dtype.kind in "OUS" or y.dtype.kind in "OUS":
-            labels, y = labels.astype(object), y.astype(object)
-        idx = np.clip(np.searchsorted(labels, y), 0, labels.shape[0] - 1)
-        found = labels[idx] == y
-        return np.where(found, idx, -1).astype(np.int64)
+            labels, values = labels.astype(object), y.astype(object)
+        idx = np.clip(np.searchsorted(labels, values), 0, labels.shape[0] - 1)
+        codes = np.where(labels[idx] == values, idx, -1).astype(np.int64)
+        if strict and np.any(codes < 0):
+            bad = np.unique(y[codes < 0]).tolist()
+            raise ValueError(f"y_true contains values {bad} not belonging to the passed labels "
+                             f"{self.labels.tolist()}.")
+        return codes
 
     def _label_chunk(self, yt, yp, w):
         c = self.labels.shape[0]
@@ -424,11 +429,7 @@ class PartialEvaluation:
     # -- probabilistic metrics -----------------------------------------------
     def _proba_chunk(self, yt, ys, w):
         c = self.labels.shape[0]
-        codes = self._codes(yt)
-        if np.any(codes < 0):
-            bad = np.unique(yt[codes < 0]).tolist()
-            raise ValueError(f"y_true contains values {bad} not belonging to the passed labels "
-                             f"{self.labels.tolist()}.")
+        codes = self._codes(yt, strict=True)
         if ys.ndim == 2 and ys.shape[1] == 1:
             ys = ys[:, 0]
         pos_code = self._pos_code()
@@ -474,11 +475,8 @@ class PartialEvaluation:
             ys = ys[:, 0]
         if ys.ndim != 1:
             raise ValueError(f"{self.ranking_names} need a 1-D y_score (binary targets).")
-        if yt.dtype.kind in "OUS":
-            positive = yt.astype(object) == self.pos_label
-        else:
-            positive = yt == self.pos_label
-        positive = np.asarray(positive, bool)
+        positive = np.asarray((yt.astype(object) if yt.dtype.kind in "OUS" else yt)
+                              == self.pos_label, bool)
         out = {"n_pos": np.asarray(int(positive.sum()), np.int64),
                "n_neg": np.asarray(int((~positive).sum()), np.int64)}
         if self.method == "exact":
@@ -496,7 +494,6 @@ class PartialEvaluation:
         return _table.table_areas(ranks, state["hist_pos"], state["hist_neg"],
                                   self.ranking_names, **kw)
 
-
     # -- multiclass scores ---------------------------------------------------
     def _class_scores(self, yt, ys, what):
         """The codes of ``y_true`` (all in ``labels``) and a 2-D ``y_score`` of one
@@ -505,12 +502,7 @@ class PartialEvaluation:
         if ys.ndim != 2 or ys.shape[1] != c:
             raise ValueError(f"{what} need y_score of shape (n, {c}): one column per label "
                              f"{self.labels.tolist()}, got shape {ys.shape}.")
-        codes = self._codes(yt)
-        if np.any(codes < 0):
-            bad = np.unique(yt[codes < 0]).tolist()
-            raise ValueError(f"y_true contains values {bad} not belonging to the passed labels "
-                             f"{self.labels.tolist()}.")
-        return codes, ys.astype(np.float64, copy=False)
+        return self._codes(yt, strict=True), ys.astype(np.float64, copy=False)
 
     def _ovr_chunk(self, yt, ys, w):
         codes, ys = self._class_scores(yt, ys, self.ovr_names)

@@ -33,7 +33,6 @@ from .partial import PartialEvaluation
 __all__ = ["PoissonBootstrap"]
 
 
-
 class PoissonBootstrap:
     """``B`` resample states of ``metrics``, fed chunk by chunk.
 
