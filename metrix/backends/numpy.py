@@ -314,7 +314,7 @@ class Ops(GenericOps):
 
         def add(value, weight=None):
             return (isinstance(value, np.ndarray)
-                    and (weight is None or isinstance(weight, np.ndarray))
+                    and (weight is None or isinstance(weight, (np.ndarray, int, float)))
                     and add_value_sums(own_total, own_count, value, weight))
 
         return own_total, own_count, add
@@ -548,10 +548,17 @@ def edge_confusion_numpy(cm, a, b, n, clip):
 def add_value_sums(total, count, value, weight) -> bool:
     """``total += sum(weight * value)`` and ``count += sum(weight)`` (the number of
     values without weights; no count when ``count`` is None), in float64, in place,
-    for real float values (and weights of their shape); False for others."""
-    if value.dtype.kind != "f" or (weight is not None and (
-            weight.shape != value.shape or weight.dtype.kind != "f")):
+    for real float values (and weights of their shape, or one Python number for
+    all: a batch's mean loss weighted by its size); False for others."""
+    scalar = isinstance(weight, (int, float)) and not isinstance(weight, bool)
+    if value.dtype.kind != "f" or (weight is not None and not scalar and (
+            not isinstance(weight, np.ndarray) or weight.shape != value.shape
+            or weight.dtype.kind != "f")):
         return False
+    if scalar:
+        np.add(total, weight * value.sum(dtype=np.float64), out=total)
+        np.add(count, weight * value.size, out=count)
+        return True
     if weight is None:
         np.add(total, value.sum(dtype=np.float64), out=total)
         if count is not None:

@@ -261,10 +261,10 @@ class Ops(GenericOps):
             if not (isinstance(value, torch.Tensor) and value.is_cpu
                     and value.dtype in _NUMPY_VIEWS) or _compiling():
                 return False
-            if weight is None:
+            if weight is None or isinstance(weight, (int, float)):  # (a batch's size)
                 inputs = _cpu_views(value)
                 return inputs is not None and add_value_sums(total_view, count_view,
-                                                             inputs[0], None)
+                                                             inputs[0], weight)
             if not (isinstance(weight, torch.Tensor) and weight.is_cpu
                     and weight.dtype in _NUMPY_VIEWS):
                 return False

@@ -235,3 +235,16 @@ def test_in_place_sums_never_write_a_handed_out_state(name, put):
             np.testing.assert_array_equal(np.asarray(v), snapshot[k])
         np.testing.assert_allclose(float(fast.compute()), float(general.compute()),
                                    rtol=1e-12)
+
+
+@pytest.mark.parametrize("put", [torch.tensor, np.array], ids=["torch", "numpy"])
+def test_a_python_number_weight_weighs_every_value(put):
+    """``update(batch_mean_loss, weight=batch_size)``: the in-place route and the
+    general route ("ignore" takes it) agree, a bool weight included."""
+    fast, general = ms.MeanMetric(), ms.MeanMetric("ignore")
+    for v, w in ((put([1.0, 2.0]), 3), (put(5.0), 2.0), (put([4.0]), None),
+                 (put([1.0, 1.0]), True)):
+        fast.update(v, w)
+        general.update(v, w)
+    assert np.isclose(float(fast.compute()), 25 / 11)
+    assert np.isclose(float(general.compute()), 25 / 11)
