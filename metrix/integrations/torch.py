@@ -48,9 +48,10 @@ from __future__ import annotations
 import torch
 
 from .. import stream as _stream
+from ._eval_sampler import UnpaddedDistributedSampler
 from ._faces import AGGREGATORS, STREAM_METRICS, WRAPPERS
 
-__all__ = ["MetricModule"]
+__all__ = ["MetricModule", "UnpaddedDistributedSampler"]
 
 
 class MetricModule(torch.nn.Module):
