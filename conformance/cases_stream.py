@@ -243,3 +243,15 @@ add("ExplainedVariance", ms.ExplainedVariance, skm.explained_variance_score, (Y,
     WEIGHTED, id="weighted")
 add("MedianAbsoluteError", lambda: ms.MedianAbsoluteError(capacity=N),
     skm.median_absolute_error, (Y, Y_PRED))
+add("MaxError", ms.MaxError, skm.max_error, (Y, Y_PRED))
+add("MeanPoissonDeviance", ms.MeanPoissonDeviance, skm.mean_poisson_deviance, (Y, Y_PRED),
+    WEIGHTED, id="weighted")
+add("MeanGammaDeviance", ms.MeanGammaDeviance, skm.mean_gamma_deviance, (Y, Y_PRED))
+add("MeanTweedieDeviance", lambda: ms.MeanTweedieDeviance(power=1.5),
+    lambda t, p, sample_weight: skm.mean_tweedie_deviance(t, p, power=1.5,
+                                                          sample_weight=sample_weight),
+    (Y, Y_PRED), WEIGHTED, id="power-1.5")
+add("MeanPinballLoss", lambda: ms.MeanPinballLoss(num_outputs=2, alpha=0.9,
+                                                  multioutput="raw_values"),
+    lambda t, p: skm.mean_pinball_loss(t, p, alpha=0.9, multioutput="raw_values"),
+    (Y2, Y2_PRED), id="raw_values")

@@ -117,8 +117,17 @@ REGISTRY = (
     Entry("median_absolute_error", "median_ae", "regression", trainer=True,
           evaluate="median_absolute_error", path="order",
           greater_is_better=False),
-    Entry("max_error", "max_error", "regression", evaluate="max_error", path="order",
+    Entry("max_error", "max_error", "regression", "MaxError", what="maximum residual error",
+          evaluate="max_error", path="order",
           greater_is_better=False),
+    Entry("mean_poisson_deviance", "poisson", "regression", "MeanPoissonDeviance",
+          what="mean Poisson deviance", greater_is_better=False),
+    Entry("mean_gamma_deviance", "gamma", "regression", "MeanGammaDeviance",
+          what="mean gamma deviance", greater_is_better=False),
+    Entry("mean_tweedie_deviance", "tweedie", "regression", "MeanTweedieDeviance",
+          what="mean Tweedie deviance (``power=``)", greater_is_better=False),
+    Entry("mean_pinball_loss", "pinball", "regression", "MeanPinballLoss",
+          what="mean pinball loss (``alpha=``)", greater_is_better=False),
 )
 
 _BY_FUNCTION = {e.function: e for e in REGISTRY}

@@ -414,11 +414,18 @@ def _pinball_raw(t, alpha, *preds):
         return tuple(out)
 
     means = _means(t, terms, t.y_true, *preds)
-    losses = []
-    for s, part in zip(means[0::2], means[1::2]):
-        pos, neg = (part, part - s) if upper else (s - part, -part)
-        losses.append(alpha * pos + (1 - alpha) * neg)
-    return losses
+    return [pinball_from_means(s, part, alpha) for s, part in zip(means[0::2], means[1::2])]
+
+
+def pinball_from_means(mean_d, mean_part, alpha):
+    """The pinball loss from ``mean(d)`` and ``mean(part)``, ``d = y - pred`` and
+    ``part`` its positive part (``alpha >= 0.5``) or its negative part: the part
+    with the larger coefficient is summed directly, the other is the difference."""
+    if alpha >= 0.5:
+        pos, neg = mean_part, mean_part - mean_d
+    else:
+        pos, neg = mean_d - mean_part, -mean_part
+    return alpha * pos + (1 - alpha) * neg
 
 
 @metric_edge
@@ -570,7 +577,7 @@ def _general_half_deviances(a, preds, p, xp):
     return tuple(base - _times_pow(a * c1 - b * c2, b, 1 - p, xp) for b in preds), base
 
 
-def _half_deviances(a, preds, p, xp):
+def half_deviances(a, preds, p, xp):
     """Unit Tweedie deviances of ``a`` against each of ``preds``, halved.
 
     ``preds`` may broadcast; the factor 2 is applied to the means.
@@ -595,10 +602,16 @@ def _tweedie_targets(y_true, y_pred, sample_weight, power, validate, func):
     return t
 
 
+def deviance_scale(power):
+    """The factor of the halved unit deviances' mean: the deviance is ``2 * mean``
+    (``1 * mean``, the squared error, for power 0)."""
+    return 1.0 if power == 0 else 2.0
+
+
 def _mean_deviances(t, power, *preds):
     """Mean Tweedie deviance of ``y_true`` against each of ``preds`` (one pass)."""
-    xp, scale = t.xp, 1.0 if power == 0 else 2.0
-    means = _means(t, lambda a, *bs: _half_deviances(a, bs, power, xp), t.y_true, *preds)
+    xp, scale = t.xp, deviance_scale(power)
+    means = _means(t, lambda a, *bs: half_deviances(a, bs, power, xp), t.y_true, *preds)
     return [scale * m[0] for m in means]
 
 

@@ -28,7 +28,14 @@ from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from ..backends import ops as _ops
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
-from ..regression.scores import explained_fraction, mean_error_formula
+from ..regression._input import check_alpha, check_power
+from ..regression.scores import (
+    deviance_scale,
+    explained_fraction,
+    half_deviances,
+    mean_error_formula,
+    pinball_from_means,
+)
 from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
 from ._functional import StreamMetric, array_namespace, dtype_probe, result_dtype
 
@@ -38,11 +45,17 @@ _SUMS = {
     "moments": ("s_y", "s_yy", "s_e", "s_ee"),
     "log": ("s_log",),
     "pct": ("s_pct",),
+    "deviance": ("s_dev",),
+    "pinball": ("s_d", "s_part"),
+    "max": ("max_abs",),
 }
 # each metric keeps only the sums it reads (an update of MSE is one sum of squares)
 _STATISTIC = {"mse": "sq", "rmse": "sq", "mae": "abs", "r2": "moments",
               "explained_variance": "moments", "msle": "log", "rmsle": "log", "mape": "pct",
-              "median_ae": "buffer"}
+              "median_ae": "buffer", "max_error": "max", "poisson": "deviance",
+              "gamma": "deviance", "tweedie": "deviance", "pinball": "pinball"}
+#: the Tweedie power of the deviance metrics (``tweedie`` takes ``power=``)
+_POWER = {"poisson": 1, "gamma": 2}
 _MULTI = ("raw_values", "uniform_average", "variance_weighted")
 
 
@@ -52,7 +65,8 @@ class RegressionStream(StreamMetric):
     Parameters
     ----------
     metric : str
-        ``mse, rmse, mae, r2, explained_variance, msle, rmsle, mape, median_ae``.
+        ``mse, rmse, mae, r2, explained_variance, msle, rmsle, mape, median_ae,
+        max_error, poisson, gamma, tweedie, pinball``.
     num_outputs : int or None, default=None
         ``None``: 1-D targets and 0-d results; ``k``: targets ``(n, k)``.
     multioutput : {"raw_values", "uniform_average", "variance_weighted"} or host
@@ -61,10 +75,18 @@ class RegressionStream(StreamMetric):
         scikit-learn's rule for constant targets (R2, explained variance).
     capacity : int, default=None
         Rows of the exact buffer (``median_ae`` only; required there).
+    power : float, default=0
+        The Tweedie power of ``tweedie`` (``poisson`` is 1, ``gamma`` 2).
+    alpha : float, default=0.5
+        The quantile of ``pinball``.
+
+    Out of the deviances' domain (``poisson`` needs ``y_true >= 0`` and
+    ``y_pred > 0``, ``gamma`` both positive) the result is NaN or infinite: the
+    stream reads nothing to check it (the one-shot functions raise).
     """
 
     def __init__(self, metric="mse", *, num_outputs=None, multioutput="uniform_average",
-                 force_finite=True, capacity=None):
+                 force_finite=True, capacity=None, power=0, alpha=0.5):
         if metric not in _STATISTIC:
             raise ValueError(f"Unknown regression metric {metric!r}; expected one of "
                              f"{tuple(_STATISTIC)}")
@@ -86,6 +108,12 @@ class RegressionStream(StreamMetric):
         self.metric, self.num_outputs, self.multioutput = metric, num_outputs, multioutput
         self.force_finite = bool(force_finite)
         self.statistic = _STATISTIC[metric]
+        self.power = _POWER.get(metric, check_power(power, "MeanTweedieDeviance"))
+        self.alpha = check_alpha(alpha, "MeanPinballLoss")
+        if metric in ("max_error", "poisson", "gamma", "tweedie") and num_outputs not in (
+                None, 1):
+            raise ValueError(f"{metric} takes one output (scikit-learn's rule), got "
+                             f"num_outputs={num_outputs}")
         k = num_outputs or 1
         if self.statistic == "buffer":
             self.capacity = check_capacity(capacity)
@@ -95,7 +123,9 @@ class RegressionStream(StreamMetric):
                 raise ValueError(f"capacity is only used by median_ae, not {metric!r}")
             self.capacity = None
             # R2 also counts samples (NaN below two, whatever the weights)
-            self.key = ("reg_" + self.statistic, k) + (("n",) if metric == "r2" else ())
+            self.key = ("reg_" + self.statistic, k) + (("n",) if metric == "r2" else ()) + (
+                (self.power,) if self.statistic == "deviance" else
+                (self.alpha,) if self.statistic == "pinball" else ())
 
     def config(self):
         """What the state means (checked by ``load_state_dict``)."""
@@ -103,7 +133,8 @@ class RegressionStream(StreamMetric):
         return {"kind": "RegressionStream", "metric": self.metric,
                 "num_outputs": self.num_outputs,
                 "multioutput": mo if isinstance(mo, str) else list(mo),
-                "force_finite": self.force_finite, "capacity": self.capacity}
+                "force_finite": self.force_finite, "capacity": self.capacity,
+                "power": self.power, "alpha": self.alpha}
 
     def _init(self, xp, device, fdt):
         k = self.num_outputs or 1
@@ -113,6 +144,8 @@ class RegressionStream(StreamMetric):
         else:
             state = {name: xp.zeros((k,), dtype=acc, device=device)
                      for name in _SUMS[self.statistic]}
+            if self.statistic == "max":  # a running maximum starts below every value
+                state["max_abs"] = xp.full((k,), -math.inf, dtype=acc, device=device)
             state["sw"] = xp.zeros((), dtype=acc, device=device)
             if self.metric == "r2":  # NaN below two samples, whatever the weights
                 state["n"] = xp.zeros((), dtype=_ns.count_dtype(xp, device), device=device)
@@ -145,6 +178,8 @@ class RegressionStream(StreamMetric):
         out = dict(state)
         if "n" in state:
             out["n"] = out_n
+        if self.statistic == "max":
+            return self._update_max(state, out, e, w, n, xp)
         if w is None:  # unit weights: plain sums, the count from the shape
             out["sw"] = state["sw"] + n
 
@@ -172,6 +207,22 @@ class RegressionStream(StreamMetric):
         elif stat == "pct":
             eps = xp.finfo(xp.float64).eps
             out["s_pct"] = state["s_pct"] + total(xp.abs(e) / xp.clip(xp.abs(yt), min=eps))
+        elif stat == "deviance":
+            out["s_dev"] = state["s_dev"] + total(half_deviances(yt, (yp,), self.power, xp)[0])
+        elif stat == "pinball":
+            part = xp.clip(e, min=0.0) if self.alpha >= 0.5 else xp.clip(e, max=0.0)
+            out["s_d"] = state["s_d"] + total(e)
+            out["s_part"] = state["s_part"] + total(part)
+        return out
+
+    def _update_max(self, state, out, e, w, n, xp):
+        """``max_error``: the running maximum of ``|y_true - y_pred|`` (no weights)."""
+        if w is not None:
+            raise TypeError("MaxError takes no sample_weight (scikit-learn's max_error "
+                            "has none)")
+        out["sw"] = state["sw"] + n
+        if n:
+            out["max_abs"] = xp.maximum(state["max_abs"], xp.max(xp.abs(e), axis=0))
         return out
 
     def _check_outputs(self, yt, yp):
@@ -230,13 +281,25 @@ class RegressionStream(StreamMetric):
             if m == "r2":  # scikit-learn: NaN below two samples (with check_seen's warning)
                 value = xp.where(state["n"] < 2, xp.full_like(value, math.nan), value)
             return xp.astype(value, fdt)
-        name = {"mse": "s_ee", "rmse": "s_ee", "mae": "s_abs", "msle": "s_log",
-                "rmsle": "s_log", "mape": "s_pct"}[m]
         # no weight seen: NaN (a division by NaN, not by zero: no warning)
         sw = xp.where(sw == 0, xp.full_like(sw, math.nan), sw)
+        if self.statistic in ("max", "deviance", "pinball"):
+            return xp.astype(self._average(self._loss(state, sw, xp), None, xp), fdt)
+        name = {"mse": "s_ee", "rmse": "s_ee", "mae": "s_abs", "msle": "s_log",
+                "rmsle": "s_log", "mape": "s_pct"}[m]
         per_output = mean_error_formula("root" if m in ("rmse", "rmsle") else "mean",
                                         state[name], sw, xp)
         return xp.astype(self._average(per_output, None, xp), fdt)
+
+    def _loss(self, state, sw, xp):
+        """Per output: the maximum error, the mean deviance or the pinball loss
+        (the one-shot functions' formulas on the sums); NaN with no sample."""
+        if self.statistic == "max":
+            return xp.where(xp.isnan(sw), xp.full_like(state["max_abs"], math.nan),
+                            state["max_abs"])
+        if self.statistic == "deviance":
+            return deviance_scale(self.power) * state["s_dev"] / sw
+        return pinball_from_means(state["s_d"] / sw, state["s_part"] / sw, self.alpha)
 
     def _average(self, per_output, den, xp):
         mo = self.multioutput

@@ -203,7 +203,8 @@ def _stream_calls():
     out["stream.LogLoss"] = stream(lambda: ms.LogLoss(num_classes=C), "labels", "proba")
     for name in ("ExplainedVariance", "MeanAbsoluteError", "MeanAbsolutePercentageError",
                  "MeanSquaredError", "MeanSquaredLogError", "R2Score", "RootMeanSquaredError",
-                 "RootMeanSquaredLogError"):
+                 "RootMeanSquaredLogError", "MaxError", "MeanPoissonDeviance",
+                 "MeanGammaDeviance", "MeanTweedieDeviance", "MeanPinballLoss"):
         cls = getattr(ms, name)
         out["stream." + name] = stream(cls, "score", "score")
     out["stream.MedianAbsoluteError"] = stream(lambda: ms.MedianAbsoluteError(4 * N),
