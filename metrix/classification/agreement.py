@@ -35,7 +35,7 @@ from ._input import (
 from ._lane import lane_inputs, lane_position, lane_problem, setwise_lane_problem
 from ._likelihood_ratios import check_replace_lr, likelihood_ratios_from_problem
 from ._prf import jaccard_from_counts
-from .confusion import accuracy_from_totals, correct_and_total
+from .confusion import _label_doc, accuracy_from_totals, correct_and_total
 
 __all__ = [
     "jaccard_score",
@@ -99,6 +99,7 @@ def check_jaccard_zero_division(zero_division):
 
 
 @metric_edge
+@_label_doc
 def jaccard_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -125,12 +126,8 @@ def jaccard_score(
     pos_label : int, float, bool or str, default=1
         The class reported when ``average="binary"``.
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
-        ``None``: one score per class; ``"binary"``: the score of
-        ``pos_label``; ``"micro"``: from the total counts; ``"macro"``: the
-        unweighted mean over classes; ``"weighted"``: the mean weighted by
-        support; ``"samples"``: the mean over samples (multilabel input).
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
+        %(average)s
+    %(sample_weight)s
     zero_division : {"warn", 0.0, 1.0}, default="warn"
         Value where ``tp + fp + fn == 0``; "warn" gives 0 and an
         ``UndefinedMetricWarning`` (with ``validate=True``).
@@ -189,6 +186,7 @@ def balanced_accuracy_from_problem(prob, *, adjusted, validate):
 
 
 @metric_edge
+@_label_doc
 def balanced_accuracy_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -207,22 +205,15 @@ def balanced_accuracy_score(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,)
-        Ground-truth labels (any supported array library).
-    y_pred : array of shape (n_samples,)
-        Predicted labels, as returned by a classifier.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
+    %(targets_1d)s
+    %(sample_weight)s
     adjusted : bool, default=False
         Rescale so that chance scores 0 and perfect scores 1.
     labels : array-like, default=None
         The complete set of classes (a metrix extension): it must contain every
         value of ``y_true`` and ``y_pred``. Declaring it with ``validate=False``
         makes the call sync-free; the value is that of scikit-learn.
-    validate : bool, default=True
-        Check the values of the inputs (target types, NaN) on the host.
-        ``False`` reads no value; with ``labels`` declared the call is then
-        sync-free.
+    %(validate)s
 
     Returns
     -------
@@ -283,6 +274,7 @@ def mcc_from_problem(prob):
 
 
 @metric_edge
+@_label_doc
 def matthews_corrcoef(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -302,19 +294,12 @@ def matthews_corrcoef(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,)
-        Ground-truth labels (any supported array library).
-    y_pred : array of shape (n_samples,)
-        Predicted labels, as returned by a classifier.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
+    %(targets_1d)s
+    %(sample_weight)s
     labels : array-like, default=None
         The complete set of classes (a metrix extension; sync-free with
         ``validate=False``): it must contain every value present.
-    validate : bool, default=True
-        Check the values of the inputs (target types, NaN) on the host.
-        ``False`` reads no value; with ``labels`` declared the call is then
-        sync-free.
+    %(validate)s
 
     Returns
     -------
@@ -421,6 +406,7 @@ def kappa_from_problem(prob, *, weights, replace_undefined_by, validate):
 
 
 @metric_edge
+@_label_doc
 def cohen_kappa_score(
     y1: ArrayLike,
     y2: ArrayLike,
@@ -449,15 +435,11 @@ def cohen_kappa_score(
         least one must occur in ``y1``.
     weights : {None, "linear", "quadratic"}, default=None
         Disagreement weights: none (0/1), ``|i - j|`` or ``(i - j)^2``.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
+    %(sample_weight)s
     replace_undefined_by : float in [-1, 1] or nan, default=nan
         Value when kappa is undefined (an ``UndefinedMetricWarning`` is
         emitted with ``validate=True``).
-    validate : bool, default=True
-        Check the values of the inputs (target types, NaN) on the host.
-        ``False`` reads no value; with ``labels`` declared the call is then
-        sync-free.
+    %(validate)s
 
     Returns
     -------
@@ -603,6 +585,7 @@ def hamming_from_targets(targets, weights, xp, acc):
 # -- likelihood ratios -----------------------------------------------------
 
 @metric_edge
+@_label_doc
 def class_likelihood_ratios(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -624,15 +607,11 @@ def class_likelihood_ratios(
         greater label by default).
     labels : array-like of length 2, default=None
         ``[negative, positive]`` (sync-free with ``validate=False``).
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
+    %(sample_weight)s
     replace_undefined_by : nan, 1.0 or dict, default=nan
         Values for undefined ratios: nan, 1.0 (both worst-case 1), or
         ``{"LR+": value in [1, inf] or nan, "LR-": value in [0, 1] or nan}``.
-    validate : bool, default=True
-        Check the values of the inputs (target types, NaN) on the host.
-        ``False`` reads no value; with ``labels`` declared the call is then
-        sync-free.
+    %(validate)s
 
     Returns
     -------

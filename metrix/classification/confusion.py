@@ -49,12 +49,18 @@ __all__ = [
 ]
 
 
-#: the parameters that the precision / recall / F metrics describe alike
-_PRF_TARGETS = """\
+#: docstring sections of the label metrics (here, :mod:`.agreement` and :mod:`.report`)
+_TARGETS = """\
     y_true : array of shape (n_samples,) or (n_samples, n_labels)
         Ground-truth labels, or a label-indicator matrix (any supported array
         library).
     y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+        Predicted labels, as returned by a classifier.
+"""
+_TARGETS_1D = """\
+    y_true : array of shape (n_samples,)
+        Ground-truth labels (any supported array library).
+    y_pred : array of shape (n_samples,)
         Predicted labels, as returned by a classifier.
 """
 _PRF_LABELS = """\
@@ -75,18 +81,20 @@ _SAMPLE_WEIGHT = """\
     sample_weight : array of shape (n_samples,), default=None
         Sample weights.
 """
-_ZERO_DIVISION_VALIDATE = """\
+_ZERO_DIVISION = """\
     zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
         Value where a ratio is 0/0; "warn" gives 0 and an ``UndefinedMetricWarning``
         (warnings are emitted only with ``validate=True``).
+"""
+_VALIDATE = """\
     validate : bool, default=True
         Check the values of the inputs (target types, NaN) on the host.
         ``False`` reads no value; with ``labels`` declared the call is then
         sync-free.
 """
-_prf_doc = sections(targets=_PRF_TARGETS, labels=_PRF_LABELS, average=_PRF_AVERAGE,
-                    sample_weight=_SAMPLE_WEIGHT,
-                    zero_division_and_validate=_ZERO_DIVISION_VALIDATE)
+_label_doc = sections(targets=_TARGETS, targets_1d=_TARGETS_1D, labels=_PRF_LABELS,
+                      average=_PRF_AVERAGE, sample_weight=_SAMPLE_WEIGHT, validate=_VALIDATE,
+                      zero_division_and_validate=_ZERO_DIVISION + _VALIDATE)
 
 
 @metric_edge
@@ -140,6 +148,7 @@ def _confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normal
 
 
 @host_entry(_confusion_matrix)
+@_label_doc
 def confusion_matrix(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -156,16 +165,12 @@ def confusion_matrix(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,)
-        Ground-truth labels (any supported array library).
-    y_pred : array of shape (n_samples,)
-        Predicted labels, as returned by a classifier.
+    %(targets_1d)s
     labels : array-like of shape (n_classes,), default=None
         Classes (rows/columns, in this order). Samples whose true or predicted
         label is not among them are ignored. Declaring labels (with
         ``validate=False``) makes the call sync-free.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
+    %(sample_weight)s
     normalize : {"true", "pred", "all"}, default=None
         Normalise over rows, columns or the whole matrix (0 where undefined).
     validate : bool, default=True
@@ -374,7 +379,7 @@ def accuracy_from_totals(correct, total, xp, normalize=True, undefined=0.0):
 
 
 @metric_edge
-@_prf_doc
+@_label_doc
 def precision_recall_fscore_support(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -519,7 +524,7 @@ def _prfs_lane(xp, o, config, y_true, y_pred, weights):
 
 
 @metric_edge
-@_prf_doc
+@_label_doc
 def fbeta_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -575,7 +580,7 @@ def _f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
 
 
 @host_entry(_f1_score)
-@_prf_doc
+@_label_doc
 def f1_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -619,7 +624,7 @@ def f1_score(
 
 
 @metric_edge
-@_prf_doc
+@_label_doc
 def precision_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -661,7 +666,7 @@ def precision_score(
 
 
 @metric_edge
-@_prf_doc
+@_label_doc
 def recall_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
