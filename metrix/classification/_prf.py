@@ -101,13 +101,7 @@ def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, 
     to give (``validate=False``, or a set ``zero_division``) each ratio is one
     :func:`safe_divide`: a few ops on the C-vector.
     """
-    tp, pred, true = counts
-    if tp.dtype != acc_dtype:
-        tp = xp.astype(tp, acc_dtype)
-    if pred.dtype != acc_dtype:
-        pred = xp.astype(pred, acc_dtype)
-    if true.dtype != acc_dtype:
-        true = xp.astype(true, acc_dtype)
+    tp, pred, true = (_cast(c, acc_dtype, xp) for c in counts)
     if average == "micro":
         tp, pred, true = (xp.sum(c, axis=-1, keepdims=True) for c in (tp, pred, true))
     zd = zero_division if type(zero_division) is float else check_zero_division(zero_division)

@@ -35,7 +35,13 @@ from ._input import (
 from ._lane import lane_inputs, lane_position, lane_problem, setwise_lane_problem
 from ._likelihood_ratios import check_replace_lr, likelihood_ratios_from_problem
 from ._prf import jaccard_from_counts
-from .confusion import _label_doc, accuracy_from_totals, correct_and_total
+from .confusion import (
+    _check_labels_nonempty,
+    _check_single_label_type,
+    _label_doc,
+    accuracy_from_totals,
+    correct_and_total,
+)
 
 __all__ = [
     "jaccard_score",
@@ -48,16 +54,6 @@ __all__ = [
 ]
 
 
-def _counts(prob):
-    xp = prob.xp
-    return tuple(cast(c, prob.acc_dtype, xp) for c in prob.counts)
-
-
-def _check_single_label_type(y_type):
-    if y_type not in ("binary", "multiclass"):
-        raise ValueError(f"{y_type} is not supported")
-
-
 def warn_single_label(prob):
     """scikit-learn's ``confusion_matrix`` warning for a 1 x 1 matrix (host-known shape)."""
     if len(prob.classes) == 1:
@@ -67,16 +63,23 @@ def warn_single_label(prob):
             "labels.", UserWarning, stacklevel=find_stack_level())
 
 
-def _check_labels_nonempty(labels):
-    if labels is not None and len(_ns.host_list(labels)) == 0:
-        raise ValueError("'labels' should contain at least one label.")
+def _single_label_problem(y_true, y_pred, sample_weight, labels, validate, *, want_cm):
+    """The label problem of binary or multiclass targets (``confusion_matrix``'s
+    error for others, and its warning for a single label)."""
+    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
+                              exact_binary=False)
+    _check_single_label_type(prepared.targets.y_type)
+    prob = label_problem(prepared, labels=labels, validate=validate, want_cm=want_cm)
+    warn_single_label(prob)
+    return prob
 
 
 # -- jaccard ---------------------------------------------------------------
 
 def jaccard_from_problem(prob, *, average, zero_division, validate):
     r"""Jaccard index per class ``tp / (tp + fp + fn)``, averaged as ``average``."""
-    jac = jaccard_from_counts(_counts(prob), average=average, zero_division=zero_division,
+    counts = tuple(cast(c, prob.acc_dtype, prob.xp) for c in prob.counts)
+    jac = jaccard_from_counts(counts, average=average, zero_division=zero_division,
                               weights=prob.weights, xp=prob.xp, validate=validate)
     return cast(jac, prob.float_dtype, prob.xp)
 
@@ -232,12 +235,8 @@ def balanced_accuracy_score(
         return _ns.to_output(lane.ops.lane(_balanced_accuracy_lane, (lane.n_classes,
                                                                     bool(adjusted)),
                                            y_true, y_pred, sample_weight), lane.xp)
-    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
-                              exact_binary=False)
-    _check_single_label_type(prepared.targets.y_type)
-    prob = label_problem(prepared, labels=labels, validate=validate,
-                         want_cm=labels is not None)
-    warn_single_label(prob)
+    prob = _single_label_problem(y_true, y_pred, sample_weight, labels, validate,
+                                 want_cm=labels is not None)
     score = balanced_accuracy_from_problem(prob, adjusted=adjusted, validate=validate)
     return _ns.to_output(score, prob.xp)
 
@@ -316,12 +315,8 @@ def matthews_corrcoef(
     if lane is not None and lane.n_classes > 1:
         return _ns.to_output(lane.ops.lane(_mcc_lane, lane.n_classes, y_true, y_pred,
                                            sample_weight), lane.xp)
-    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
-                              exact_binary=False)
-    _check_single_label_type(prepared.targets.y_type)
-    prob = label_problem(prepared, labels=labels, validate=validate,
-                         want_cm=labels is not None)
-    warn_single_label(prob)
+    prob = _single_label_problem(y_true, y_pred, sample_weight, labels, validate,
+                                 want_cm=labels is not None)
     return _ns.to_output(mcc_from_problem(prob), prob.xp)
 
 
@@ -458,11 +453,8 @@ def cohen_kappa_score(
         config = (lane.n_classes, weights, float(replace_undefined_by))
         return _ns.to_output(lane.ops.lane(_kappa_lane, config, y1, y2, sample_weight),
                              lane.xp)
-    prepared = prepare_inputs(y1, y2, sample_weight, validate=validate, exact_binary=False)
-    _check_single_label_type(prepared.targets.y_type)
-    prob = label_problem(prepared, labels=labels, validate=validate,
-                         want_cm=weights is not None or labels is not None)
-    warn_single_label(prob)
+    prob = _single_label_problem(y1, y2, sample_weight, labels, validate,
+                                 want_cm=weights is not None or labels is not None)
     if labels is not None and validate and not any_label_in_y_true(prob, labels):
         raise ValueError(
             "At least one label in `labels` must be present in `y1` (even though "

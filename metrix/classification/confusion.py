@@ -120,11 +120,8 @@ def _confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normal
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
                               exact_binary=False)
     xp, device = prepared.xp, prepared.device
-    y_type = prepared.targets.y_type
-    if y_type not in ("binary", "multiclass"):
-        raise ValueError(f"{y_type} is not supported")
-    if labels is not None and len(_ns.host_list(labels)) == 0:
-        raise ValueError("'labels' should contain at least one label.")
+    _check_single_label_type(prepared.targets.y_type)
+    _check_labels_nonempty(labels)
     prob = label_problem(prepared, labels=labels, validate=validate, want_cm=True)
     cm = prob.cm
     if labels is not None and validate:
@@ -217,6 +214,16 @@ def _confusion_lane(xp, o, config, y_true, y_pred, weights):
     elif weights is None:
         return cm
     return cm if cm.dtype == fdt else xp.astype(cm, fdt)
+
+
+def _check_single_label_type(y_type):
+    if y_type not in ("binary", "multiclass"):
+        raise ValueError(f"{y_type} is not supported")
+
+
+def _check_labels_nonempty(labels):
+    if labels is not None and len(_ns.host_list(labels)) == 0:
+        raise ValueError("'labels' should contain at least one label.")
 
 
 def _is_int_weights(sample_weight) -> bool:
@@ -563,20 +570,18 @@ def fbeta_score(
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.fbeta_score``.
     """
-    _, _, f, _ = _prfs(y_true, y_pred, beta=beta, labels=labels, pos_label=pos_label,
-                       average=average, warn_for=("f-score",), sample_weight=sample_weight,
-                       zero_division=zero_division, validate=validate, want=("f-score",))
-    return f
+    return _prfs(y_true, y_pred, beta=beta, labels=labels, pos_label=pos_label,
+                 average=average, warn_for=("f-score",), sample_weight=sample_weight,
+                 zero_division=zero_division, validate=validate, want=("f-score",))[2]
 
 
 @metric_edge
 def _f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
               sample_weight=None, zero_division="warn", validate=True):
     """:func:`f1_score` past its host entry."""
-    _, _, f, _ = _prfs(y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label,
-                       average=average, warn_for=("f-score",), sample_weight=sample_weight,
-                       zero_division=zero_division, validate=validate, want=("f-score",))
-    return f
+    return _prfs(y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label,
+                 average=average, warn_for=("f-score",), sample_weight=sample_weight,
+                 zero_division=zero_division, validate=validate, want=("f-score",))[2]
 
 
 @host_entry(_f1_score)
@@ -657,12 +662,9 @@ def precision_score(
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.precision_score``.
     """
-    p, _, _, _ = _prfs(
-        y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label, average=average,
-        warn_for=("precision",), sample_weight=sample_weight, zero_division=zero_division,
-        validate=validate,
-        want=("precision",))
-    return p
+    return _prfs(y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label,
+                 average=average, warn_for=("precision",), sample_weight=sample_weight,
+                 zero_division=zero_division, validate=validate, want=("precision",))[0]
 
 
 @metric_edge
@@ -699,9 +701,6 @@ def recall_score(
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.recall_score``.
     """
-    _, r, _, _ = _prfs(
-        y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label, average=average,
-        warn_for=("recall",), sample_weight=sample_weight, zero_division=zero_division,
-        validate=validate,
-        want=("recall",))
-    return r
+    return _prfs(y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label,
+                 average=average, warn_for=("recall",), sample_weight=sample_weight,
+                 zero_division=zero_division, validate=validate, want=("recall",))[1]

@@ -145,10 +145,10 @@ def brier_from_problem(prob, *, scale_by_half, sq=None):
 
 
 def _brier_problem(y_true, y_proba, sample_weight, pos_label, labels, validate):
-    p = getattr(y_proba, "shape", None)
-    ndim = len(p) if p is not None else _ns.host_values(y_proba).ndim
-    one_d = ndim == 1 or (ndim == 2 and (p[1] if p is not None
-                                         else _ns.host_values(y_proba).shape[1]) == 1)
+    shape = getattr(y_proba, "shape", None)
+    if shape is None:
+        shape = _ns.host_values(y_proba).shape
+    one_d = len(shape) == 1 or (len(shape) == 2 and shape[1] == 1)
     return _proba.proba_problem(y_true, y_proba, sample_weight, labels=labels,
                                 pos_label=pos_label, mode="binary" if one_d else "multiclass",
                                 validate=validate)
