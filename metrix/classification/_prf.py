@@ -28,10 +28,7 @@ def warn_prf(average, modifier, msg_start, result_size):
         axis0, axis1 = axis1, axis0
     msg = ("{0} ill-defined and being set to 0.0 {{0}} no {1} {2}s. Use `zero_division` "
            "parameter to control this behavior.".format(msg_start, modifier, axis0))
-    if result_size == 1:
-        msg = msg.format("due to")
-    else:
-        msg = msg.format(f"in {axis1}s with")
+    msg = msg.format("due to" if result_size == 1 else f"in {axis1}s with")
     warnings.warn(msg, as_sklearn_too(UndefinedMetricWarning), stacklevel=find_stack_level())
 
 

@@ -345,8 +345,7 @@ def hinge_problem(y_true, pred_decision, sample_weight, *, labels=None,
     w = check_sample_weight(sample_weight, n, xp=xp, device=device, dtype=acc,
                             validate=False)
     if labels is not None:
-        declared = _ns.host_list(labels)
-        classes = sorted(set(declared))
+        classes = sorted(set(_ns.host_list(labels)))
     else:
         classes, codes = discover_codes(yt, lxp, ldev)
         classes = _ns.host_values(classes).tolist()  # host read: labels=None discovers
@@ -378,12 +377,11 @@ def hinge_problem(y_true, pred_decision, sample_weight, *, labels=None,
         classes = _ns.host_values(discover_codes(yt, lxp, ldev)[0]).tolist()
     if validate:
         _check_weight_sum(w, xp)
-    cdt = _ns.count_dtype(xp, device)
     if len(classes) == 2:
         codes = _on(lxp.astype(label_equals(yt, classes[1], lxp),
                                _ns.count_dtype(lxp, ldev)), lxp, xp, device)
     else:  # a single class: scikit-learn's LabelBinarizer makes every sample negative
-        codes = xp.zeros((n,), dtype=cdt, device=_ns.device_of(f))
+        codes = xp.zeros((n,), dtype=_ns.count_dtype(xp, device), device=_ns.device_of(f))
     return HingeProblem(xp, f, codes, False, w, f.dtype, acc)
 
 
