@@ -38,10 +38,6 @@ class LabelSpace(NamedTuple):
     declared: bool          # labels were given by the caller
     value_kind: str         # "i", "f", "b" or "O": dtype kind of the label values
 
-    @property
-    def n_classes(self) -> int:
-        return len(self.classes)
-
 
 def label_kind(y, xp) -> str:
     """The kind label values are encoded by: :func:`dtype_kind` with signed and
@@ -122,10 +118,8 @@ def _encode_declared(y_true, y_pred, *, labels, xp, device, kind) -> LabelSpace:
     cdt = _ns.count_dtype(xp, device)
     if kind in "ib" and _ns.host_arange_equal(labels):
         # labels are 0..C-1: the values are the codes; others go to bin C
-        from ..backends import ops
-
         def code(y):
-            return ops(xp).codes_or_other(y, n)  # bool and every integer width
+            return _ops(xp).codes_or_other(y, n)  # bool and every integer width
     elif n <= FEW_LABELS:
         # a handful of labels (average="binary" counts one): n compares beat a
         # searchsorted + two gathers
@@ -190,9 +184,7 @@ def _encode_discovered(y_true, y_pred, *, xp, device, kind, bounds=None) -> Labe
         return LabelSpace(yt, yp, 0, _empty_classes(kind), 0, False, kind)
     if bounds is None:
         # host reads: the label set is data-dependent (no labels= given)
-        from ..backends import ops
-
-        (lo_t, hi_t), (lo_p, hi_p) = ops(xp).minmax(yt), ops(xp).minmax(yp)
+        (lo_t, hi_t), (lo_p, hi_p) = _ops(xp).minmax(yt), _ops(xp).minmax(yp)
         bounds = int(min(lo_t, lo_p)), int(max(hi_t, hi_p))
     lo, hi = bounds
     limit = max(RANGE_LIMIT, 2 * n)
@@ -214,10 +206,8 @@ def _integral(y_true, y_pred, xp) -> bool:
 
 def _encode_unique(yt, yp, *, xp, device, kind) -> LabelSpace:
     """Codes among the sorted distinct values of both arrays (one sort)."""
-    from ..backends import ops
-
     n = yt.shape[0]
-    values, inverse = ops(xp).unique_inverse(xp.concat([yt, yp]))
+    values, inverse = _ops(xp).unique_inverse(xp.concat([yt, yp]))
     host = _ns.to_host(values)
     classes = host if host.dtype.kind == "f" else restore_kind(host, kind)
     inverse = xp.astype(inverse, _ns.count_dtype(xp, device))
@@ -255,10 +245,8 @@ def distinct_values(y, *, xp):
     the range (no sort) when the range is at most ``RANGE_LIMIT`` or twice the
     size; floats and wider ranges: ``unique`` (a sort).
     """
-    from ..backends import ops
-
     y = xp.reshape(y, (-1,))
-    adapter = ops(xp)
+    adapter = _ops(xp)
     kind = label_kind(y, xp)
     if kind in "ib" and y.shape[0]:
         codes = _as_int_codes(y, xp, _ns.device_of(y))

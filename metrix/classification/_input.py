@@ -177,7 +177,6 @@ def _declared_count(yt, yp, labels, xp, o):
     chunked pass (``ops.pair_bincount_declared``); ``(None, None)`` elsewhere.
 
     The space then carries no code arrays (the counts are all that is read)."""
-    labels = _ns.host_list(labels)
     if _labels.label_kind(yt, xp) not in "ib" or _labels.label_kind(yp, xp) not in "ib" or not (
             _ns.host_arange_equal(labels)):
         return None, None

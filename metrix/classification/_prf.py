@@ -28,10 +28,7 @@ def warn_prf(average, modifier, msg_start, result_size):
         axis0, axis1 = axis1, axis0
     msg = ("{0} ill-defined and being set to 0.0 {{0}} no {1} {2}s. Use `zero_division` "
            "parameter to control this behavior.".format(msg_start, modifier, axis0))
-    if result_size == 1:
-        msg = msg.format("due to")
-    else:
-        msg = msg.format(f"in {axis1}s with")
+    msg = msg.format("due to" if result_size == 1 else f"in {axis1}s with")
     warnings.warn(msg, as_sklearn_too(UndefinedMetricWarning), stacklevel=find_stack_level())
 
 
@@ -101,13 +98,7 @@ def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, 
     to give (``validate=False``, or a set ``zero_division``) each ratio is one
     :func:`safe_divide`: a few ops on the C-vector.
     """
-    tp, pred, true = counts
-    if tp.dtype != acc_dtype:
-        tp = xp.astype(tp, acc_dtype)
-    if pred.dtype != acc_dtype:
-        pred = xp.astype(pred, acc_dtype)
-    if true.dtype != acc_dtype:
-        true = xp.astype(true, acc_dtype)
+    tp, pred, true = (_cast(c, acc_dtype, xp) for c in counts)
     if average == "micro":
         tp, pred, true = (xp.sum(c, axis=-1, keepdims=True) for c in (tp, pred, true))
     zd = zero_division if type(zero_division) is float else check_zero_division(zero_division)

@@ -88,13 +88,6 @@ def _check_range(p, xp, low_word):
         raise ValueError(f"y_prob contains values {low_word} than 0: {float(lo)}")
 
 
-def _label_info(y, xp):
-    """(type of target, is string/object, integer (min, max) or None) of y_true
-    (host reads); the bounds spare :func:`discover_codes` a second read."""
-    info = target_info(y, xp=xp, input_name="y_true")
-    return info.y_type, _ops(xp).is_strings(y), info.bounds
-
-
 def discover_codes(y, xp, device, bounds=None):
     """Sorted classes of ``y`` (host) and each sample's position among them.
 
@@ -201,7 +194,8 @@ def proba_problem(y_true, y_proba, sample_weight, *, labels=None, pos_label=None
         if validate:
             pos_label = _checked_pos_label(yt, p, w, pos_label, lxp, xp, normalized)
         elif pos_label is None:  # the declared classes' rule, or 1 (targets 0 / 1)
-            pos_label = 1 if labels is None else _pos_label_of(_labels_list(labels))
+            pos_label = 1 if labels is None else _pos_label_of(
+                _ns.host_unique(_ns.host_values(labels)))
         codes = lxp.astype(label_equals(yt, pos_label, lxp), _ns.count_dtype(lxp, ldev))
         return ProbaProblem(xp, device, _on(codes, lxp, xp, device), p, 2, w, fdt, acc,
                             eps, n)
@@ -233,7 +227,7 @@ def _checked_pos_label(yt, p, w, pos_label, lxp, xp, normalized):
     """``mode="binary"``, validated: scikit-learn's checks (host reads), then the positive class."""
     assert_all_finite(yt, xp=lxp, input_name="y_true")
     assert_all_finite(p, xp=xp, input_name="y_prob")
-    y_type, _, _ = _label_info(yt, lxp)
+    y_type = target_info(yt, xp=lxp, input_name="y_true").y_type  # host reads
     if y_type != "binary":
         raise ValueError(
             f"The type of the target inferred from y_true is {y_type} but should be "
@@ -250,12 +244,13 @@ def _checked_targets(p, yt, labels, lxp, xp):
     """``mode="multiclass"``, validated: scikit-learn's checks (host reads), ``y_true``'s bounds."""
     assert_all_finite(p, xp=xp, input_name="y_proba")
     _check_range(p, xp, "lower")
-    y_type, _, bounds = _label_info(yt, lxp)
+    info = target_info(yt, xp=lxp, input_name="y_true")  # host reads
+    y_type = info.y_type
     if "multioutput" in y_type or (yt.ndim == 2 and y_type != "multilabel-indicator"):
         raise ValueError(_MULTIOUTPUT)
     if labels is None and y_type not in ("binary", "multiclass", "multilabel-indicator"):
         raise ValueError(f"Unknown label type: {y_type}")
-    return bounds
+    return info.bounds  # spares :func:`discover_codes` a second read
 
 
 def _classes_and_codes(yt, labels, lxp, ldev, bounds, validate):
@@ -350,8 +345,7 @@ def hinge_problem(y_true, pred_decision, sample_weight, *, labels=None,
     w = check_sample_weight(sample_weight, n, xp=xp, device=device, dtype=acc,
                             validate=False)
     if labels is not None:
-        declared = _ns.host_list(labels)
-        classes = sorted(set(declared))
+        classes = sorted(set(_ns.host_list(labels)))
     else:
         classes, codes = discover_codes(yt, lxp, ldev)
         classes = _ns.host_values(classes).tolist()  # host read: labels=None discovers
@@ -383,23 +377,17 @@ def hinge_problem(y_true, pred_decision, sample_weight, *, labels=None,
         classes = _ns.host_values(discover_codes(yt, lxp, ldev)[0]).tolist()
     if validate:
         _check_weight_sum(w, xp)
-    cdt = _ns.count_dtype(xp, device)
     if len(classes) == 2:
         codes = _on(lxp.astype(label_equals(yt, classes[1], lxp),
                                _ns.count_dtype(lxp, ldev)), lxp, xp, device)
     else:  # a single class: scikit-learn's LabelBinarizer makes every sample negative
-        codes = xp.zeros((n,), dtype=cdt, device=_ns.device_of(f))
+        codes = xp.zeros((n,), dtype=_ns.count_dtype(xp, device), device=_ns.device_of(f))
     return HingeProblem(xp, f, codes, False, w, f.dtype, acc)
 
 
 def label_equals(y, value, xp):
     """``y == value`` as an array (NumPy compares strings with a number as a scalar)."""
     return _ops(xp).equals_value(y, value)
-
-
-def _labels_list(labels):
-    """The declared ``labels`` (a host list) as a sorted host array."""
-    return _ns.host_unique(_ns.host_values(labels))
 
 
 def _pos_label_of(classes):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
+from .._core import namespace as _ns
 from .._core.arith import safe_divide
 
 #: the dense C x C path is used up to this many cells
@@ -98,9 +99,7 @@ def select_counts(counts: LabelCounts, select, *, xp, device) -> LabelCounts:
     """The counts of the code positions ``select`` (host ints; None keeps all)."""
     if select is None:
         return counts
-    from .._core.namespace import asarray
-
-    idx = asarray(select, xp=xp, device=device, dtype=_index_dtype(xp, device))
+    idx = _ns.asarray(select, xp=xp, device=device, dtype=_ns.count_dtype(xp, device))
     return LabelCounts(*(xp.take(c, idx) for c in counts))
 
 
@@ -108,13 +107,5 @@ def select_matrix(cm, select, *, xp, device):
     """Rows and columns ``select`` of a square matrix (None keeps all)."""
     if select is None:
         return cm
-    from .._core.namespace import asarray
-
-    idx = asarray(select, xp=xp, device=device, dtype=_index_dtype(xp, device))
+    idx = _ns.asarray(select, xp=xp, device=device, dtype=_ns.count_dtype(xp, device))
     return xp.take(xp.take(cm, idx, axis=0), idx, axis=1)
-
-
-def _index_dtype(xp, device):
-    from .._core.namespace import count_dtype
-
-    return count_dtype(xp, device)

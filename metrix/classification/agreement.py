@@ -35,7 +35,13 @@ from ._input import (
 from ._lane import lane_inputs, lane_position, lane_problem, setwise_lane_problem
 from ._likelihood_ratios import check_replace_lr, likelihood_ratios_from_problem
 from ._prf import jaccard_from_counts
-from .confusion import accuracy_from_totals, correct_and_total
+from .confusion import (
+    _check_labels_nonempty,
+    _check_single_label_type,
+    _label_doc,
+    accuracy_from_totals,
+    correct_and_total,
+)
 
 __all__ = [
     "jaccard_score",
@@ -48,16 +54,6 @@ __all__ = [
 ]
 
 
-def _counts(prob):
-    xp = prob.xp
-    return tuple(cast(c, prob.acc_dtype, xp) for c in prob.counts)
-
-
-def _check_single_label_type(y_type):
-    if y_type not in ("binary", "multiclass"):
-        raise ValueError(f"{y_type} is not supported")
-
-
 def warn_single_label(prob):
     """scikit-learn's ``confusion_matrix`` warning for a 1 x 1 matrix (host-known shape)."""
     if len(prob.classes) == 1:
@@ -67,16 +63,23 @@ def warn_single_label(prob):
             "labels.", UserWarning, stacklevel=find_stack_level())
 
 
-def _check_labels_nonempty(labels):
-    if labels is not None and len(_ns.host_list(labels)) == 0:
-        raise ValueError("'labels' should contain at least one label.")
+def _single_label_problem(y_true, y_pred, sample_weight, labels, validate, *, want_cm):
+    """The label problem of binary or multiclass targets (``confusion_matrix``'s
+    error for others, and its warning for a single label)."""
+    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
+                              exact_binary=False)
+    _check_single_label_type(prepared.targets.y_type)
+    prob = label_problem(prepared, labels=labels, validate=validate, want_cm=want_cm)
+    warn_single_label(prob)
+    return prob
 
 
 # -- jaccard ---------------------------------------------------------------
 
 def jaccard_from_problem(prob, *, average, zero_division, validate):
     r"""Jaccard index per class ``tp / (tp + fp + fn)``, averaged as ``average``."""
-    jac = jaccard_from_counts(_counts(prob), average=average, zero_division=zero_division,
+    counts = tuple(cast(c, prob.acc_dtype, prob.xp) for c in prob.counts)
+    jac = jaccard_from_counts(counts, average=average, zero_division=zero_division,
                               weights=prob.weights, xp=prob.xp, validate=validate)
     return cast(jac, prob.float_dtype, prob.xp)
 
@@ -99,6 +102,7 @@ def check_jaccard_zero_division(zero_division):
 
 
 @metric_edge
+@_label_doc
 def jaccard_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -125,12 +129,8 @@ def jaccard_score(
     pos_label : int, float, bool or str, default=1
         The class reported when ``average="binary"``.
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
-        ``None``: one score per class; ``"binary"``: the score of
-        ``pos_label``; ``"micro"``: from the total counts; ``"macro"``: the
-        unweighted mean over classes; ``"weighted"``: the mean weighted by
-        support; ``"samples"``: the mean over samples (multilabel input).
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
+        %(average)s
+    %(sample_weight)s
     zero_division : {"warn", 0.0, 1.0}, default="warn"
         Value where ``tp + fp + fn == 0``; "warn" gives 0 and an
         ``UndefinedMetricWarning`` (with ``validate=True``).
@@ -189,6 +189,7 @@ def balanced_accuracy_from_problem(prob, *, adjusted, validate):
 
 
 @metric_edge
+@_label_doc
 def balanced_accuracy_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -207,22 +208,15 @@ def balanced_accuracy_score(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,)
-        Ground-truth labels (any supported array library).
-    y_pred : array of shape (n_samples,)
-        Predicted labels, as returned by a classifier.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
+    %(targets_1d)s
+    %(sample_weight)s
     adjusted : bool, default=False
         Rescale so that chance scores 0 and perfect scores 1.
     labels : array-like, default=None
         The complete set of classes (a metrix extension): it must contain every
         value of ``y_true`` and ``y_pred``. Declaring it with ``validate=False``
         makes the call sync-free; the value is that of scikit-learn.
-    validate : bool, default=True
-        Check the values of the inputs (target types, NaN) on the host.
-        ``False`` reads no value; with ``labels`` declared the call is then
-        sync-free.
+    %(validate)s
 
     Returns
     -------
@@ -241,12 +235,8 @@ def balanced_accuracy_score(
         return _ns.to_output(lane.ops.lane(_balanced_accuracy_lane, (lane.n_classes,
                                                                     bool(adjusted)),
                                            y_true, y_pred, sample_weight), lane.xp)
-    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
-                              exact_binary=False)
-    _check_single_label_type(prepared.targets.y_type)
-    prob = label_problem(prepared, labels=labels, validate=validate,
-                         want_cm=labels is not None)
-    warn_single_label(prob)
+    prob = _single_label_problem(y_true, y_pred, sample_weight, labels, validate,
+                                 want_cm=labels is not None)
     score = balanced_accuracy_from_problem(prob, adjusted=adjusted, validate=validate)
     return _ns.to_output(score, prob.xp)
 
@@ -283,6 +273,7 @@ def mcc_from_problem(prob):
 
 
 @metric_edge
+@_label_doc
 def matthews_corrcoef(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -302,19 +293,12 @@ def matthews_corrcoef(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,)
-        Ground-truth labels (any supported array library).
-    y_pred : array of shape (n_samples,)
-        Predicted labels, as returned by a classifier.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
+    %(targets_1d)s
+    %(sample_weight)s
     labels : array-like, default=None
         The complete set of classes (a metrix extension; sync-free with
         ``validate=False``): it must contain every value present.
-    validate : bool, default=True
-        Check the values of the inputs (target types, NaN) on the host.
-        ``False`` reads no value; with ``labels`` declared the call is then
-        sync-free.
+    %(validate)s
 
     Returns
     -------
@@ -331,12 +315,8 @@ def matthews_corrcoef(
     if lane is not None and lane.n_classes > 1:
         return _ns.to_output(lane.ops.lane(_mcc_lane, lane.n_classes, y_true, y_pred,
                                            sample_weight), lane.xp)
-    prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
-                              exact_binary=False)
-    _check_single_label_type(prepared.targets.y_type)
-    prob = label_problem(prepared, labels=labels, validate=validate,
-                         want_cm=labels is not None)
-    warn_single_label(prob)
+    prob = _single_label_problem(y_true, y_pred, sample_weight, labels, validate,
+                                 want_cm=labels is not None)
     return _ns.to_output(mcc_from_problem(prob), prob.xp)
 
 
@@ -421,6 +401,7 @@ def kappa_from_problem(prob, *, weights, replace_undefined_by, validate):
 
 
 @metric_edge
+@_label_doc
 def cohen_kappa_score(
     y1: ArrayLike,
     y2: ArrayLike,
@@ -449,15 +430,11 @@ def cohen_kappa_score(
         least one must occur in ``y1``.
     weights : {None, "linear", "quadratic"}, default=None
         Disagreement weights: none (0/1), ``|i - j|`` or ``(i - j)^2``.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
+    %(sample_weight)s
     replace_undefined_by : float in [-1, 1] or nan, default=nan
         Value when kappa is undefined (an ``UndefinedMetricWarning`` is
         emitted with ``validate=True``).
-    validate : bool, default=True
-        Check the values of the inputs (target types, NaN) on the host.
-        ``False`` reads no value; with ``labels`` declared the call is then
-        sync-free.
+    %(validate)s
 
     Returns
     -------
@@ -476,11 +453,8 @@ def cohen_kappa_score(
         config = (lane.n_classes, weights, float(replace_undefined_by))
         return _ns.to_output(lane.ops.lane(_kappa_lane, config, y1, y2, sample_weight),
                              lane.xp)
-    prepared = prepare_inputs(y1, y2, sample_weight, validate=validate, exact_binary=False)
-    _check_single_label_type(prepared.targets.y_type)
-    prob = label_problem(prepared, labels=labels, validate=validate,
-                         want_cm=weights is not None or labels is not None)
-    warn_single_label(prob)
+    prob = _single_label_problem(y1, y2, sample_weight, labels, validate,
+                                 want_cm=weights is not None or labels is not None)
     if labels is not None and validate and not any_label_in_y_true(prob, labels):
         raise ValueError(
             "At least one label in `labels` must be present in `y1` (even though "
@@ -603,6 +577,7 @@ def hamming_from_targets(targets, weights, xp, acc):
 # -- likelihood ratios -----------------------------------------------------
 
 @metric_edge
+@_label_doc
 def class_likelihood_ratios(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -624,15 +599,11 @@ def class_likelihood_ratios(
         greater label by default).
     labels : array-like of length 2, default=None
         ``[negative, positive]`` (sync-free with ``validate=False``).
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
+    %(sample_weight)s
     replace_undefined_by : nan, 1.0 or dict, default=nan
         Values for undefined ratios: nan, 1.0 (both worst-case 1), or
         ``{"LR+": value in [1, inf] or nan, "LR-": value in [0, 1] or nan}``.
-    validate : bool, default=True
-        Check the values of the inputs (target types, NaN) on the host.
-        ``False`` reads no value; with ``labels`` declared the call is then
-        sync-free.
+    %(validate)s
 
     Returns
     -------

@@ -49,12 +49,18 @@ __all__ = [
 ]
 
 
-#: the parameters that the precision / recall / F metrics describe alike
-_PRF_TARGETS = """\
+#: docstring sections of the label metrics (here, :mod:`.agreement` and :mod:`.report`)
+_TARGETS = """\
     y_true : array of shape (n_samples,) or (n_samples, n_labels)
         Ground-truth labels, or a label-indicator matrix (any supported array
         library).
     y_pred : array of shape (n_samples,) or (n_samples, n_labels)
+        Predicted labels, as returned by a classifier.
+"""
+_TARGETS_1D = """\
+    y_true : array of shape (n_samples,)
+        Ground-truth labels (any supported array library).
+    y_pred : array of shape (n_samples,)
         Predicted labels, as returned by a classifier.
 """
 _PRF_LABELS = """\
@@ -75,18 +81,20 @@ _SAMPLE_WEIGHT = """\
     sample_weight : array of shape (n_samples,), default=None
         Sample weights.
 """
-_ZERO_DIVISION_VALIDATE = """\
+_ZERO_DIVISION = """\
     zero_division : {"warn", 0.0, 1.0, nan}, default="warn"
         Value where a ratio is 0/0; "warn" gives 0 and an ``UndefinedMetricWarning``
         (warnings are emitted only with ``validate=True``).
+"""
+_VALIDATE = """\
     validate : bool, default=True
         Check the values of the inputs (target types, NaN) on the host.
         ``False`` reads no value; with ``labels`` declared the call is then
         sync-free.
 """
-_prf_doc = sections(targets=_PRF_TARGETS, labels=_PRF_LABELS, average=_PRF_AVERAGE,
-                    sample_weight=_SAMPLE_WEIGHT,
-                    zero_division_and_validate=_ZERO_DIVISION_VALIDATE)
+_label_doc = sections(targets=_TARGETS, targets_1d=_TARGETS_1D, labels=_PRF_LABELS,
+                      average=_PRF_AVERAGE, sample_weight=_SAMPLE_WEIGHT, validate=_VALIDATE,
+                      zero_division_and_validate=_ZERO_DIVISION + _VALIDATE)
 
 
 @metric_edge
@@ -112,11 +120,8 @@ def _confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normal
     prepared = prepare_inputs(y_true, y_pred, sample_weight, validate=validate,
                               exact_binary=False)
     xp, device = prepared.xp, prepared.device
-    y_type = prepared.targets.y_type
-    if y_type not in ("binary", "multiclass"):
-        raise ValueError(f"{y_type} is not supported")
-    if labels is not None and len(_ns.host_list(labels)) == 0:
-        raise ValueError("'labels' should contain at least one label.")
+    _check_single_label_type(prepared.targets.y_type)
+    _check_labels_nonempty(labels)
     prob = label_problem(prepared, labels=labels, validate=validate, want_cm=True)
     cm = prob.cm
     if labels is not None and validate:
@@ -140,6 +145,7 @@ def _confusion_matrix(y_true, y_pred, *, labels=None, sample_weight=None, normal
 
 
 @host_entry(_confusion_matrix)
+@_label_doc
 def confusion_matrix(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -156,16 +162,12 @@ def confusion_matrix(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,)
-        Ground-truth labels (any supported array library).
-    y_pred : array of shape (n_samples,)
-        Predicted labels, as returned by a classifier.
+    %(targets_1d)s
     labels : array-like of shape (n_classes,), default=None
         Classes (rows/columns, in this order). Samples whose true or predicted
         label is not among them are ignored. Declaring labels (with
         ``validate=False``) makes the call sync-free.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
+    %(sample_weight)s
     normalize : {"true", "pred", "all"}, default=None
         Normalise over rows, columns or the whole matrix (0 where undefined).
     validate : bool, default=True
@@ -212,6 +214,16 @@ def _confusion_lane(xp, o, config, y_true, y_pred, weights):
     elif weights is None:
         return cm
     return cm if cm.dtype == fdt else xp.astype(cm, fdt)
+
+
+def _check_single_label_type(y_type):
+    if y_type not in ("binary", "multiclass"):
+        raise ValueError(f"{y_type} is not supported")
+
+
+def _check_labels_nonempty(labels):
+    if labels is not None and len(_ns.host_list(labels)) == 0:
+        raise ValueError("'labels' should contain at least one label.")
 
 
 def _is_int_weights(sample_weight) -> bool:
@@ -374,7 +386,7 @@ def accuracy_from_totals(correct, total, xp, normalize=True, undefined=0.0):
 
 
 @metric_edge
-@_prf_doc
+@_label_doc
 def precision_recall_fscore_support(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -519,7 +531,7 @@ def _prfs_lane(xp, o, config, y_true, y_pred, weights):
 
 
 @metric_edge
-@_prf_doc
+@_label_doc
 def fbeta_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -558,24 +570,22 @@ def fbeta_score(
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.fbeta_score``.
     """
-    _, _, f, _ = _prfs(y_true, y_pred, beta=beta, labels=labels, pos_label=pos_label,
-                       average=average, warn_for=("f-score",), sample_weight=sample_weight,
-                       zero_division=zero_division, validate=validate, want=("f-score",))
-    return f
+    return _prfs(y_true, y_pred, beta=beta, labels=labels, pos_label=pos_label,
+                 average=average, warn_for=("f-score",), sample_weight=sample_weight,
+                 zero_division=zero_division, validate=validate, want=("f-score",))[2]
 
 
 @metric_edge
 def _f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
               sample_weight=None, zero_division="warn", validate=True):
     """:func:`f1_score` past its host entry."""
-    _, _, f, _ = _prfs(y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label,
-                       average=average, warn_for=("f-score",), sample_weight=sample_weight,
-                       zero_division=zero_division, validate=validate, want=("f-score",))
-    return f
+    return _prfs(y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label,
+                 average=average, warn_for=("f-score",), sample_weight=sample_weight,
+                 zero_division=zero_division, validate=validate, want=("f-score",))[2]
 
 
 @host_entry(_f1_score)
-@_prf_doc
+@_label_doc
 def f1_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -619,7 +629,7 @@ def f1_score(
 
 
 @metric_edge
-@_prf_doc
+@_label_doc
 def precision_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -652,16 +662,13 @@ def precision_score(
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.precision_score``.
     """
-    p, _, _, _ = _prfs(
-        y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label, average=average,
-        warn_for=("precision",), sample_weight=sample_weight, zero_division=zero_division,
-        validate=validate,
-        want=("precision",))
-    return p
+    return _prfs(y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label,
+                 average=average, warn_for=("precision",), sample_weight=sample_weight,
+                 zero_division=zero_division, validate=validate, want=("precision",))[0]
 
 
 @metric_edge
-@_prf_doc
+@_label_doc
 def recall_score(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -694,9 +701,6 @@ def recall_score(
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.recall_score``.
     """
-    _, r, _, _ = _prfs(
-        y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label, average=average,
-        warn_for=("recall",), sample_weight=sample_weight, zero_division=zero_division,
-        validate=validate,
-        want=("recall",))
-    return r
+    return _prfs(y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label,
+                 average=average, warn_for=("recall",), sample_weight=sample_weight,
+                 zero_division=zero_division, validate=validate, want=("recall",))[1]

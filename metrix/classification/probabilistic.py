@@ -15,6 +15,7 @@ import warnings
 from typing import Literal
 
 from .._core import namespace as _ns
+from .._core.docstrings import sections
 from .._core.edge import metric_edge
 from .._core.stacklevel import find_stack_level
 from .._core.typing import Array, ArrayLike
@@ -29,6 +30,34 @@ __all__ = [
     "d2_log_loss_score",
     "d2_brier_score",
 ]
+
+
+#: docstring sections that the probabilistic metrics share
+_Y_TRUE = """\
+    y_true : array of shape (n_samples,) or (n_samples, n_labels)
+        True labels, or a multilabel indicator matrix (read as is against the
+        columns of ``y_proba``, as scikit-learn's ``LabelBinarizer`` does).
+"""
+_doc = sections(targets=_Y_TRUE + """\
+    y_proba : array of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities; columns are the sorted classes. A 1-D array is
+        the probability of the greater class.
+""", brier_targets=_Y_TRUE + """\
+    y_proba : array of shape (n_samples,) or (n_samples, n_classes)
+        1-D: probability of ``pos_label``; 2-D: one column per sorted class.
+    sample_weight : array of shape (n_samples,), default=None
+        Sample weights.
+    pos_label : int, float, bool or str, default=None
+        Positive class for 1-D ``y_proba`` (inferred as scikit-learn does:
+        1 for {0, 1} and {-1, 1}, else the greater label; with ``validate=False``
+        from the declared ``labels``, or 1 without them).
+    labels : array-like, default=None
+        Classes of a 2-D ``y_proba``, or of the binary ``y_true`` of a 1-D
+        one (sync-free with ``validate=False``).
+""", validate="""\
+    validate : bool, default=True
+        Check ranges, classes and row sums (reads values on the host).
+""")
 
 
 def _renamed_y_pred(y_proba, y_pred):
@@ -55,6 +84,7 @@ def log_loss_from_problem(prob, *, normalize, neg_log_sum=None):
 
 
 @metric_edge
+@_doc
 def log_loss(
     y_true: ArrayLike,
     y_proba: ArrayLike | None = None,
@@ -74,12 +104,7 @@ def log_loss(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,) or (n_samples, n_labels)
-        True labels, or a multilabel indicator matrix (read as is against the
-        columns of ``y_proba``, as scikit-learn's ``LabelBinarizer`` does).
-    y_proba : array of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities; columns are the sorted classes. A 1-D array is
-        the probability of the greater class.
+    %(targets)s
     normalize : bool, default=True
         Mean over samples; ``False`` gives the sum.
     sample_weight : array of shape (n_samples,), default=None
@@ -89,8 +114,7 @@ def log_loss(
         has a single class; with ``validate=False`` the call is sync-free.
     y_pred : array of shape (n_samples, n_classes) or (n_samples,), default="deprecated"
         Old name of ``y_proba`` (deprecated in scikit-learn 1.9).
-    validate : bool, default=True
-        Check ranges, classes and row sums (reads values on the host).
+    %(validate)s
 
     Returns
     -------
@@ -121,10 +145,10 @@ def brier_from_problem(prob, *, scale_by_half, sq=None):
 
 
 def _brier_problem(y_true, y_proba, sample_weight, pos_label, labels, validate):
-    p = getattr(y_proba, "shape", None)
-    ndim = len(p) if p is not None else _ns.host_values(y_proba).ndim
-    one_d = ndim == 1 or (ndim == 2 and (p[1] if p is not None
-                                         else _ns.host_values(y_proba).shape[1]) == 1)
+    shape = getattr(y_proba, "shape", None)
+    if shape is None:
+        shape = _ns.host_values(y_proba).shape
+    one_d = len(shape) == 1 or (len(shape) == 2 and shape[1] == 1)
     return _proba.proba_problem(y_true, y_proba, sample_weight, labels=labels,
                                 pos_label=pos_label, mode="binary" if one_d else "multiclass",
                                 validate=validate)
@@ -138,6 +162,7 @@ def _check_scale(scale_by_half):
 
 
 @metric_edge
+@_doc
 def brier_score_loss(
     y_true: ArrayLike,
     y_proba: ArrayLike,
@@ -156,24 +181,10 @@ def brier_score_loss(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,) or (n_samples, n_labels)
-        True labels, or a multilabel indicator matrix (read as is against the
-        columns of ``y_proba``, as scikit-learn's ``LabelBinarizer`` does).
-    y_proba : array of shape (n_samples,) or (n_samples, n_classes)
-        1-D: probability of ``pos_label``; 2-D: one column per sorted class.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
-    pos_label : int, float, bool or str, default=None
-        Positive class for 1-D ``y_proba`` (inferred as scikit-learn does:
-        1 for {0, 1} and {-1, 1}, else the greater label; with ``validate=False``
-        from the declared ``labels``, or 1 without them).
-    labels : array-like, default=None
-        Classes of a 2-D ``y_proba``, or of the binary ``y_true`` of a 1-D
-        one (sync-free with ``validate=False``).
+    %(brier_targets)s
     scale_by_half : bool or "auto", default="auto"
         "auto" halves for binary problems only.
-    validate : bool, default=True
-        Check ranges, classes and row sums (reads values on the host).
+    %(validate)s
 
     Returns
     -------
@@ -215,6 +226,7 @@ def d2_log_loss_from_problem(prob, *, neg_log_sum=None, class_w=None):
 
 
 @metric_edge
+@_doc
 def d2_log_loss_score(
     y_true: ArrayLike,
     y_proba: ArrayLike | None = None,
@@ -232,12 +244,7 @@ def d2_log_loss_score(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,) or (n_samples, n_labels)
-        True labels, or a multilabel indicator matrix (read as is against the
-        columns of ``y_proba``, as scikit-learn's ``LabelBinarizer`` does).
-    y_proba : array of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities; columns are the sorted classes. A 1-D array is
-        the probability of the greater class.
+    %(targets)s
     sample_weight : array of shape (n_samples,), default=None
         Sample weights.
     labels : array-like, default=None
@@ -245,8 +252,7 @@ def d2_log_loss_score(
         the call is sync-free.
     y_pred : array of shape (n_samples, n_classes) or (n_samples,), default="deprecated"
         Old name of ``y_proba`` (deprecated in scikit-learn 1.9).
-    validate : bool, default=True
-        Check ranges, classes and row sums (reads values on the host).
+    %(validate)s
 
     Returns
     -------
@@ -282,6 +288,7 @@ def d2_brier_from_problem(prob, *, sq=None, class_w=None):
 
 
 @metric_edge
+@_doc
 def d2_brier_score(
     y_true: ArrayLike,
     y_proba: ArrayLike,
@@ -298,22 +305,8 @@ def d2_brier_score(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,) or (n_samples, n_labels)
-        True labels, or a multilabel indicator matrix (read as is against the
-        columns of ``y_proba``, as scikit-learn's ``LabelBinarizer`` does).
-    y_proba : array of shape (n_samples,) or (n_samples, n_classes)
-        1-D: probability of ``pos_label``; 2-D: one column per sorted class.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
-    pos_label : int, float, bool or str, default=None
-        Positive class for 1-D ``y_proba`` (inferred as scikit-learn does:
-        1 for {0, 1} and {-1, 1}, else the greater label; with ``validate=False``
-        from the declared ``labels``, or 1 without them).
-    labels : array-like, default=None
-        Classes of a 2-D ``y_proba``, or of the binary ``y_true`` of a 1-D
-        one (sync-free with ``validate=False``).
-    validate : bool, default=True
-        Check ranges, classes and row sums (reads values on the host).
+    %(brier_targets)s
+    %(validate)s
 
     Returns
     -------

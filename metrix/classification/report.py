@@ -25,6 +25,7 @@ from . import _statistic as _stats
 from ._input import label_problem, prepare_inputs
 from ._prf import prf_from_counts
 from ._report_format import format_report
+from .confusion import _label_doc
 
 __all__ = ["classification_report"]
 
@@ -108,6 +109,7 @@ def report_numbers(prob, *, samples_prob=None, zero_division="warn", validate=Tr
 
 
 @metric_edge
+@_label_doc
 def classification_report(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -133,17 +135,12 @@ def classification_report(
 
     Parameters
     ----------
-    y_true : array of shape (n_samples,) or (n_samples, n_labels)
-        Ground-truth labels, or a label-indicator matrix (any supported array
-        library).
-    y_pred : array of shape (n_samples,) or (n_samples, n_labels)
-        Predicted labels, as returned by a classifier.
+    %(targets)s
     labels : array-like, default=None
         Classes to report, in this order.
     target_names : list of str, default=None
         Display names of the classes.
-    sample_weight : array of shape (n_samples,), default=None
-        Sample weights.
+    %(sample_weight)s
     digits : int, default=2
         Digits of the floats in the text (``output_dict`` keeps full precision).
     output_dict : bool, default=False
