@@ -145,6 +145,8 @@ class KerasMetric(keras.metrics.Metric):
         self._groups = self._input_groups(spec)
 
     def _add(self, path, leaf, dtype_name, kind):
+        # every variable starts (and resets) at zero: the neutral of a sum, and of the
+        # running extremes the faces' metrics keep (MaxError's max of |errors| >= 0)
         return self.add_variable(shape=tuple(leaf.shape), initializer="zeros",
                                  dtype=dtype_name, name=".".join(path),
                                  aggregation="sum" if kind == "sum" else "none")

@@ -192,28 +192,29 @@ class RegressionStream(StreamMetric):
 
             def total(v):
                 return xp.sum(wc * v, axis=0)
-        stat = self.statistic
-        if stat in ("sq", "moments"):
-            out["s_ee"] = state["s_ee"] + total(e * e)
-        if stat == "abs":
-            out["s_abs"] = state["s_abs"] + total(xp.abs(e))
-        elif stat == "moments":
-            out["s_y"] = state["s_y"] + total(yt)
-            out["s_yy"] = state["s_yy"] + total(yt * yt)
-            out["s_e"] = state["s_e"] + total(e)
-        elif stat == "log":
-            d = xp.log1p(yt) - xp.log1p(yp)
-            out["s_log"] = state["s_log"] + total(d * d)
-        elif stat == "pct":
-            eps = xp.finfo(xp.float64).eps
-            out["s_pct"] = state["s_pct"] + total(xp.abs(e) / xp.clip(xp.abs(yt), min=eps))
-        elif stat == "deviance":
-            out["s_dev"] = state["s_dev"] + total(half_deviances(yt, (yp,), self.power, xp)[0])
-        elif stat == "pinball":
-            part = xp.clip(e, min=0.0) if self.alpha >= 0.5 else xp.clip(e, max=0.0)
-            out["s_d"] = state["s_d"] + total(e)
-            out["s_part"] = state["s_part"] + total(part)
+        for name, rows in self._terms(yt, yp, e, xp).items():
+            out[name] = state[name] + total(rows)
         return out
+
+    def _terms(self, yt, yp, e, xp):
+        """Each sum's per-row terms (``e = y_true - y_pred``)."""
+        stat = self.statistic
+        if stat == "sq":
+            return {"s_ee": e * e}
+        if stat == "abs":
+            return {"s_abs": xp.abs(e)}
+        if stat == "moments":
+            return {"s_ee": e * e, "s_y": yt, "s_yy": yt * yt, "s_e": e}
+        if stat == "log":
+            d = xp.log1p(yt) - xp.log1p(yp)
+            return {"s_log": d * d}
+        if stat == "pct":
+            eps = xp.finfo(xp.float64).eps
+            return {"s_pct": xp.abs(e) / xp.clip(xp.abs(yt), min=eps)}
+        if stat == "deviance":
+            return {"s_dev": half_deviances(yt, (yp,), self.power, xp)[0]}
+        part = xp.clip(e, min=0.0) if self.alpha >= 0.5 else xp.clip(e, max=0.0)
+        return {"s_d": e, "s_part": part}  # pinball
 
     def _update_max(self, state, out, e, w, n, xp):
         """``max_error``: the running maximum of ``|y_true - y_pred|`` (no weights)."""
