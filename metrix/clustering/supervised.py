@@ -12,11 +12,13 @@ shape) reads nothing on the host and traces under ``jax.jit``.
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
 
 from .._core import namespace as _ns
+from .._core.docstrings import sections
 from .._core.edge import metric_edge
 from .._core.typing import Array, ArrayLike
 from ..backends import ops
@@ -30,6 +32,7 @@ from ._contingency import (
     matrix_table,
 )
 from ._emi import expected_mutual_information
+from ._unsupervised_input import check_not_empty, reshape_message
 
 __all__ = [
     "contingency_matrix",
@@ -47,6 +50,31 @@ __all__ = [
 ]
 
 _AVERAGES = ("arithmetic", "geometric", "max", "min")
+
+_doc = sections(
+    labels="""
+    labels_true : array-like of shape (n_samples,)
+        Ground truth class labels to be used as a reference.
+    labels_pred : array-like of shape (n_samples,)
+        Cluster labels to evaluate.""",
+    validate="""
+    validate : bool, default=True
+        Check the inputs' values (a host read).""",
+    hubert_arabie="""
+    References
+    ----------
+    .. [1] L. Hubert and P. Arabie, "Comparing partitions", Journal of
+       Classification 2, 193-218 (1985).""",
+    rosenberg_hirschberg="""
+    References
+    ----------
+    .. [1] A. Rosenberg and J. Hirschberg, "V-Measure: A conditional
+       entropy-based external cluster evaluation measure", EMNLP-CoNLL (2007).""",
+    vinh="""
+    References
+    ----------
+    .. [1] N. X. Vinh, J. Epps and J. Bailey, "Information Theoretic Measures
+       for Clusterings Comparison", JMLR 11, 2837-2854 (2010).""")
 
 
 # -- shared plumbing -------------------------------------------------------------
@@ -81,9 +109,19 @@ def _out(x, xp):
     return _ns.to_output(x, xp)
 
 
+def _score(formula, labels_true, labels_pred, func, validate, *, empty=1.0):
+    """``formula(tab, fdt, xp)`` of the labels' table as the metric's output;
+    ``empty`` for empty labels."""
+    tab, xp, device, fdt = _inputs(labels_true, labels_pred, func, validate)
+    if tab is None:
+        return _out(_const(empty, xp, device, fdt), xp)
+    return _out(formula(tab, fdt, xp), xp)
+
+
 # -- contingency and pair counts ----------------------------------------------------
 
 @metric_edge
+@_doc
 def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                        eps: float | None = None, sparse: bool = False,
                        dtype=np.int64, validate: bool = True) -> Array:
@@ -95,10 +133,7 @@ def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        Ground truth class labels to be used as a reference.
-    labels_pred : array-like of shape (n_samples,)
-        Cluster labels to evaluate.
+    %(labels)s
     eps : float, default=None
         If a float, that value is added to all values in the contingency
         matrix (the result is then floating). If ``None``, nothing is adjusted.
@@ -109,8 +144,7 @@ def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     dtype : numeric type, default=np.int64
         Output dtype (a NumPy dtype, or the input library's). Ignored if
         ``eps`` is not None.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(validate)s
 
     Returns
     -------
@@ -118,10 +152,7 @@ def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
         In the inputs' namespace and on their device (dense), or a SciPy CSR
         matrix (``sparse=True``).
 
-    References
-    ----------
-    .. [1] L. Hubert and P. Arabie, "Comparing partitions", Journal of
-       Classification 2, 193-218 (1985).
+    %(hubert_arabie)s
 
     Examples
     --------
@@ -171,6 +202,7 @@ def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
 
 @metric_edge
+@_doc
 def pair_confusion_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                           validate: bool = True) -> Array:
     """Pair confusion matrix arising from two clusterings.
@@ -187,22 +219,15 @@ def pair_confusion_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        Ground truth class labels to be used as a reference.
-    labels_pred : array-like of shape (n_samples,)
-        Cluster labels to evaluate.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(labels)s
+    %(validate)s
 
     Returns
     -------
     C : array of shape (2, 2)
         Integer counts, in the inputs' namespace and on their device.
 
-    References
-    ----------
-    .. [1] L. Hubert and P. Arabie, "Comparing partitions", Journal of
-       Classification 2, 193-218 (1985).
+    %(hubert_arabie)s
 
     Examples
     --------
@@ -218,6 +243,7 @@ def pair_confusion_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
 
 @metric_edge
+@_doc
 def rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                validate: bool = True) -> Array:
     """Rand index: the fraction of sample pairs on which two clusterings agree.
@@ -230,12 +256,8 @@ def rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        Ground truth class labels to be used as a reference.
-    labels_pred : array-like of shape (n_samples,)
-        Cluster labels to evaluate.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(labels)s
+    %(validate)s
 
     Returns
     -------
@@ -254,13 +276,11 @@ def rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     >>> round(rand_score([0, 0, 1, 2], [0, 0, 1, 1]), 4)
     0.8333
     """
-    tab, xp, device, fdt = _inputs(labels_true, labels_pred, "rand_score", validate)
-    if tab is None:
-        return _out(_const(1.0, xp, device, fdt), xp)
-    return _out(_scores.rand_index(tab, fdt, xp), xp)
+    return _score(_scores.rand_index, labels_true, labels_pred, "rand_score", validate)
 
 
 @metric_edge
+@_doc
 def adjusted_rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                         validate: bool = True) -> Array:
     """Rand index adjusted for chance (Hubert & Arabie).
@@ -274,22 +294,15 @@ def adjusted_rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        Ground truth class labels to be used as a reference.
-    labels_pred : array-like of shape (n_samples,)
-        Cluster labels to evaluate.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(labels)s
+    %(validate)s
 
     Returns
     -------
     ARI : float or 0-d array
         Between -0.5 and 1.0; near 0.0 for random labelings.
 
-    References
-    ----------
-    .. [1] L. Hubert and P. Arabie, "Comparing partitions", Journal of
-       Classification 2, 193-218 (1985).
+    %(hubert_arabie)s
 
     Examples
     --------
@@ -297,10 +310,8 @@ def adjusted_rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     >>> round(adjusted_rand_score([0, 0, 1, 2], [0, 0, 1, 1]), 4)
     0.5714
     """
-    tab, xp, device, fdt = _inputs(labels_true, labels_pred, "adjusted_rand_score", validate)
-    if tab is None:
-        return _out(_const(1.0, xp, device, fdt), xp)
-    return _out(_scores.adjusted_rand(tab, fdt, xp), xp)
+    return _score(_scores.adjusted_rand, labels_true, labels_pred, "adjusted_rand_score",
+                  validate)
 
 
 # -- information-theoretic scores --------------------------------------------------
@@ -326,20 +337,11 @@ def _contingency_table(contingency, validate):
 
 def _check_2d(m, xp, validate):
     """scikit-learn's ``check_array`` on a contingency matrix."""
+    if m.ndim > 2:
+        raise ValueError(f"Found array with dim {m.ndim}. None expected <= 2.")
     if m.ndim != 2:
-        kind = "scalar" if m.ndim == 0 else f"{m.ndim}D"
-        if m.ndim > 2:
-            raise ValueError(f"Found array with dim {m.ndim}. None expected <= 2.")
-        raise ValueError(
-            f"Expected 2D array, got {kind} array instead:\narray={_ns.to_host(m)}.\n"
-            "Reshape your data either using array.reshape(-1, 1) if your data has a single "
-            "feature or array.reshape(1, -1) if it contains a single sample.")
-    if m.shape[0] < 1:
-        raise ValueError(f"Found array with 0 sample(s) (shape={tuple(m.shape)}) while a "
-                         "minimum of 1 is required.")
-    if m.shape[1] < 1:
-        raise ValueError(f"Found array with 0 feature(s) (shape={tuple(m.shape)}) while a "
-                         "minimum of 1 is required.")
+        raise ValueError(reshape_message(_ns.to_host(m), "scalar" if m.ndim == 0 else "1D"))
+    check_not_empty(tuple(int(s) for s in m.shape))
     if validate:
         from .._core.validation import assert_all_finite
 
@@ -347,6 +349,7 @@ def _check_2d(m, xp, validate):
 
 
 @metric_edge
+@_doc
 def mutual_info_score(labels_true: ArrayLike | None, labels_pred: ArrayLike | None, *,
                       contingency: ArrayLike | None = None, validate: bool = True) -> Array:
     """Mutual Information between two clusterings.
@@ -368,8 +371,7 @@ default=None
         A contingency matrix as :func:`contingency_matrix` gives. If given, it
         is used and the labels are ignored (non-integer counts are truncated,
         as scikit-learn does).
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(validate)s
 
     Returns
     -------
@@ -401,6 +403,7 @@ default=None
 
 
 @metric_edge
+@_doc
 def normalized_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                                  average_method: str = "arithmetic",
                                  validate: bool = True) -> Array:
@@ -421,18 +424,14 @@ def normalized_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike,
         A clustering of the data into disjoint subsets.
     average_method : {'min', 'geometric', 'arithmetic', 'max'}, default='arithmetic'
         How to compute the normalizer in the denominator.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(validate)s
 
     Returns
     -------
     nmi : float or 0-d array
         Between 0.0 and 1.0; 1.0 for a perfect match.
 
-    References
-    ----------
-    .. [1] N. X. Vinh, J. Epps and J. Bailey, "Information Theoretic Measures
-       for Clusterings Comparison", JMLR 11, 2837-2854 (2010).
+    %(vinh)s
 
     Examples
     --------
@@ -441,14 +440,12 @@ def normalized_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike,
     1.0
     """
     _check_average(average_method, "normalized_mutual_info_score")
-    tab, xp, device, fdt = _inputs(labels_true, labels_pred, "normalized_mutual_info_score",
-                                   validate)
-    if tab is None:
-        return _out(_const(1.0, xp, device, fdt), xp)
-    return _out(_scores.normalized_mutual_info(tab, average_method, fdt, xp), xp)
+    nmi = functools.partial(_scores.normalized_mutual_info, method=average_method)
+    return _score(nmi, labels_true, labels_pred, "normalized_mutual_info_score", validate)
 
 
 @metric_edge
+@_doc
 def adjusted_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                                average_method: str = "arithmetic",
                                validate: bool = True) -> Array:
@@ -471,18 +468,14 @@ def adjusted_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *
         A clustering of the data into disjoint subsets, ``V``.
     average_method : {'min', 'geometric', 'arithmetic', 'max'}, default='arithmetic'
         How to compute the normalizer in the denominator.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(validate)s
 
     Returns
     -------
     ami : float or 0-d array
         At most 1.0 (identical partitions); about 0 for random ones.
 
-    References
-    ----------
-    .. [1] N. X. Vinh, J. Epps and J. Bailey, "Information Theoretic Measures
-       for Clusterings Comparison", JMLR 11, 2837-2854 (2010).
+    %(vinh)s
 
     Examples
     --------
@@ -528,6 +521,7 @@ def _hcv(labels_true, labels_pred, beta, func, validate):
 
 
 @metric_edge
+@_doc
 def homogeneity_completeness_v_measure(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                                        beta: float = 1.0, validate: bool = True):
     """Compute the homogeneity and completeness and V-Measure scores at once.
@@ -542,14 +536,10 @@ def homogeneity_completeness_v_measure(labels_true: ArrayLike, labels_pred: Arra
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        Ground truth class labels to be used as a reference.
-    labels_pred : array-like of shape (n_samples,)
-        Cluster labels to evaluate.
+    %(labels)s
     beta : float, default=1.0
         Weight of completeness against homogeneity in the V-measure.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(validate)s
 
     Returns
     -------
@@ -560,10 +550,7 @@ def homogeneity_completeness_v_measure(labels_true: ArrayLike, labels_pred: Arra
     v_measure : float or 0-d array
         The weighted harmonic mean of the first two.
 
-    References
-    ----------
-    .. [1] A. Rosenberg and J. Hirschberg, "V-Measure: A conditional
-       entropy-based external cluster evaluation measure", EMNLP-CoNLL (2007).
+    %(rosenberg_hirschberg)s
 
     Examples
     --------
@@ -579,6 +566,7 @@ def homogeneity_completeness_v_measure(labels_true: ArrayLike, labels_pred: Arra
 
 
 @metric_edge
+@_doc
 def homogeneity_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                       validate: bool = True) -> Array:
     """Homogeneity of a cluster labeling given a ground truth: ``MI(C, K) / H(C)``.
@@ -588,22 +576,15 @@ def homogeneity_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        Ground truth class labels to be used as a reference.
-    labels_pred : array-like of shape (n_samples,)
-        Cluster labels to evaluate.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(labels)s
+    %(validate)s
 
     Returns
     -------
     homogeneity : float or 0-d array
         Between 0.0 and 1.0.
 
-    References
-    ----------
-    .. [1] A. Rosenberg and J. Hirschberg, "V-Measure: A conditional
-       entropy-based external cluster evaluation measure", EMNLP-CoNLL (2007).
+    %(rosenberg_hirschberg)s
 
     Examples
     --------
@@ -616,6 +597,7 @@ def homogeneity_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
 
 @metric_edge
+@_doc
 def completeness_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                        validate: bool = True) -> Array:
     """Completeness of a cluster labeling given a ground truth: ``MI(C, K) / H(K)``.
@@ -625,22 +607,15 @@ def completeness_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        Ground truth class labels to be used as a reference.
-    labels_pred : array-like of shape (n_samples,)
-        Cluster labels to evaluate.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(labels)s
+    %(validate)s
 
     Returns
     -------
     completeness : float or 0-d array
         Between 0.0 and 1.0.
 
-    References
-    ----------
-    .. [1] A. Rosenberg and J. Hirschberg, "V-Measure: A conditional
-       entropy-based external cluster evaluation measure", EMNLP-CoNLL (2007).
+    %(rosenberg_hirschberg)s
 
     Examples
     --------
@@ -653,6 +628,7 @@ def completeness_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
 
 @metric_edge
+@_doc
 def v_measure_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: float = 1.0,
                     validate: bool = True) -> Array:
     """V-measure: ``(1 + beta) h c / (beta h + c)`` of homogeneity ``h`` and
@@ -660,24 +636,17 @@ def v_measure_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: flo
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        Ground truth class labels to be used as a reference.
-    labels_pred : array-like of shape (n_samples,)
-        Cluster labels to evaluate.
+    %(labels)s
     beta : float, default=1.0
         Weight of completeness against homogeneity.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(validate)s
 
     Returns
     -------
     v_measure : float or 0-d array
         Between 0.0 and 1.0.
 
-    References
-    ----------
-    .. [1] A. Rosenberg and J. Hirschberg, "V-Measure: A conditional
-       entropy-based external cluster evaluation measure", EMNLP-CoNLL (2007).
+    %(rosenberg_hirschberg)s
 
     Examples
     --------
@@ -691,6 +660,7 @@ def v_measure_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: flo
 
 
 @metric_edge
+@_doc
 def fowlkes_mallows_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                           validate: bool = True) -> Array:
     """Measure the similarity of two clusterings (Fowlkes-Mallows index).
@@ -712,8 +682,7 @@ def fowlkes_mallows_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
         A clustering of the data into disjoint subsets.
     labels_pred : array-like of shape (n_samples,)
         A clustering of the data into disjoint subsets.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(validate)s
 
     Returns
     -------
@@ -731,8 +700,5 @@ def fowlkes_mallows_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     >>> fowlkes_mallows_score([0, 0, 1, 1], [1, 1, 0, 0])
     1.0
     """
-    tab, xp, device, fdt = _inputs(labels_true, labels_pred, "fowlkes_mallows_score",
-                                   validate)
-    if tab is None:
-        return _out(_const(0.0, xp, device, fdt), xp)
-    return _out(_scores.fowlkes_mallows(tab, fdt, xp), xp)
+    return _score(_scores.fowlkes_mallows, labels_true, labels_pred, "fowlkes_mallows_score",
+                  validate, empty=0.0)
