@@ -112,9 +112,9 @@ def _flag_changes(s, xp):
     return xp.concat([first, s[1:] != s[:-1]])
 
 
-def _run_lengths(s, xp):
-    """For each entry of a sorted ``s``, the number of entries equal to it."""
-    return xp.searchsorted(s, s, side="right") - xp.searchsorted(s, s, side="left")
+def _counts_in(s, v, xp):
+    """For each entry of ``v``, the number of entries of a sorted ``s`` equal to it."""
+    return xp.searchsorted(s, v, side="right") - xp.searchsorted(s, v, side="left")
 
 
 def runs_table(t, p, *, xp, device) -> Table:
@@ -130,13 +130,11 @@ def runs_table(t, p, *, xp, device) -> Table:
     cell_id = xp.cumulative_sum(xp.astype(cell_start, cdt)) - 1
     cells = xp.take(adapter.bincount(cell_id, length=n), cell_id)
     p_sorted = xp.sort(p)
-    b_n = (xp.searchsorted(p_sorted, ps, side="right")
-           - xp.searchsorted(p_sorted, ps, side="left"))
-    a = _run_lengths(ts, xp)
+    a = _counts_in(ts, ts, xp)
     return Table(
         n=xp.astype(cells, cdt), n_on=cell_start, a_n=xp.astype(a, cdt),
-        b_n=xp.astype(b_n, cdt), a=xp.astype(a, cdt), a_on=row_start,
-        b=xp.astype(_run_lengths(p_sorted, xp), cdt), b_on=_flag_changes(p_sorted, xp),
+        b_n=xp.astype(_counts_in(p_sorted, ps, xp), cdt), a=xp.astype(a, cdt), a_on=row_start,
+        b=xp.astype(_counts_in(p_sorted, p_sorted, xp), cdt), b_on=_flag_changes(p_sorted, xp),
         total=xp.asarray(n, dtype=cdt, device=device))
 
 

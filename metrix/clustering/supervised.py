@@ -20,7 +20,9 @@ import numpy as np
 from .._core import namespace as _ns
 from .._core.docstrings import sections
 from .._core.edge import metric_edge
+from .._core.namespace import to_output
 from .._core.typing import Array, ArrayLike
+from .._core.validation import assert_all_finite, check_consistent_length
 from ..backends import ops
 from . import _scores
 from ._contingency import (
@@ -32,6 +34,7 @@ from ._contingency import (
     matrix_table,
 )
 from ._emi import expected_mutual_information
+from ._sparse import coo_table, sparse_contingency
 from ._unsupervised_input import check_not_empty, reshape_message
 
 __all__ = [
@@ -105,17 +108,13 @@ def _const(value, xp, device, fdt):
     return xp.asarray(value, dtype=fdt, device=device)
 
 
-def _out(x, xp):
-    return _ns.to_output(x, xp)
-
-
 def _score(formula, labels_true, labels_pred, func, validate, *, empty=1.0):
     """``formula(tab, fdt, xp)`` of the labels' table as the metric's output;
     ``empty`` for empty labels."""
     tab, xp, device, fdt = _inputs(labels_true, labels_pred, func, validate)
     if tab is None:
-        return _out(_const(empty, xp, device, fdt), xp)
-    return _out(formula(tab, fdt, xp), xp)
+        return to_output(_const(empty, xp, device, fdt), xp)
+    return to_output(formula(tab, fdt, xp), xp)
 
 
 # -- contingency and pair counts ----------------------------------------------------
@@ -176,8 +175,6 @@ def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     p = _ns.asarray(labels_pred, xp=xp, device=device)
     if t.ndim != 1 or p.ndim != 1:
         raise ValueError("coordinates and data arrays must be 1-D")
-    from .._core.validation import check_consistent_length
-
     check_consistent_length(t, p)
     adapter = ops(xp)
     classes, ct = adapter.unique_inverse(as_codes(t, xp))  # the class sets: a host read
@@ -187,8 +184,6 @@ def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
         if not _ns.is_host_array(t):  # SciPy's matrices take host (NumPy) arrays
             raise TypeError("contingency_matrix(sparse=True) returns a SciPy matrix: pass "
                             "NumPy inputs, or use sparse=False on this library.")
-        from ._sparse import sparse_contingency
-
         return sparse_contingency(ct, cp, rows, cols, dtype)
     m = dense_counts(ct, cp, rows, cols, xp=xp)
     dt = _ns.library_dtype(dtype, xp, device)
@@ -320,8 +315,6 @@ def _contingency_table(contingency, validate):
     """The :class:`Table` of a user's contingency matrix (dense or SciPy sparse),
     its namespace, device and float dtype."""
     if hasattr(contingency, "tocoo") and hasattr(contingency, "nnz"):
-        from ._sparse import coo_table
-
         return coo_table(contingency, validate=validate)
     if contingency is None or isinstance(contingency, (str, bytes, numbers.Number)):
         raise ValueError("The 'contingency' parameter of mutual_info_score must be an "
@@ -343,8 +336,6 @@ def _check_2d(m, xp, validate):
         raise ValueError(reshape_message(_ns.to_host(m), "scalar" if m.ndim == 0 else "1D"))
     check_not_empty(tuple(int(s) for s in m.shape))
     if validate:
-        from .._core.validation import assert_all_finite
-
         assert_all_finite(m, xp=xp)
 
 
@@ -399,7 +390,7 @@ default=None
         tab, xp, device = _contingency_table(contingency, validate)
         if validate and int(tab.total) == 0:
             raise ValueError("math domain error")
-    return _out(_scores.mutual_info(tab, _ns.max_float_dtype(xp, device), xp), xp)
+    return to_output(_scores.mutual_info(tab, _ns.max_float_dtype(xp, device), xp), xp)
 
 
 @metric_edge
@@ -487,13 +478,13 @@ def adjusted_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *
     tab, xp, device, fdt = _inputs(labels_true, labels_pred, "adjusted_mutual_info_score",
                                    validate)
     if tab is None:
-        return _out(_const(1.0, xp, device, fdt), xp)
+        return to_output(_const(1.0, xp, device, fdt), xp)
     rows, cols = (int(v) for v in _scores.n_classes(tab, xp))  # host read
     if rows == cols == 1:
-        return _out(_const(1.0, xp, device, fdt), xp)
+        return to_output(_const(1.0, xp, device, fdt), xp)
     if rows == 1 or cols == 1:
-        return _out(_const(0.0, xp, device, fdt), xp)
-    return _out(_ami(tab, average_method, fdt, xp), xp)
+        return to_output(_const(0.0, xp, device, fdt), xp)
+    return to_output(_ami(tab, average_method, fdt, xp), xp)
 
 
 def _ami(tab: Table, method, fdt, xp):
@@ -562,7 +553,7 @@ def homogeneity_completeness_v_measure(labels_true: ArrayLike, labels_pred: Arra
     _check_beta(beta, "homogeneity_completeness_v_measure")
     h, c, v, xp = _hcv(labels_true, labels_pred, beta, "homogeneity_completeness_v_measure",
                        validate)
-    return _out(h, xp), _out(c, xp), _out(v, xp)
+    return to_output(h, xp), to_output(c, xp), to_output(v, xp)
 
 
 @metric_edge
@@ -593,7 +584,7 @@ def homogeneity_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     1.0
     """
     h, _, _, xp = _hcv(labels_true, labels_pred, 1.0, "homogeneity_score", validate)
-    return _out(h, xp)
+    return to_output(h, xp)
 
 
 @metric_edge
@@ -624,7 +615,7 @@ def completeness_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     1.0
     """
     _, c, _, xp = _hcv(labels_true, labels_pred, 1.0, "completeness_score", validate)
-    return _out(c, xp)
+    return to_output(c, xp)
 
 
 @metric_edge
@@ -656,7 +647,7 @@ def v_measure_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: flo
     """
     _check_beta(beta, "v_measure_score")
     h, c, v, xp = _hcv(labels_true, labels_pred, beta, "v_measure_score", validate)
-    return _out(v, xp)
+    return to_output(v, xp)
 
 
 @metric_edge
