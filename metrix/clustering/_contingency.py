@@ -80,10 +80,9 @@ def check_clusterings(labels_true, labels_pred, *, func, validate=True):
                 "Clustering metrics expects discrete values but received"
                 f" {kinds[0]} values for label, and {kinds[1]} values for target",
                 UserWarning, stacklevel=find_stack_level())
-    if labels_true.ndim != 1:
-        raise ValueError(f"labels_true must be 1D: shape is {tuple(labels_true.shape)!r}")
-    if labels_pred.ndim != 1:
-        raise ValueError(f"labels_pred must be 1D: shape is {tuple(labels_pred.shape)!r}")
+    for name, y in (("labels_true", labels_true), ("labels_pred", labels_pred)):
+        if y.ndim != 1:
+            raise ValueError(f"{name} must be 1D: shape is {tuple(y.shape)!r}")
     check_consistent_length(labels_true, labels_pred)
     return labels_true, labels_pred, xp, device
 

@@ -76,10 +76,8 @@ def check_X(X, *, xp, device):
         X = np.ascontiguousarray(X)  # one layout, one rounding (a CSC matrix comes as F)
     X = _ns.asarray(X, xp=xp, device=device)
     reject_complex(X, xp=xp)
-    if X.ndim == 0:
-        raise ValueError(reshape_message(X, "scalar"))
-    if X.ndim == 1:
-        raise ValueError(reshape_message(X, "1D"))
+    if X.ndim < 2:
+        raise ValueError(reshape_message(X, "scalar" if X.ndim == 0 else "1D"))
     if X.ndim > 2:
         raise ValueError(f"Found array with dim {X.ndim}, while dim <= 2 is required.")
     assert_all_finite(X, xp=xp, input_name="X")  # host read: scikit-learn's check

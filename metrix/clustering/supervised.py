@@ -82,12 +82,6 @@ _doc = sections(
 
 # -- shared plumbing -------------------------------------------------------------
 
-def _check_beta(beta, func):
-    if not isinstance(beta, numbers.Real) or isinstance(beta, bool) or not beta >= 0:
-        raise ValueError(f"The 'beta' parameter of {func} must be a float in the range "
-                         f"[0.0, inf). Got {beta!r} instead.")
-
-
 def _check_average(method, func):
     if not isinstance(method, str) or method not in _AVERAGES:
         raise ValueError(f"The 'average_method' parameter of {func} must be a str among "
@@ -381,11 +375,9 @@ default=None
     0.0566
     """
     if contingency is None:
-        t, p, xp, device = check_clusterings(labels_true, labels_pred,
-                                             func="mutual_info_score", validate=validate)
-        if t.shape[0] == 0:
+        tab, xp, device, _ = _inputs(labels_true, labels_pred, "mutual_info_score", validate)
+        if tab is None:
             raise ValueError("math domain error")  # scikit-learn's log(0)
-        tab = label_table(t, p, xp=xp, device=device, validate=validate)
     else:
         tab, xp, device = _contingency_table(contingency, validate)
         if validate and int(tab.total) == 0:
@@ -501,6 +493,9 @@ def _ami(tab: Table, method, fdt, xp):
 
 
 def _hcv(labels_true, labels_pred, beta, func, validate):
+    if not isinstance(beta, numbers.Real) or isinstance(beta, bool) or not beta >= 0:
+        raise ValueError(f"The 'beta' parameter of {func} must be a float in the range "
+                         f"[0.0, inf). Got {beta!r} instead.")
     tab, xp, device, fdt = _inputs(labels_true, labels_pred, func, validate)
     if tab is None:
         one = _const(1.0, xp, device, fdt)
@@ -550,7 +545,6 @@ def homogeneity_completeness_v_measure(labels_true: ArrayLike, labels_pred: Arra
     >>> round(h, 3), round(c, 3), round(v, 3)
     (0.71, 0.772, 0.74)
     """
-    _check_beta(beta, "homogeneity_completeness_v_measure")
     h, c, v, xp = _hcv(labels_true, labels_pred, beta, "homogeneity_completeness_v_measure",
                        validate)
     return to_output(h, xp), to_output(c, xp), to_output(v, xp)
@@ -645,7 +639,6 @@ def v_measure_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: flo
     >>> round(v_measure_score([0, 0, 1, 2], [0, 0, 1, 1]), 4)
     0.8
     """
-    _check_beta(beta, "v_measure_score")
     h, c, v, xp = _hcv(labels_true, labels_pred, beta, "v_measure_score", validate)
     return to_output(v, xp)
 
