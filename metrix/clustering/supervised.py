@@ -493,17 +493,18 @@ def _ami(tab: Table, method, fdt, xp):
 
 
 def _hcv(labels_true, labels_pred, beta, func, validate):
+    """Homogeneity, completeness and V-measure, as the metrics' outputs."""
     if not isinstance(beta, numbers.Real) or isinstance(beta, bool) or not beta >= 0:
         raise ValueError(f"The 'beta' parameter of {func} must be a float in the range "
                          f"[0.0, inf). Got {beta!r} instead.")
     tab, xp, device, fdt = _inputs(labels_true, labels_pred, func, validate)
     if tab is None:
-        one = _const(1.0, xp, device, fdt)
-        return one, one, one, xp
+        one = to_output(_const(1.0, xp, device, fdt), xp)
+        return one, one, one
     h, c, v = _scores.homogeneity_completeness(tab, float(beta), fdt, xp)
     if beta == 0 and validate and bool(c == 0) and bool(h != 0):
         raise ZeroDivisionError("float division by zero")  # as scikit-learn
-    return h, c, v, xp
+    return to_output(h, xp), to_output(c, xp), to_output(v, xp)
 
 
 @metric_edge
@@ -545,9 +546,7 @@ def homogeneity_completeness_v_measure(labels_true: ArrayLike, labels_pred: Arra
     >>> round(h, 3), round(c, 3), round(v, 3)
     (0.71, 0.772, 0.74)
     """
-    h, c, v, xp = _hcv(labels_true, labels_pred, beta, "homogeneity_completeness_v_measure",
-                       validate)
-    return to_output(h, xp), to_output(c, xp), to_output(v, xp)
+    return _hcv(labels_true, labels_pred, beta, "homogeneity_completeness_v_measure", validate)
 
 
 @metric_edge
@@ -577,8 +576,7 @@ def homogeneity_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     >>> round(homogeneity_score([0, 0, 1, 1], [0, 0, 1, 2]), 6)
     1.0
     """
-    h, _, _, xp = _hcv(labels_true, labels_pred, 1.0, "homogeneity_score", validate)
-    return to_output(h, xp)
+    return _hcv(labels_true, labels_pred, 1.0, "homogeneity_score", validate)[0]
 
 
 @metric_edge
@@ -608,8 +606,7 @@ def completeness_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     >>> completeness_score([0, 0, 1, 1], [0, 0, 0, 0])
     1.0
     """
-    _, c, _, xp = _hcv(labels_true, labels_pred, 1.0, "completeness_score", validate)
-    return to_output(c, xp)
+    return _hcv(labels_true, labels_pred, 1.0, "completeness_score", validate)[1]
 
 
 @metric_edge
@@ -639,8 +636,7 @@ def v_measure_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: flo
     >>> round(v_measure_score([0, 0, 1, 2], [0, 0, 1, 1]), 4)
     0.8
     """
-    h, c, v, xp = _hcv(labels_true, labels_pred, beta, "v_measure_score", validate)
-    return to_output(v, xp)
+    return _hcv(labels_true, labels_pred, beta, "v_measure_score", validate)[2]
 
 
 @metric_edge
