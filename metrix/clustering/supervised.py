@@ -316,21 +316,16 @@ def _contingency_table(contingency, validate):
                          f"Got {contingency!r} instead.")
     xp, device = _ns.get_namespace_and_device(contingency)
     m = _ns.asarray(contingency, xp=xp, device=device)
-    _check_2d(m, xp, validate)
-    if not _ns.has_kind(xp, m.dtype, "integral"):
-        m = xp.astype(m, _ns.count_dtype(xp, device))  # scikit-learn casts to int
-    return matrix_table(m, xp=xp, all_rows=True), xp, device
-
-
-def _check_2d(m, xp, validate):
-    """scikit-learn's ``check_array`` on a contingency matrix."""
-    if m.ndim > 2:
+    if m.ndim > 2:  # scikit-learn's check_array
         raise ValueError(f"Found array with dim {m.ndim}. None expected <= 2.")
     if m.ndim != 2:
         raise ValueError(reshape_message(_ns.to_host(m), "scalar" if m.ndim == 0 else "1D"))
     check_not_empty(tuple(int(s) for s in m.shape))
     if validate:
         assert_all_finite(m, xp=xp)
+    if not _ns.has_kind(xp, m.dtype, "integral"):
+        m = xp.astype(m, _ns.count_dtype(xp, device))  # scikit-learn casts to int
+    return matrix_table(m, xp=xp, all_rows=True), xp, device
 
 
 @metric_edge
