@@ -80,10 +80,9 @@ def check_clusterings(labels_true, labels_pred, *, func, validate=True):
                 "Clustering metrics expects discrete values but received"
                 f" {kinds[0]} values for label, and {kinds[1]} values for target",
                 UserWarning, stacklevel=find_stack_level())
-    if labels_true.ndim != 1:
-        raise ValueError(f"labels_true must be 1D: shape is {tuple(labels_true.shape)!r}")
-    if labels_pred.ndim != 1:
-        raise ValueError(f"labels_pred must be 1D: shape is {tuple(labels_pred.shape)!r}")
+    for name, y in (("labels_true", labels_true), ("labels_pred", labels_pred)):
+        if y.ndim != 1:
+            raise ValueError(f"{name} must be 1D: shape is {tuple(y.shape)!r}")
     check_consistent_length(labels_true, labels_pred)
     return labels_true, labels_pred, xp, device
 
@@ -112,9 +111,9 @@ def _flag_changes(s, xp):
     return xp.concat([first, s[1:] != s[:-1]])
 
 
-def _run_lengths(s, xp):
-    """For each entry of a sorted ``s``, the number of entries equal to it."""
-    return xp.searchsorted(s, s, side="right") - xp.searchsorted(s, s, side="left")
+def _counts_in(s, v, xp):
+    """For each entry of ``v``, the number of entries of a sorted ``s`` equal to it."""
+    return xp.searchsorted(s, v, side="right") - xp.searchsorted(s, v, side="left")
 
 
 def runs_table(t, p, *, xp, device) -> Table:
@@ -130,13 +129,11 @@ def runs_table(t, p, *, xp, device) -> Table:
     cell_id = xp.cumulative_sum(xp.astype(cell_start, cdt)) - 1
     cells = xp.take(adapter.bincount(cell_id, length=n), cell_id)
     p_sorted = xp.sort(p)
-    b_n = (xp.searchsorted(p_sorted, ps, side="right")
-           - xp.searchsorted(p_sorted, ps, side="left"))
-    a = _run_lengths(ts, xp)
+    a = _counts_in(ts, ts, xp)
     return Table(
         n=xp.astype(cells, cdt), n_on=cell_start, a_n=xp.astype(a, cdt),
-        b_n=xp.astype(b_n, cdt), a=xp.astype(a, cdt), a_on=row_start,
-        b=xp.astype(_run_lengths(p_sorted, xp), cdt), b_on=_flag_changes(p_sorted, xp),
+        b_n=xp.astype(_counts_in(p_sorted, ps, xp), cdt), a=xp.astype(a, cdt), a_on=row_start,
+        b=xp.astype(_counts_in(p_sorted, p_sorted, xp), cdt), b_on=_flag_changes(p_sorted, xp),
         total=xp.asarray(n, dtype=cdt, device=device))
 
 

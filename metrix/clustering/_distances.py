@@ -107,13 +107,11 @@ class Distances:
             return ops(xp).expansion_distances(Xb, self.XT, self.sq[start:stop], self.sq,
                                                squared=metric == "sqeuclidean")
         diff = xp.abs(Xb[:, None, :] - X[None, :, :])
-        if metric == "chebyshev":
-            return xp.max(diff, axis=2)
         p = self.p
+        if metric == "chebyshev" or (metric == "minkowski" and math.isinf(p)):
+            return xp.max(diff, axis=2)
         if metric != "minkowski" or p == 1:
             return xp.sum(diff, axis=2)
-        if math.isinf(p):
-            return xp.max(diff, axis=2)
         return xp.sum(diff ** p, axis=2) ** (1.0 / p)
 
     def self_distances(self, D, start: int):

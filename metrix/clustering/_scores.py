@@ -120,7 +120,7 @@ def generalized_average(u, v, method, xp):
     return xp.maximum(u, v)
 
 
-def normalized_mutual_info(tab, method, fdt, xp):
+def normalized_mutual_info(tab, fdt, xp, *, method):
     """``MI / mean(H(C), H(K))``; 1 for one class and one cluster, 0 where MI is 0."""
     mi = mutual_info(tab, fdt, xp)
     h_c, h_k = entropies(tab, fdt, xp)

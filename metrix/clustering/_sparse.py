@@ -7,6 +7,7 @@ import numpy as np
 
 from .._core import namespace as _ns
 from ._contingency import Table
+from ._unsupervised_input import check_not_empty
 
 
 def sparse_contingency(ct, cp, rows, cols, dtype):
@@ -32,10 +33,7 @@ def coo_table(contingency, *, validate):
     coo = contingency.tocoo(copy=True)
     coo.sum_duplicates()
     shape = tuple(int(s) for s in coo.shape)
-    if shape[0] < 1 or shape[1] < 1:
-        what = "sample" if shape[0] < 1 else "feature"
-        raise ValueError(f"Found array with 0 {what}(s) (shape={shape}) while a minimum of 1 "
-                         "is required.")
+    check_not_empty(shape)
     data = np.asarray(coo.data)
     if validate and data.dtype.kind == "f" and not np.isfinite(data).all():
         kind = "NaN" if np.isnan(data).any() else (

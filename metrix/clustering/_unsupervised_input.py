@@ -20,7 +20,8 @@ from ..backends import ops
 from ..exceptions import DataConversionWarning, as_sklearn_too
 
 __all__ = ["Clustering", "check_number_of_labels", "check_X", "encode_labels", "prepare",
-           "work_dtype", "sample_indices", "check_sample_params"]
+           "work_dtype", "sample_indices", "check_sample_params", "reshape_message",
+           "check_not_empty"]
 
 
 class Clustering(NamedTuple):
@@ -43,10 +44,20 @@ def check_number_of_labels(n_labels: int, n_samples: int):
             % n_labels)
 
 
-def _reshape_message(a, what):
+def reshape_message(a, what):
+    """scikit-learn's ``check_array`` message for a 0-d (``"scalar"``) or ``"1D"`` array."""
     return (f"Expected 2D array, got {what} array instead:\narray={a}.\n"
             "Reshape your data either using array.reshape(-1, 1) if your data has a single "
             "feature or array.reshape(1, -1) if it contains a single sample.")
+
+
+def check_not_empty(shape):
+    """scikit-learn's ``check_array`` minimum of one sample and one feature (of a 2-D
+    ``shape``, a tuple of ints)."""
+    for size, what in zip(shape, ("sample", "feature")):
+        if size < 1:
+            raise ValueError(f"Found array with 0 {what}(s) (shape={shape}) while a minimum "
+                             "of 1 is required.")
 
 
 def check_X(X, *, xp, device):
@@ -65,20 +76,12 @@ def check_X(X, *, xp, device):
         X = np.ascontiguousarray(X)  # one layout, one rounding (a CSC matrix comes as F)
     X = _ns.asarray(X, xp=xp, device=device)
     reject_complex(X, xp=xp)
-    if X.ndim == 0:
-        raise ValueError(_reshape_message(X, "scalar"))
-    if X.ndim == 1:
-        raise ValueError(_reshape_message(X, "1D"))
+    if X.ndim < 2:
+        raise ValueError(reshape_message(X, "scalar" if X.ndim == 0 else "1D"))
     if X.ndim > 2:
         raise ValueError(f"Found array with dim {X.ndim}, while dim <= 2 is required.")
     assert_all_finite(X, xp=xp, input_name="X")  # host read: scikit-learn's check
-    shape = tuple(int(s) for s in X.shape)
-    if shape[0] < 1:
-        raise ValueError(f"Found array with 0 sample(s) (shape={shape}) while a minimum of "
-                         "1 is required.")
-    if shape[1] < 1:
-        raise ValueError(f"Found array with 0 feature(s) (shape={shape}) while a minimum of "
-                         "1 is required.")
+    check_not_empty(tuple(int(s) for s in X.shape))
     return X
 
 

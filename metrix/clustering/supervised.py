@@ -12,13 +12,17 @@ shape) reads nothing on the host and traces under ``jax.jit``.
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
 
 from .._core import namespace as _ns
+from .._core.docstrings import sections
 from .._core.edge import metric_edge
+from .._core.namespace import to_output
 from .._core.typing import Array, ArrayLike
+from .._core.validation import assert_all_finite, check_consistent_length
 from ..backends import ops
 from . import _scores
 from ._contingency import (
@@ -30,6 +34,8 @@ from ._contingency import (
     matrix_table,
 )
 from ._emi import expected_mutual_information
+from ._sparse import coo_table, sparse_contingency
+from ._unsupervised_input import check_not_empty, reshape_message
 
 __all__ = [
     "contingency_matrix",
@@ -48,14 +54,33 @@ __all__ = [
 
 _AVERAGES = ("arithmetic", "geometric", "max", "min")
 
+_doc = sections(
+    labels="""
+    labels_true : array-like of shape (n_samples,)
+        Ground truth class labels to be used as a reference.
+    labels_pred : array-like of shape (n_samples,)
+        Cluster labels to evaluate.""",
+    validate="""
+    validate : bool, default=True
+        Check the inputs' values (a host read).""",
+    hubert_arabie="""
+    References
+    ----------
+    .. [1] L. Hubert and P. Arabie, "Comparing partitions", Journal of
+       Classification 2, 193-218 (1985).""",
+    rosenberg_hirschberg="""
+    References
+    ----------
+    .. [1] A. Rosenberg and J. Hirschberg, "V-Measure: A conditional
+       entropy-based external cluster evaluation measure", EMNLP-CoNLL (2007).""",
+    vinh="""
+    References
+    ----------
+    .. [1] N. X. Vinh, J. Epps and J. Bailey, "Information Theoretic Measures
+       for Clusterings Comparison", JMLR 11, 2837-2854 (2010).""")
+
 
 # -- shared plumbing -------------------------------------------------------------
-
-def _check_beta(beta, func):
-    if not isinstance(beta, numbers.Real) or isinstance(beta, bool) or not beta >= 0:
-        raise ValueError(f"The 'beta' parameter of {func} must be a float in the range "
-                         f"[0.0, inf). Got {beta!r} instead.")
-
 
 def _check_average(method, func):
     if not isinstance(method, str) or method not in _AVERAGES:
@@ -77,13 +102,19 @@ def _const(value, xp, device, fdt):
     return xp.asarray(value, dtype=fdt, device=device)
 
 
-def _out(x, xp):
-    return _ns.to_output(x, xp)
+def _score(formula, labels_true, labels_pred, func, validate, *, empty=1.0):
+    """``formula(tab, fdt, xp)`` of the labels' table as the metric's output;
+    ``empty`` for empty labels."""
+    tab, xp, device, fdt = _inputs(labels_true, labels_pred, func, validate)
+    if tab is None:
+        return to_output(_const(empty, xp, device, fdt), xp)
+    return to_output(formula(tab, fdt, xp), xp)
 
 
 # -- contingency and pair counts ----------------------------------------------------
 
 @metric_edge
+@_doc
 def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                        eps: float | None = None, sparse: bool = False,
                        dtype=np.int64, validate: bool = True) -> Array:
@@ -95,10 +126,7 @@ def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        Ground truth class labels to be used as a reference.
-    labels_pred : array-like of shape (n_samples,)
-        Cluster labels to evaluate.
+    %(labels)s
     eps : float, default=None
         If a float, that value is added to all values in the contingency
         matrix (the result is then floating). If ``None``, nothing is adjusted.
@@ -109,8 +137,7 @@ def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     dtype : numeric type, default=np.int64
         Output dtype (a NumPy dtype, or the input library's). Ignored if
         ``eps`` is not None.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(validate)s
 
     Returns
     -------
@@ -118,10 +145,7 @@ def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
         In the inputs' namespace and on their device (dense), or a SciPy CSR
         matrix (``sparse=True``).
 
-    References
-    ----------
-    .. [1] L. Hubert and P. Arabie, "Comparing partitions", Journal of
-       Classification 2, 193-218 (1985).
+    %(hubert_arabie)s
 
     Examples
     --------
@@ -145,8 +169,6 @@ def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     p = _ns.asarray(labels_pred, xp=xp, device=device)
     if t.ndim != 1 or p.ndim != 1:
         raise ValueError("coordinates and data arrays must be 1-D")
-    from .._core.validation import check_consistent_length
-
     check_consistent_length(t, p)
     adapter = ops(xp)
     classes, ct = adapter.unique_inverse(as_codes(t, xp))  # the class sets: a host read
@@ -156,8 +178,6 @@ def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
         if not _ns.is_host_array(t):  # SciPy's matrices take host (NumPy) arrays
             raise TypeError("contingency_matrix(sparse=True) returns a SciPy matrix: pass "
                             "NumPy inputs, or use sparse=False on this library.")
-        from ._sparse import sparse_contingency
-
         return sparse_contingency(ct, cp, rows, cols, dtype)
     m = dense_counts(ct, cp, rows, cols, xp=xp)
     dt = _ns.library_dtype(dtype, xp, device)
@@ -171,6 +191,7 @@ def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
 
 @metric_edge
+@_doc
 def pair_confusion_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                           validate: bool = True) -> Array:
     """Pair confusion matrix arising from two clusterings.
@@ -187,22 +208,15 @@ def pair_confusion_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        Ground truth class labels to be used as a reference.
-    labels_pred : array-like of shape (n_samples,)
-        Cluster labels to evaluate.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(labels)s
+    %(validate)s
 
     Returns
     -------
     C : array of shape (2, 2)
         Integer counts, in the inputs' namespace and on their device.
 
-    References
-    ----------
-    .. [1] L. Hubert and P. Arabie, "Comparing partitions", Journal of
-       Classification 2, 193-218 (1985).
+    %(hubert_arabie)s
 
     Examples
     --------
@@ -218,6 +232,7 @@ def pair_confusion_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
 
 @metric_edge
+@_doc
 def rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                validate: bool = True) -> Array:
     """Rand index: the fraction of sample pairs on which two clusterings agree.
@@ -230,12 +245,8 @@ def rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        Ground truth class labels to be used as a reference.
-    labels_pred : array-like of shape (n_samples,)
-        Cluster labels to evaluate.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(labels)s
+    %(validate)s
 
     Returns
     -------
@@ -254,13 +265,11 @@ def rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     >>> round(rand_score([0, 0, 1, 2], [0, 0, 1, 1]), 4)
     0.8333
     """
-    tab, xp, device, fdt = _inputs(labels_true, labels_pred, "rand_score", validate)
-    if tab is None:
-        return _out(_const(1.0, xp, device, fdt), xp)
-    return _out(_scores.rand_index(tab, fdt, xp), xp)
+    return _score(_scores.rand_index, labels_true, labels_pred, "rand_score", validate)
 
 
 @metric_edge
+@_doc
 def adjusted_rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                         validate: bool = True) -> Array:
     """Rand index adjusted for chance (Hubert & Arabie).
@@ -274,22 +283,15 @@ def adjusted_rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        Ground truth class labels to be used as a reference.
-    labels_pred : array-like of shape (n_samples,)
-        Cluster labels to evaluate.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(labels)s
+    %(validate)s
 
     Returns
     -------
     ARI : float or 0-d array
         Between -0.5 and 1.0; near 0.0 for random labelings.
 
-    References
-    ----------
-    .. [1] L. Hubert and P. Arabie, "Comparing partitions", Journal of
-       Classification 2, 193-218 (1985).
+    %(hubert_arabie)s
 
     Examples
     --------
@@ -297,10 +299,8 @@ def adjusted_rand_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     >>> round(adjusted_rand_score([0, 0, 1, 2], [0, 0, 1, 1]), 4)
     0.5714
     """
-    tab, xp, device, fdt = _inputs(labels_true, labels_pred, "adjusted_rand_score", validate)
-    if tab is None:
-        return _out(_const(1.0, xp, device, fdt), xp)
-    return _out(_scores.adjusted_rand(tab, fdt, xp), xp)
+    return _score(_scores.adjusted_rand, labels_true, labels_pred, "adjusted_rand_score",
+                  validate)
 
 
 # -- information-theoretic scores --------------------------------------------------
@@ -309,8 +309,6 @@ def _contingency_table(contingency, validate):
     """The :class:`Table` of a user's contingency matrix (dense or SciPy sparse),
     its namespace, device and float dtype."""
     if hasattr(contingency, "tocoo") and hasattr(contingency, "nnz"):
-        from ._sparse import coo_table
-
         return coo_table(contingency, validate=validate)
     if contingency is None or isinstance(contingency, (str, bytes, numbers.Number)):
         raise ValueError("The 'contingency' parameter of mutual_info_score must be an "
@@ -318,35 +316,20 @@ def _contingency_table(contingency, validate):
                          f"Got {contingency!r} instead.")
     xp, device = _ns.get_namespace_and_device(contingency)
     m = _ns.asarray(contingency, xp=xp, device=device)
-    _check_2d(m, xp, validate)
+    if m.ndim > 2:  # scikit-learn's check_array
+        raise ValueError(f"Found array with dim {m.ndim}. None expected <= 2.")
+    if m.ndim != 2:
+        raise ValueError(reshape_message(_ns.to_host(m), "scalar" if m.ndim == 0 else "1D"))
+    check_not_empty(tuple(int(s) for s in m.shape))
+    if validate:
+        assert_all_finite(m, xp=xp)
     if not _ns.has_kind(xp, m.dtype, "integral"):
         m = xp.astype(m, _ns.count_dtype(xp, device))  # scikit-learn casts to int
     return matrix_table(m, xp=xp, all_rows=True), xp, device
 
 
-def _check_2d(m, xp, validate):
-    """scikit-learn's ``check_array`` on a contingency matrix."""
-    if m.ndim != 2:
-        kind = "scalar" if m.ndim == 0 else f"{m.ndim}D"
-        if m.ndim > 2:
-            raise ValueError(f"Found array with dim {m.ndim}. None expected <= 2.")
-        raise ValueError(
-            f"Expected 2D array, got {kind} array instead:\narray={_ns.to_host(m)}.\n"
-            "Reshape your data either using array.reshape(-1, 1) if your data has a single "
-            "feature or array.reshape(1, -1) if it contains a single sample.")
-    if m.shape[0] < 1:
-        raise ValueError(f"Found array with 0 sample(s) (shape={tuple(m.shape)}) while a "
-                         "minimum of 1 is required.")
-    if m.shape[1] < 1:
-        raise ValueError(f"Found array with 0 feature(s) (shape={tuple(m.shape)}) while a "
-                         "minimum of 1 is required.")
-    if validate:
-        from .._core.validation import assert_all_finite
-
-        assert_all_finite(m, xp=xp)
-
-
 @metric_edge
+@_doc
 def mutual_info_score(labels_true: ArrayLike | None, labels_pred: ArrayLike | None, *,
                       contingency: ArrayLike | None = None, validate: bool = True) -> Array:
     """Mutual Information between two clusterings.
@@ -368,8 +351,7 @@ default=None
         A contingency matrix as :func:`contingency_matrix` gives. If given, it
         is used and the labels are ignored (non-integer counts are truncated,
         as scikit-learn does).
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(validate)s
 
     Returns
     -------
@@ -388,19 +370,18 @@ default=None
     0.0566
     """
     if contingency is None:
-        t, p, xp, device = check_clusterings(labels_true, labels_pred,
-                                             func="mutual_info_score", validate=validate)
-        if t.shape[0] == 0:
+        tab, xp, device, _ = _inputs(labels_true, labels_pred, "mutual_info_score", validate)
+        if tab is None:
             raise ValueError("math domain error")  # scikit-learn's log(0)
-        tab = label_table(t, p, xp=xp, device=device, validate=validate)
     else:
         tab, xp, device = _contingency_table(contingency, validate)
         if validate and int(tab.total) == 0:
             raise ValueError("math domain error")
-    return _out(_scores.mutual_info(tab, _ns.max_float_dtype(xp, device), xp), xp)
+    return to_output(_scores.mutual_info(tab, _ns.max_float_dtype(xp, device), xp), xp)
 
 
 @metric_edge
+@_doc
 def normalized_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                                  average_method: str = "arithmetic",
                                  validate: bool = True) -> Array:
@@ -421,18 +402,14 @@ def normalized_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike,
         A clustering of the data into disjoint subsets.
     average_method : {'min', 'geometric', 'arithmetic', 'max'}, default='arithmetic'
         How to compute the normalizer in the denominator.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(validate)s
 
     Returns
     -------
     nmi : float or 0-d array
         Between 0.0 and 1.0; 1.0 for a perfect match.
 
-    References
-    ----------
-    .. [1] N. X. Vinh, J. Epps and J. Bailey, "Information Theoretic Measures
-       for Clusterings Comparison", JMLR 11, 2837-2854 (2010).
+    %(vinh)s
 
     Examples
     --------
@@ -441,14 +418,12 @@ def normalized_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike,
     1.0
     """
     _check_average(average_method, "normalized_mutual_info_score")
-    tab, xp, device, fdt = _inputs(labels_true, labels_pred, "normalized_mutual_info_score",
-                                   validate)
-    if tab is None:
-        return _out(_const(1.0, xp, device, fdt), xp)
-    return _out(_scores.normalized_mutual_info(tab, average_method, fdt, xp), xp)
+    nmi = functools.partial(_scores.normalized_mutual_info, method=average_method)
+    return _score(nmi, labels_true, labels_pred, "normalized_mutual_info_score", validate)
 
 
 @metric_edge
+@_doc
 def adjusted_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                                average_method: str = "arithmetic",
                                validate: bool = True) -> Array:
@@ -471,18 +446,14 @@ def adjusted_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *
         A clustering of the data into disjoint subsets, ``V``.
     average_method : {'min', 'geometric', 'arithmetic', 'max'}, default='arithmetic'
         How to compute the normalizer in the denominator.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(validate)s
 
     Returns
     -------
     ami : float or 0-d array
         At most 1.0 (identical partitions); about 0 for random ones.
 
-    References
-    ----------
-    .. [1] N. X. Vinh, J. Epps and J. Bailey, "Information Theoretic Measures
-       for Clusterings Comparison", JMLR 11, 2837-2854 (2010).
+    %(vinh)s
 
     Examples
     --------
@@ -494,13 +465,13 @@ def adjusted_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *
     tab, xp, device, fdt = _inputs(labels_true, labels_pred, "adjusted_mutual_info_score",
                                    validate)
     if tab is None:
-        return _out(_const(1.0, xp, device, fdt), xp)
+        return to_output(_const(1.0, xp, device, fdt), xp)
     rows, cols = (int(v) for v in _scores.n_classes(tab, xp))  # host read
     if rows == cols == 1:
-        return _out(_const(1.0, xp, device, fdt), xp)
+        return to_output(_const(1.0, xp, device, fdt), xp)
     if rows == 1 or cols == 1:
-        return _out(_const(0.0, xp, device, fdt), xp)
-    return _out(_ami(tab, average_method, fdt, xp), xp)
+        return to_output(_const(0.0, xp, device, fdt), xp)
+    return to_output(_ami(tab, average_method, fdt, xp), xp)
 
 
 def _ami(tab: Table, method, fdt, xp):
@@ -517,17 +488,22 @@ def _ami(tab: Table, method, fdt, xp):
 
 
 def _hcv(labels_true, labels_pred, beta, func, validate):
+    """Homogeneity, completeness and V-measure, as the metrics' outputs."""
+    if not isinstance(beta, numbers.Real) or isinstance(beta, bool) or not beta >= 0:
+        raise ValueError(f"The 'beta' parameter of {func} must be a float in the range "
+                         f"[0.0, inf). Got {beta!r} instead.")
     tab, xp, device, fdt = _inputs(labels_true, labels_pred, func, validate)
     if tab is None:
-        one = _const(1.0, xp, device, fdt)
-        return one, one, one, xp
+        one = to_output(_const(1.0, xp, device, fdt), xp)
+        return one, one, one
     h, c, v = _scores.homogeneity_completeness(tab, float(beta), fdt, xp)
     if beta == 0 and validate and bool(c == 0) and bool(h != 0):
         raise ZeroDivisionError("float division by zero")  # as scikit-learn
-    return h, c, v, xp
+    return to_output(h, xp), to_output(c, xp), to_output(v, xp)
 
 
 @metric_edge
+@_doc
 def homogeneity_completeness_v_measure(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                                        beta: float = 1.0, validate: bool = True):
     """Compute the homogeneity and completeness and V-Measure scores at once.
@@ -542,14 +518,10 @@ def homogeneity_completeness_v_measure(labels_true: ArrayLike, labels_pred: Arra
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        Ground truth class labels to be used as a reference.
-    labels_pred : array-like of shape (n_samples,)
-        Cluster labels to evaluate.
+    %(labels)s
     beta : float, default=1.0
         Weight of completeness against homogeneity in the V-measure.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(validate)s
 
     Returns
     -------
@@ -560,10 +532,7 @@ def homogeneity_completeness_v_measure(labels_true: ArrayLike, labels_pred: Arra
     v_measure : float or 0-d array
         The weighted harmonic mean of the first two.
 
-    References
-    ----------
-    .. [1] A. Rosenberg and J. Hirschberg, "V-Measure: A conditional
-       entropy-based external cluster evaluation measure", EMNLP-CoNLL (2007).
+    %(rosenberg_hirschberg)s
 
     Examples
     --------
@@ -572,13 +541,11 @@ def homogeneity_completeness_v_measure(labels_true: ArrayLike, labels_pred: Arra
     >>> round(h, 3), round(c, 3), round(v, 3)
     (0.71, 0.772, 0.74)
     """
-    _check_beta(beta, "homogeneity_completeness_v_measure")
-    h, c, v, xp = _hcv(labels_true, labels_pred, beta, "homogeneity_completeness_v_measure",
-                       validate)
-    return _out(h, xp), _out(c, xp), _out(v, xp)
+    return _hcv(labels_true, labels_pred, beta, "homogeneity_completeness_v_measure", validate)
 
 
 @metric_edge
+@_doc
 def homogeneity_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                       validate: bool = True) -> Array:
     """Homogeneity of a cluster labeling given a ground truth: ``MI(C, K) / H(C)``.
@@ -588,22 +555,15 @@ def homogeneity_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        Ground truth class labels to be used as a reference.
-    labels_pred : array-like of shape (n_samples,)
-        Cluster labels to evaluate.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(labels)s
+    %(validate)s
 
     Returns
     -------
     homogeneity : float or 0-d array
         Between 0.0 and 1.0.
 
-    References
-    ----------
-    .. [1] A. Rosenberg and J. Hirschberg, "V-Measure: A conditional
-       entropy-based external cluster evaluation measure", EMNLP-CoNLL (2007).
+    %(rosenberg_hirschberg)s
 
     Examples
     --------
@@ -611,11 +571,11 @@ def homogeneity_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     >>> round(homogeneity_score([0, 0, 1, 1], [0, 0, 1, 2]), 6)
     1.0
     """
-    h, _, _, xp = _hcv(labels_true, labels_pred, 1.0, "homogeneity_score", validate)
-    return _out(h, xp)
+    return _hcv(labels_true, labels_pred, 1.0, "homogeneity_score", validate)[0]
 
 
 @metric_edge
+@_doc
 def completeness_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                        validate: bool = True) -> Array:
     """Completeness of a cluster labeling given a ground truth: ``MI(C, K) / H(K)``.
@@ -625,22 +585,15 @@ def completeness_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        Ground truth class labels to be used as a reference.
-    labels_pred : array-like of shape (n_samples,)
-        Cluster labels to evaluate.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(labels)s
+    %(validate)s
 
     Returns
     -------
     completeness : float or 0-d array
         Between 0.0 and 1.0.
 
-    References
-    ----------
-    .. [1] A. Rosenberg and J. Hirschberg, "V-Measure: A conditional
-       entropy-based external cluster evaluation measure", EMNLP-CoNLL (2007).
+    %(rosenberg_hirschberg)s
 
     Examples
     --------
@@ -648,11 +601,11 @@ def completeness_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     >>> completeness_score([0, 0, 1, 1], [0, 0, 0, 0])
     1.0
     """
-    _, c, _, xp = _hcv(labels_true, labels_pred, 1.0, "completeness_score", validate)
-    return _out(c, xp)
+    return _hcv(labels_true, labels_pred, 1.0, "completeness_score", validate)[1]
 
 
 @metric_edge
+@_doc
 def v_measure_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: float = 1.0,
                     validate: bool = True) -> Array:
     """V-measure: ``(1 + beta) h c / (beta h + c)`` of homogeneity ``h`` and
@@ -660,24 +613,17 @@ def v_measure_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: flo
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        Ground truth class labels to be used as a reference.
-    labels_pred : array-like of shape (n_samples,)
-        Cluster labels to evaluate.
+    %(labels)s
     beta : float, default=1.0
         Weight of completeness against homogeneity.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(validate)s
 
     Returns
     -------
     v_measure : float or 0-d array
         Between 0.0 and 1.0.
 
-    References
-    ----------
-    .. [1] A. Rosenberg and J. Hirschberg, "V-Measure: A conditional
-       entropy-based external cluster evaluation measure", EMNLP-CoNLL (2007).
+    %(rosenberg_hirschberg)s
 
     Examples
     --------
@@ -685,12 +631,11 @@ def v_measure_score(labels_true: ArrayLike, labels_pred: ArrayLike, *, beta: flo
     >>> round(v_measure_score([0, 0, 1, 2], [0, 0, 1, 1]), 4)
     0.8
     """
-    _check_beta(beta, "v_measure_score")
-    h, c, v, xp = _hcv(labels_true, labels_pred, beta, "v_measure_score", validate)
-    return _out(v, xp)
+    return _hcv(labels_true, labels_pred, beta, "v_measure_score", validate)[2]
 
 
 @metric_edge
+@_doc
 def fowlkes_mallows_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                           validate: bool = True) -> Array:
     """Measure the similarity of two clusterings (Fowlkes-Mallows index).
@@ -712,8 +657,7 @@ def fowlkes_mallows_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
         A clustering of the data into disjoint subsets.
     labels_pred : array-like of shape (n_samples,)
         A clustering of the data into disjoint subsets.
-    validate : bool, default=True
-        Check the inputs' values (a host read).
+    %(validate)s
 
     Returns
     -------
@@ -731,8 +675,5 @@ def fowlkes_mallows_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
     >>> fowlkes_mallows_score([0, 0, 1, 1], [1, 1, 0, 0])
     1.0
     """
-    tab, xp, device, fdt = _inputs(labels_true, labels_pred, "fowlkes_mallows_score",
-                                   validate)
-    if tab is None:
-        return _out(_const(0.0, xp, device, fdt), xp)
-    return _out(_scores.fowlkes_mallows(tab, fdt, xp), xp)
+    return _score(_scores.fowlkes_mallows, labels_true, labels_pred, "fowlkes_mallows_score",
+                  validate, empty=0.0)

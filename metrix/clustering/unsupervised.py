@@ -265,10 +265,16 @@ def silhouette_score(X, labels, *, metric="euclidean", sample_size=None, random_
     return xp.mean(s)
 
 
-def _cluster_means(X, codes, counts, n_labels, *, xp):
-    """``(K, D)`` per-cluster means of ``X`` (one scatter-add)."""
-    sums = ops(xp).scatter_add(codes, X, length=n_labels)
-    return sums / xp.astype(counts, X.dtype)[:, None]
+def _cluster_means(X, labels):
+    """``(xp, X, codes, counts, K, means)``: the checked inputs with ``X`` and the
+    counts in the widest float, and the ``(K, D)`` per-cluster means (one
+    scatter-add)."""
+    inp = prepare(X, labels)
+    xp, codes, k = inp.xp, inp.codes, inp.n_labels
+    Xw = xp.astype(inp.X, max_float_dtype(xp, inp.device), copy=False)
+    counts = xp.astype(inp.counts, Xw.dtype)
+    means = ops(xp).scatter_add(codes, Xw, length=k) / counts[:, None]
+    return xp, Xw, codes, counts, k, means
 
 
 @metric_edge
@@ -308,22 +314,14 @@ def calinski_harabasz_score(X, labels):
     >>> round(calinski_harabasz_score([[0, 0], [1, 1], [5, 5], [6, 6]], [0, 0, 1, 1]), 4)
     50.0
     """
-    inp = prepare(X, labels)
-    xp, k, codes, counts = inp.xp, inp.n_labels, inp.codes, inp.counts
-    Xw = xp.astype(inp.X, _widest(inp), copy=False)
+    xp, Xw, codes, counts, k, means = _cluster_means(X, labels)
     n = int(Xw.shape[0])
     mean = xp.mean(Xw, axis=0)
-    means = _cluster_means(Xw, codes, counts, k, xp=xp)
-    counts_f = xp.astype(counts, Xw.dtype)
-    extra = xp.sum(counts_f * xp.sum((means - mean) ** 2, axis=1))
+    extra = xp.sum(counts * xp.sum((means - mean) ** 2, axis=1))
     intra = xp.sum((Xw - xp.take(means, codes, axis=0)) ** 2)
     zero = intra == 0
     score = extra * (n - k) / (xp.where(zero, xp.ones_like(intra), intra) * (k - 1.0))
     return xp.where(zero, xp.ones_like(score), score)
-
-
-def _widest(inp):
-    return max_float_dtype(inp.xp, inp.device)
 
 
 @metric_edge
@@ -365,14 +363,10 @@ def davies_bouldin_score(X, labels):
     >>> round(davies_bouldin_score([[0, 1], [1, 1], [3, 4]], [0, 0, 1]), 4)
     0.128
     """
-    inp = prepare(X, labels)
-    xp, k, codes, counts = inp.xp, inp.n_labels, inp.codes, inp.counts
-    Xw = xp.astype(inp.X, _widest(inp), copy=False)
-    dt = Xw.dtype
+    xp, Xw, codes, counts, k, centroids = _cluster_means(X, labels)
     dev = device_of(codes)
-    centroids = _cluster_means(Xw, codes, counts, k, xp=xp)
     point_dist = xp.sqrt(xp.sum((Xw - xp.take(centroids, codes, axis=0)) ** 2, axis=1))
-    intra = ops(xp).scatter_add(codes, point_dist, length=k) / xp.astype(counts, dt)
+    intra = ops(xp).scatter_add(codes, point_dist, length=k) / counts
     dist = Distances(centroids, "euclidean", xp=xp)
     rows = dist.rows_per_block(_WORKING_MEMORY_MIB * 2**20)
     ks = xp.arange(k, device=dev)
