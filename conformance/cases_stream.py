@@ -220,6 +220,22 @@ add("AveragePrecision", lambda: ms.AveragePrecision(thresholds=THRESHOLDS, weigh
                                                             sample_weight=sample_weight),
     (BIN_T, BIN_SCORE), WEIGHTED, id="binned-weighted")
 
+# -- supervised clustering: the label counts as a contingency table --------------------
+for _name, _ref, _kw in (
+        ("RandScore", skm.rand_score, {}),
+        ("AdjustedRandScore", skm.adjusted_rand_score, {}),
+        ("MutualInfoScore", skm.mutual_info_score, {}),
+        ("NormalizedMutualInfoScore", skm.normalized_mutual_info_score,
+         {"average_method": "geometric"}),
+        ("AdjustedMutualInfoScore", skm.adjusted_mutual_info_score, {}),
+        ("HomogeneityScore", skm.homogeneity_score, {}),
+        ("CompletenessScore", skm.completeness_score, {}),
+        ("VMeasureScore", skm.v_measure_score, {"beta": 2.0}),
+        ("FowlkesMallowsIndex", skm.fowlkes_mallows_score, {})):
+    add(_name, (lambda name, kw: lambda: getattr(ms, name)(C, C + 1, **kw))(_name, _kw),
+        (lambda ref, kw: lambda t, p: ref(t, p, **kw))(_ref, _kw), (MC_T, MC_P),
+        atol=1e-12)
+
 # -- regression ---------------------------------------------------------------------------
 add("MeanSquaredError", ms.MeanSquaredError, skm.mean_squared_error, (Y, Y_PRED))
 add("RootMeanSquaredError", lambda: ms.RootMeanSquaredError(num_outputs=2,

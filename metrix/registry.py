@@ -23,7 +23,8 @@ class Entry(NamedTuple):
 
     function: str               # the one-shot ``metrix.<function>``
     key: str                    # short name: compute_metrics, metrix eval, stream specs
-    family: str                 # "label", "score" (1-D or 2-D scores) or "regression"
+    family: str                 # "label", "score" (1-D or 2-D scores), "regression"
+    #                             or "clustering"
     stream: str | None = None   # its generated ``metrix.stream`` class
     spec: str | None = None     # the stream spec's metric, where it is not ``key``
     average: str | None = None  # the stream class's default ``average``
@@ -86,6 +87,23 @@ REGISTRY = (
           greater_is_better=False),
     Entry("ndcg_score", "ndcg", "score", path="row_mean"),
     Entry("dcg_score", "dcg", "score", path="row_mean"),
+    # -- supervised clustering: a contingency table (the label metrics' counts) --------
+    Entry("rand_score", "rand", "clustering", "RandScore", what="Rand index"),
+    Entry("adjusted_rand_score", "adjusted_rand", "clustering", "AdjustedRandScore",
+          what="adjusted Rand index"),
+    Entry("mutual_info_score", "mutual_info", "clustering", "MutualInfoScore",
+          what="mutual information"),
+    Entry("normalized_mutual_info_score", "normalized_mutual_info", "clustering",
+          "NormalizedMutualInfoScore", what="normalized mutual information"),
+    Entry("adjusted_mutual_info_score", "adjusted_mutual_info", "clustering",
+          "AdjustedMutualInfoScore", what="adjusted mutual information"),
+    Entry("homogeneity_score", "homogeneity", "clustering", "HomogeneityScore",
+          what="homogeneity"),
+    Entry("completeness_score", "completeness", "clustering", "CompletenessScore",
+          what="completeness"),
+    Entry("v_measure_score", "v_measure", "clustering", "VMeasureScore", what="V-measure"),
+    Entry("fowlkes_mallows_score", "fowlkes_mallows", "clustering", "FowlkesMallowsIndex",
+          what="Fowlkes-Mallows index"),
     # -- regression: weighted sums (the median keeps the errors) ----------------------
     Entry("mean_squared_error", "mse", "regression", "MeanSquaredError",
           what="mean squared error", trainer=True, evaluate="mean_squared_error",

@@ -466,15 +466,16 @@ def adjusted_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *
                                    validate)
     if tab is None:
         return to_output(_const(1.0, xp, device, fdt), xp)
+    return to_output(adjusted_mutual_info(tab, fdt, xp, method=average_method), xp)
+
+
+def adjusted_mutual_info(tab: Table, fdt, xp, *, method):
+    """AMI of a table: 1.0 for one class and one cluster (or none: no sample),
+    0.0 for one of either (host reads: the numbers of classes, and of the
+    expected MI's terms)."""
     rows, cols = (int(v) for v in _scores.n_classes(tab, xp))  # host read
-    if rows == cols == 1:
-        return to_output(_const(1.0, xp, device, fdt), xp)
-    if rows == 1 or cols == 1:
-        return to_output(_const(0.0, xp, device, fdt), xp)
-    return to_output(_ami(tab, average_method, fdt, xp), xp)
-
-
-def _ami(tab: Table, method, fdt, xp):
+    if rows <= 1 or cols <= 1:
+        return _const(1.0 if rows == cols else 0.0, xp, _ns.device_of(tab.total), fdt)
     mi = _scores.mutual_info(tab, fdt, xp)
     emi = expected_mutual_information(tab.a, tab.a_on, tab.b, tab.b_on, int(tab.total),
                                       xp=xp, fdt=fdt)

@@ -26,6 +26,8 @@ from ._aggregation import CatStream, MaxStream, MeanStream, MinStream, SumStream
 from ._aggregators import Aggregator, CatMetric, MaxMetric, MeanMetric, MinMetric, SumMetric
 from ._buffer import BufferFullError
 from ._classwise import ClasswiseWrapper
+from ._clustering import CLASSES as _CLUSTERING
+from ._clustering import ClusteringStream
 from ._collection import CollectionStream
 from ._functional import StreamMetric, merge_states
 from ._label import LabelStream
@@ -74,17 +76,22 @@ from ._wrappers import (  # noqa: F401
                         ZeroOneLoss,
 )
 
+globals().update(_CLUSTERING)  # RandScore, AdjustedRandScore, ... (the registry's)
+
 __all__ = [
-    "AUROC", "Accuracy", "Aggregator", "AveragePrecision", "BalancedAccuracy", "BufferFullError",
-    "CatMetric", "CatStream", "ClasswiseWrapper", "CohenKappa", "CollectionStream",
+    "AUROC", "Accuracy", "AdjustedMutualInfoScore", "AdjustedRandScore", "Aggregator",
+    "AveragePrecision", "BalancedAccuracy", "BufferFullError", "CatMetric", "CatStream",
+    "ClasswiseWrapper", "ClusteringStream", "CohenKappa", "CollectionStream", "CompletenessScore",
     "ConfusionMatrix", "DEFAULT_THRESHOLDS", "DiceScore", "ExplainedVariance", "F1Score",
-    "FBetaScore", "GeneralizedDiceScore", "HammingDistance", "JaccardIndex", "LabelStream",
-    "LogLoss", "LogLossStream", "MatthewsCorrCoef", "MaxError", "MaxMetric", "MaxStream",
-    "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanGammaDeviance", "MeanIoU",
-    "MeanMetric", "MeanPinballLoss", "MeanPoissonDeviance", "MeanSquaredError",
-    "MeanSquaredLogError", "MeanStream", "MeanTweedieDeviance", "MedianAbsoluteError", "Metric",
-    "MetricCollection", "MetricTracker", "MinMetric", "MinStream", "PixelAccuracy", "Precision",
-    "R2Score", "RankingStream", "Recall", "RegressionStream", "RootMeanSquaredError",
-    "RootMeanSquaredLogError", "Running", "RunningStream", "SegmentationStream", "StreamMetric",
-    "SumMetric", "SumStream", "SyncTimeoutError", "ZeroOneLoss", "merge_states", "psum", "sync",
+    "FBetaScore", "FowlkesMallowsIndex", "GeneralizedDiceScore", "HammingDistance",
+    "HomogeneityScore", "JaccardIndex", "LabelStream", "LogLoss", "LogLossStream",
+    "MatthewsCorrCoef", "MaxError", "MaxMetric", "MaxStream", "MeanAbsoluteError",
+    "MeanAbsolutePercentageError", "MeanGammaDeviance", "MeanIoU", "MeanMetric", "MeanPinballLoss",
+    "MeanPoissonDeviance", "MeanSquaredError", "MeanSquaredLogError", "MeanStream",
+    "MeanTweedieDeviance", "MedianAbsoluteError", "Metric", "MetricCollection", "MetricTracker",
+    "MinMetric", "MinStream", "MutualInfoScore", "NormalizedMutualInfoScore", "PixelAccuracy",
+    "Precision", "R2Score", "RandScore", "RankingStream", "Recall", "RegressionStream",
+    "RootMeanSquaredError", "RootMeanSquaredLogError", "Running", "RunningStream",
+    "SegmentationStream", "StreamMetric", "SumMetric", "SumStream", "SyncTimeoutError",
+    "VMeasureScore", "ZeroOneLoss", "merge_states", "psum", "sync",
 ]

@@ -89,7 +89,7 @@ def test_every_public_metric_is_called():
     stream_classes = [n for n in ms.__all__ if isinstance(getattr(ms, n), type)
                       and issubclass(getattr(ms, n), ms.Metric)
                       and n not in ("Metric", "MetricCollection", "Aggregator")
-                      and "stream." + n not in called]
+                      and "stream." + n not in called and "stream." + n not in EXEMPT]
     assert not missing and not stream_classes, (missing, stream_classes)
 
 
