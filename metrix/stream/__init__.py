@@ -3,14 +3,15 @@
 Two layers:
 
 * **functional** metric objects (``LabelStream``, ``RegressionStream``,
-  ``RankingStream``, ``LogLossStream``, ``SegmentationStream``,
-  ``CollectionStream``, and the aggregators ``MeanStream``, ``SumStream``,
+  ``RankingStream``, ``LogLossStream``, ``CalibrationStream``,
+  ``SegmentationStream``, ``CollectionStream``, and the aggregators ``MeanStream``, ``SumStream``,
   ``MaxStream``, ``MinStream``, ``CatStream``) with
   ``init / update / merge / compute``; states are dicts of arrays (pytrees)
   and ``update`` is pure: it runs under ``jax.jit``, ``jax.lax.scan`` and
   ``torch.compile(fullgraph=True)``;
 * **stateful** classes with TorchMetrics' names (``Accuracy``, ``F1Score``,
-  ``AUROC``, ``MeanSquaredError``, ``MetricCollection``, ...; the aggregators
+  ``AUROC``, ``CalibrationError``, ``MeanSquaredError``, ``MetricCollection``, ...;
+  the aggregators
   ``MeanMetric``, ``SumMetric``, ``MaxMetric``, ``MinMetric``, ``CatMetric``
   take ``update(value, weight=None)``; the wrappers ``Running`` (a moving
   window), ``ClasswiseWrapper`` (per-class dicts) and ``MetricTracker`` (the
@@ -25,6 +26,7 @@ collective on a fixed-size buffer, with a timeout instead of a hang);
 from ._aggregation import CatStream, MaxStream, MeanStream, MinStream, SumStream
 from ._aggregators import Aggregator, CatMetric, MaxMetric, MeanMetric, MinMetric, SumMetric
 from ._buffer import BufferFullError
+from ._calibration import CalibrationError, CalibrationStream
 from ._classwise import ClasswiseWrapper
 from ._collection import CollectionStream
 from ._functional import StreamMetric, merge_states
@@ -71,7 +73,8 @@ from ._wrappers import (  # noqa: F401
 
 __all__ = [
     "AUROC", "Accuracy", "Aggregator", "AveragePrecision", "BalancedAccuracy", "BufferFullError",
-    "CatMetric", "CatStream", "ClasswiseWrapper", "CohenKappa", "CollectionStream", "ConfusionMatrix",
+    "CalibrationError", "CalibrationStream", "CatMetric", "CatStream", "ClasswiseWrapper",
+    "CohenKappa", "CollectionStream", "ConfusionMatrix",
     "DEFAULT_THRESHOLDS", "DiceScore", "ExplainedVariance", "F1Score", "FBetaScore",
     "GeneralizedDiceScore", "HammingDistance", "JaccardIndex", "LabelStream", "LogLoss",
     "LogLossStream", "MatthewsCorrCoef", "MaxMetric", "MaxStream", "MeanAbsoluteError",
