@@ -22,7 +22,9 @@ negative); samples whose label is ``ignore_index`` count for nothing.
 from __future__ import annotations
 
 from .._core import namespace as _ns
+from ..backends import ops as _ops
 from ..classification.calibration import (
+    bin_edges,
     calibration_error_from_histogram,
     calibration_histogram,
     check_n_bins,
@@ -31,7 +33,7 @@ from ..classification.calibration import (
     top_label,
 )
 from ._functional import StreamMetric, array_namespace, dtype_probe, is_float, result_dtype
-from ._wrappers import Metric
+from ._wrappers import _Accumulating
 
 __all__ = ["CalibrationError", "CalibrationStream"]
 
@@ -101,6 +103,24 @@ class CalibrationStream(StreamMetric):
         add = calibration_histogram(conf, correct, w, self.n_bins, xp=xp, acc=hist.dtype)
         return {**state, "hist": hist + add}
 
+    def accumulator(self, state):
+        """``(state', add)`` where the backend adds batches in place (eager CPU
+        NumPy / torch, ``validate=False``, no ``ignore_index``): ``state'`` holds a
+        copy of the histogram and ``add(y_true, y_prob)`` adds one unweighted
+        batch into it (False, nothing done, for a batch it does not take: call
+        :meth:`update`); None elsewhere.  For the stateful wrapper, which owns its
+        histogram; :meth:`update` stays pure."""
+        if self.validate or self.ignore_index is not None:
+            return None
+        hist = state["hist"]
+        made = _ops(array_namespace(hist)).calibration_accumulator(
+            hist, edges=(bin_edges(self.n_bins, True), bin_edges(self.n_bins, False)),
+            multiclass=self.num_classes is not None)
+        if made is None:
+            return None
+        own, add = made
+        return {**state, "hist": own}, add
+
     def _shaped(self, y, p, xp):
         """``y`` 1-D; ``p`` checked against ``num_classes`` (shapes only)."""
         k = self.num_classes
@@ -145,7 +165,7 @@ class CalibrationStream(StreamMetric):
         return xp.astype(value, result_dtype(state, xp))
 
 
-class CalibrationError(Metric):
+class CalibrationError(_Accumulating):
     """Streaming calibration error (``norm="l1"``: expected calibration error).
 
     ``CalibrationError(n_bins=15, norm="l1", num_classes=None, *,
@@ -169,6 +189,7 @@ class CalibrationError(Metric):
     """
 
     higher_is_better = False
+    _owned_leaf = "hist"  # eager CPU: unweighted batches added in place (``accumulator``)
 
     def __init__(self, n_bins=15, norm="l1", num_classes=None, *, ignore_index=None,
                  validate=False):

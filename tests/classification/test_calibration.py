@@ -327,3 +327,29 @@ def test_stream_functional_under_jit():
     want = tm(YC, PC.astype(np.float32), n_bins=10, dtype=torch.float32)
     with warnings.catch_warnings():
         assert float(got) == pytest.approx(want, rel=1e-5)
+
+
+@pytest.mark.parametrize("conv", [np.asarray, torch.as_tensor], ids=["numpy", "torch"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n_bins", [3, 9, 14, 15])
+def test_in_place_kernel_equals_the_pure_update(conv, dtype, n_bins):
+    # eager CPU: the wrapper adds unweighted batches in place with NumPy's kernel
+    # (arithmetic bins); the pure update bins with searchsorted: the same histogram,
+    # edges, their neighbours and out-of-range values included
+    edges = np.asarray(bin_edges(n_bins, dtype == np.float32), dtype=dtype)
+    p = np.concatenate([edges, np.nextafter(edges, dtype(2)), np.nextafter(edges, dtype(-1)),
+                        np.array([-0.5, 1.5, 0.0, 1.0]), RNG.random(50)]).astype(dtype)
+    y = RNG.integers(0, 2, p.shape[0])
+    pc = np.stack([p, (1 - p) * 0.5, (1 - p) * 0.5], axis=1).astype(dtype)
+    yc = RNG.integers(0, 3, p.shape[0])
+    for k, (yy, pp) in ((None, (y, p)), (3, (yc, pc))):
+        m = ms.CalibrationError(n_bins, num_classes=k)
+        m.update(conv(yy[:1]), conv(pp[:1]))  # creates the state (pure update)
+        m.update(conv(yy[1:]), conv(pp[1:]))  # in place
+        assert m._add is not None
+        spec = m.spec
+        want = spec.update(spec.init(conv(pp)), conv(yy), conv(pp))["hist"]
+        got, want = _np(m.state["hist"]), _np(want)
+        # counts exact (the bins); the confidence sums up to their order of addition
+        np.testing.assert_array_equal(got[:, [0, 2]], want[:, [0, 2]])
+        np.testing.assert_allclose(got[:, 1], want[:, 1], rtol=1e-13)
