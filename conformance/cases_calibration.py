@@ -66,6 +66,26 @@ def tm_calibration_error(y_true, y_prob, *, n_bins=15, norm="l1", sample_weight=
     return float(multiclass_calibration_error(pt, tt, p.shape[1], n_bins=n_bins, norm=norm))
 
 
+def torch_binned_calibration_error(y_pos, p, sample_weight=None, *, n_bins=15):
+    """The binary expected calibration error with any sample weights, written out with
+    torch's own binning (TorchMetrics' ``bucketize`` on ``torch.linspace`` edges) and
+    TorchMetrics' formula: the reference where the weights are not integers."""
+    import torch
+
+    pt = torch.as_tensor(np.asarray(p, dtype=np.float64))
+    w = torch.ones_like(pt) if sample_weight is None else torch.as_tensor(
+        np.asarray(sample_weight, dtype=np.float64))
+    acc = torch.as_tensor(np.asarray(y_pos, dtype=np.float64))
+    edges = torch.linspace(0, 1, n_bins + 1, dtype=torch.float64)
+    idx = torch.bucketize(pt, edges, right=True) - 1
+    count = torch.zeros(n_bins + 1, dtype=torch.float64).index_add_(0, idx, w)
+    conf = torch.zeros_like(count).index_add_(0, idx, w * pt)
+    hits = torch.zeros_like(count).index_add_(0, idx, w * acc)
+    safe = torch.where(count == 0, torch.ones_like(count), count)
+    gap = torch.where(count == 0, torch.zeros_like(count), (hits - conf) / safe).abs()
+    return float(torch.sum(gap * count / count.sum()))
+
+
 # -- calibration_curve ------------------------------------------------------------------
 for strategy in ("uniform", "quantile"):
     for n_bins in (1, 5, 10):
