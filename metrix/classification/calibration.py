@@ -307,7 +307,7 @@ def calibration_error(
     --------
     >>> import metrix
     >>> round(metrix.calibration_error([0, 1, 1, 0], [0.25, 0.75, 0.6, 0.1], n_bins=5), 4)
-    0.325
+    0.25
     """
     n_bins = check_n_bins(n_bins)
     norm = check_norm(norm)

@@ -185,7 +185,7 @@ class CalibrationError(_Accumulating):
     >>> m.update(np.array([0, 1]), np.array([0.25, 0.75]))
     >>> m.update(np.array([1, 0]), np.array([0.6, 0.1]))
     >>> round(float(m.compute()), 4)
-    0.325
+    0.25
     """
 
     higher_is_better = False
