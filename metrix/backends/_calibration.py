@@ -15,6 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 _SCORES = (np.dtype(np.float32), np.dtype(np.float64))
+#: batches up to this size are binned by NumPy's binary search (one call); larger
+#: ones by the arithmetic of :func:`_bin_codes` (a quarter faster per element)
+_SEARCH_ROWS = 2048
 
 
 def calibration_fits(hist, y, p, multiclass) -> bool:
@@ -36,8 +39,12 @@ def _bin_codes(conf, edges, n_bins):
     quarter faster than NumPy's binary search: ``floor(conf * n_bins)`` is off
     by at most one from the bin (the edges are within an ulp of ``k / n_bins``),
     and one comparison each way with the edges corrects it.  ``edges`` ends
-    with ``+inf`` (``n_bins + 2`` values).  NaN is in bin 0 (the generic path
-    puts it in bin ``n_bins``: its sums, and the result, are NaN either way)."""
+    with NaN (``n_bins + 2`` values: no confidence, +inf included, is at or
+    above it).  NaN is in bin 0 there (in bin
+    ``n_bins`` by the binary search and the generic path: its sums, and the
+    result, are NaN either way)."""
+    if conf.shape[0] <= _SEARCH_ROWS:  # one call: fewer than the arithmetic's nine
+        return np.searchsorted(edges[:-1], conf, side="right")
     v = conf * conf.dtype.type(n_bins)
     np.fmax(v, 0, out=v)  # NaN too
     np.fmin(v, n_bins, out=v)
@@ -51,7 +58,7 @@ def _bin_codes(conf, edges, n_bins):
 def add_calibration(own, y, p, edges, multiclass):
     """Add one batch's weight, confidence and accuracy sums per bin into ``own``
     (``(n_bins + 1, 3)`` float64, in place).  ``edges``: ``(float32 edges,
-    float64 edges)`` as arrays, each ending with ``+inf``."""
+    float64 edges)`` as arrays, each ending with NaN."""
     if multiclass:  # the top probability read at its argmax (NumPy's max along a
         # short row costs several times the argmax)
         top = p.argmax(axis=1)
@@ -77,8 +84,8 @@ def calibration_accumulator_numpy(hist, views, edges, multiclass, copy=True):
     batch through ``views(y, p)`` (its NumPy arrays, or None) and adds it in
     place (False, nothing done, where the kernel does not take it)."""
     own = np.array(hist, dtype=np.float64, copy=True) if copy else hist
-    e = (np.asarray(edges[0] + (np.inf,), dtype=np.float32),
-         np.asarray(edges[1] + (np.inf,), dtype=np.float64))
+    e = (np.asarray(edges[0] + (np.nan,), dtype=np.float32),
+         np.asarray(edges[1] + (np.nan,), dtype=np.float64))
 
     def add(y, p):
         arrays = views(y, p)
