@@ -1,4 +1,5 @@
-"""Training-loop metrics: per-update cost of the aggregators, torch CPU, one thread.
+"""Training-loop metrics: per-update cost of the aggregators and of
+``CalibrationError``, torch CPU, one thread.
 
 For each batch size, each class's ``update`` against TorchMetrics' class of the
 same name (target: at most 0.5x its time) and, for ``MeanMetric``, against the
@@ -51,6 +52,43 @@ def _workloads(torch, n, updates):
             cls = getattr(aggregation, name.split()[0])
             theirs = cls(nan_strategy="disable")
             fns["tm " + name] = loop(theirs.update, *args)
+    fns.update(_calibration_workloads(torch, n, updates))
+    return fns
+
+
+def _calibration_workloads(torch, n, updates):
+    """``CalibrationError`` (binary, and top-label over 10 classes) against
+    TorchMetrics' ``BinaryCalibrationError`` / ``MulticlassCalibrationError``
+    (their defaults: ``validate_args=True``; metrix's ``validate=False``)."""
+    import metrix.stream as ms
+
+    c = 10
+    y, p = torch.randint(0, 2, (n,)), torch.rand(n)
+    yc = torch.randint(0, c, (n,))
+    pc = torch.softmax(torch.randn(n, c), dim=1)
+
+    def loop(update, *args):
+        def run():
+            for _ in range(updates):
+                update(*args)
+        return run
+
+    fns = {}
+    cases = {"CalibrationError": (ms.CalibrationError(), (y, p)),
+             "CalibrationError multiclass": (ms.CalibrationError(num_classes=c), (yc, pc))}
+    for name, (metric, args) in cases.items():
+        metric.update(*args)  # the state exists: a training loop's steady state
+        fns["metrix " + name] = loop(metric.update, *args)
+    if have("torchmetrics"):
+        from torchmetrics.classification import (
+            BinaryCalibrationError,
+            MulticlassCalibrationError,
+        )
+
+        theirs = {"CalibrationError": (BinaryCalibrationError(), (p, y)),
+                  "CalibrationError multiclass": (MulticlassCalibrationError(c), (pc, yc))}
+        for name, (metric, args) in theirs.items():
+            fns["tm " + name] = loop(metric.update, *args)
     return fns
 
 

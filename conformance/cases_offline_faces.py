@@ -56,6 +56,7 @@ from conformance import (
     cases_regression,
 )
 from conformance import cases_evaluation as ce
+from conformance.cases_calibration import torch_binned_calibration_error
 from conformance.cases_evaluation import evaluate_reference
 from conformance.combos import COMBOS
 from conformance.registry import Case
@@ -494,7 +495,9 @@ def cli_reference(batched):
                            average_precision=sk(skm.average_precision_score, y_pos, y_score,
                                                 **w),
                            log_loss=sk(skm.log_loss, y_pos, y_score, labels=[0, 1], **w),
-                           brier=sk(skm.brier_score_loss, y_pos, y_score, pos_label=1, **w))
+                           brier=sk(skm.brier_score_loss, y_pos, y_score, pos_label=1, **w),
+                           calibration_error=torch_binned_calibration_error(y_pos, y_score,
+                                                                            **w))
         elif task == "multiclass":
             labels = np.unique(np.r_[y_true, y_pred]).tolist()
             out.update(accuracy=sk(skm.accuracy_score, y_true, y_pred, **w),

@@ -23,6 +23,7 @@ import numpy as np
 from sklearn import metrics as skm
 
 import metrix.stream as ms
+from conformance.cases_calibration import tm_calibration_error
 from conformance.faces import FACES, N, lowered, merged, narrowed, round_to, streamed
 from conformance.registry import Case
 
@@ -186,6 +187,15 @@ add("LogLoss", lambda: ms.LogLoss(C), lambda t, p: skm.log_loss(t, p, labels=LAB
     (MC_T, MC_PROBA), id="multiclass", **PROBA)
 add("LogLoss", lambda: ms.LogLoss(), skm.log_loss, (BIN_T, BIN_SCORE), WEIGHTED,
     id="binary-weighted")
+# TorchMetrics' calibration error (integer weights as repeated rows: it has none); its
+# multiclass confidences are float32 whatever the input dtype
+W_INT = rng.integers(0, 4, N).astype(np.float64)
+add("CalibrationError", lambda: ms.CalibrationError(10),
+    lambda t, p: tm_calibration_error(t, p, n_bins=10), (BIN_T, BIN_SCORE), id="binary")
+add("CalibrationError", lambda: ms.CalibrationError(10, "l2", C),
+    lambda t, p, sample_weight: tm_calibration_error(t, p, n_bins=10, norm="l2",
+                                                     sample_weight=sample_weight),
+    (MC_T, MC_PROBA), {"sample_weight": W_INT}, id="multiclass-weighted", rtol=1e-6, **PROBA)
 
 # -- ranking ------------------------------------------------------------------------------
 add("AUROC", lambda: ms.AUROC(capacity=N, weighted=True), skm.roc_auc_score,

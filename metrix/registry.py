@@ -79,6 +79,7 @@ REGISTRY = (
     Entry("brier_score_loss", "brier_score_loss", "score", evaluate="brier_score_loss",
           path="proba",
           greater_is_better=False),
+    Entry("calibration_error", "calibration_error", "score", greater_is_better=False),
     Entry("top_k_accuracy_score", "top_k_accuracy", "score", path="row_mean"),
     Entry("label_ranking_average_precision_score", "lrap", "score", path="row_mean"),
     Entry("label_ranking_loss", "label_ranking_loss", "score", path="row_mean",

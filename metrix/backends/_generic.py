@@ -173,6 +173,18 @@ class GenericOps(RankStatistics):
         """
         return None
 
+    def calibration_accumulator(self, hist, /, *, edges, multiclass):
+        """An in-place calibration histogram where the library has one (eager CPU
+        NumPy and torch): ``(own, add)``, ``own`` a copy of the ``(n_bins + 1, 3)``
+        float64 ``hist`` and ``add(y_true, y_prob)`` adding one unweighted batch's
+        weight, confidence and accuracy sums per bin into it in place (False,
+        nothing done, for a batch it does not take); None here.  ``edges``: the
+        bin edges as ``(float32, float64)`` host tuples; ``multiclass``: top label
+        of ``(n, C)`` probabilities, else 1-D probabilities of class 1.  For the
+        stateful wrappers, as :meth:`binned_accumulator`.
+        """
+        return None
+
     def error_accumulator(self, sw, total, /, *, power):
         """An in-place update of a single-output mean error where the library has
         one (eager CPU NumPy and torch): ``(own_sw, own_total, add)``, copies of

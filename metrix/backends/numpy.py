@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._calibration import calibration_accumulator_numpy
 from ._generic import LANE_ROWS, GenericOps
 from ._half_ranks import HALF_MIN_ROWS, counting_split_sort, histogram_rank_sums
 
@@ -329,6 +330,16 @@ class Ops(GenericOps):
             return isinstance(value, np.ndarray) and fold_extreme(own, value, kind)
 
         return own, add
+
+    def calibration_accumulator(self, hist, /, *, edges, multiclass):
+        if not (isinstance(hist, np.ndarray) and hist.dtype == np.float64):
+            return None
+
+        def views(y, p):
+            ok = isinstance(y, np.ndarray) and isinstance(p, np.ndarray)
+            return (y, p) if ok else None
+
+        return calibration_accumulator_numpy(hist, views, edges, multiclass)
 
     def binned_accumulator(self, hist, /, *, n_thresholds):
         if not (isinstance(hist, np.ndarray) and hist.dtype == np.int64):

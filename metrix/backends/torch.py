@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from . import host_views as _host
+from ._calibration import calibration_accumulator_numpy
 from ._generic import LANE_ROWS, GenericOps, widened_scores
 from ._pair_count import (
     MAX_DISCOVERED,
@@ -288,6 +289,24 @@ class Ops(GenericOps):
             inputs = _cpu_views(value)
             return inputs is not None and fold_extreme(own_view, inputs[0], kind)
 
+        return own, add
+
+    def calibration_accumulator(self, hist, /, *, edges, multiclass):
+        # CPU eager: NumPy's kernels on zero-copy views, added into a view of an
+        # own copy (each torch call costs more than its arithmetic here)
+        if not (isinstance(hist, torch.Tensor) and hist.dtype == torch.float64 and hist.is_cpu
+                and not _compiling()):
+            return None
+        own = torch.clone(hist, memory_format=torch.contiguous_format)
+
+        def views(y, p):
+            if (isinstance(y, torch.Tensor) and isinstance(p, torch.Tensor) and y.is_cpu
+                    and p.is_cpu and not _compiling()):
+                return _cpu_views(y, p)
+            return None
+
+        _, add = calibration_accumulator_numpy(own.numpy(), views, edges, multiclass,
+                                               copy=False)
         return own, add
 
     def binned_accumulator(self, hist, /, *, n_thresholds):

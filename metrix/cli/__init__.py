@@ -656,13 +656,28 @@ def _write_plots(metrix, task, data, display, results, directory):
         prec, rec, _ = metrix.precision_recall_curve(data.y_true, data.y_score, pos_label=pos)
         out.append(_plots.precision_recall(prec, rec, _num(vals.get("average_precision")),
                                            _plots.path_in(directory, "precision_recall.png")))
-        y_pos = np.asarray(host(data.y_true)) == pos
-        out.append(_plots.calibration(y_pos, data.y_score,
-                                      _plots.path_in(directory, "calibration.png")))
+        out.append(_calibration_plot(metrix, data, vals, directory))
     if task == "regression":
         out.append(_plots.residuals(data.y_true, data.y_pred,
                                     _plots.path_in(directory, "residuals.png")))
     return out
+
+
+def _calibration_plot(metrix, data, vals, directory):
+    """The reliability plot of binary scores, titled with the report's expected
+    calibration error (computed here when the report has none)."""
+    from . import _plots
+    from ._tasks import CALIBRATION_BINS
+
+    y_pos = np.asarray(host(data.y_true)) == data.pos_label
+    prob_true, prob_pred = metrix.calibration_curve(y_pos, data.y_score,
+                                                    n_bins=CALIBRATION_BINS)
+    error = vals.get("calibration_error")
+    if not isinstance(error, (int, float)):
+        error = float(metrix.calibration_error(y_pos, data.y_score, n_bins=CALIBRATION_BINS))
+    return _plots.calibration(prob_true, prob_pred, error,
+                              _plots.path_in(directory, "calibration.png"),
+                              n_bins=CALIBRATION_BINS)
 
 
 def _num(v):

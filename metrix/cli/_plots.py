@@ -1,7 +1,7 @@
 """PNG plots of ``metrix eval --plots DIR`` (matplotlib, the ``metrix[plots]`` extra).
 
-Curves come from metrix (``roc_curve``, ``precision_recall_curve``) and are
-moved to the host only to be drawn.
+Curves come from metrix (``roc_curve``, ``precision_recall_curve``,
+``calibration_curve``) and are moved to the host only to be drawn.
 """
 
 from __future__ import annotations
@@ -82,22 +82,19 @@ def precision_recall(precision, recall, ap, path):
     return _save(fig, plt, path)
 
 
-def calibration(y_pos, prob, path, *, n_bins=10):
-    """Reliability curve: mean predicted probability vs observed frequency per bin."""
+def calibration(prob_true, prob_pred, error, path, *, n_bins):
+    """Reliability curve (``metrix.calibration_curve``'s non-empty bins: mean predicted
+    probability vs fraction of positives), with the expected calibration error
+    (``metrix.calibration_error``, ``n_bins`` bins) in the title."""
     plt = _pyplot()
-    y_pos = np.asarray(host(y_pos), dtype=float)
-    prob = np.asarray(host(prob), dtype=float)
-    bins = np.clip((prob * n_bins).astype(int), 0, n_bins - 1)
-    count = np.bincount(bins, minlength=n_bins)
-    keep = count > 0
-    mean_p = np.bincount(bins, prob, n_bins)[keep] / count[keep]
-    frac = np.bincount(bins, y_pos, n_bins)[keep] / count[keep]
+    prob_true = np.asarray(host(prob_true), dtype=float)
+    prob_pred = np.asarray(host(prob_pred), dtype=float)
     fig, ax = plt.subplots(figsize=(5, 5))
     ax.plot([0, 1], [0, 1], "--", color="gray", lw=1, label="perfectly calibrated")
-    ax.plot(mean_p, frac, "o-", label="model")
+    ax.plot(prob_pred, prob_true, "o-", label="model")
     ax.set_xlabel("mean predicted probability")
     ax.set_ylabel("fraction of positives")
-    ax.set_title("calibration (reliability) curve")
+    ax.set_title(f"calibration (reliability) curve\nECE = {error:.4f} ({n_bins} bins)")
     ax.legend(loc="upper left")
     return _save(fig, plt, path)
 

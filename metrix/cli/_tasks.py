@@ -21,6 +21,9 @@ from ..registry import by_key
 from ._io import BadData, UsageError
 
 TASKS = ("auto", "binary", "multiclass", "multilabel", "regression", "ranking")
+#: the bins of the binary report's calibration error (the function's default, as the
+#: batched report's state) and of its reliability plot
+CALIBRATION_BINS = 15
 
 
 class Spec(NamedTuple):
@@ -115,7 +118,9 @@ def default_metrics(task: str, data: Data, *, has_pred: bool, has_score: bool) -
                       _spec("average_precision", "score", {"pos_label": 1}, shared=True),
                       _spec("log_loss", "score", {"labels": [0, 1]}, shared=True),
                       _spec("brier_score_loss", "score", {"pos_label": 1}, name="brier",
-                            shared=True)]
+                            shared=True),
+                      # the expected calibration error (beside the reliability plot)
+                      _spec("calibration_error", "score")]
     elif task == "multiclass":
         labels = {"labels": data.classes}
         if has_pred:

@@ -38,6 +38,7 @@ import numpy as np  # host code by design (see above): the states are NumPy, mer
 from .._core.namespace import get_namespace_and_device
 from .._core.stacklevel import find_stack_level
 from .._core.validation import assert_all_finite, check_targets
+from ..classification.calibration import calibration_error_from_histogram, calibration_histogram
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ..registry import entries, names
 from ..regression.scores import explained_fraction, mean_error_formula
@@ -58,9 +59,12 @@ OVR_METRICS = ("roc_auc_ovr", "roc_auc_ovr_weighted")
 #: top-k accuracy (2-D ``y_score``); any ``top_<k>_accuracy`` is understood
 TOP_K_METRICS = ("top_2_accuracy", "top_3_accuracy", "top_5_accuracy")
 REGRESSION_METRICS = names(family="regression")
+#: the expected calibration error of binary probabilities (15 bins: a histogram state)
+CALIBRATION_METRICS = ("calibration_error",)
+CALIBRATION_BINS = 15
 #: every name :class:`PartialEvaluation` understands
 PARTIAL_METRICS = (LABEL_METRICS + PROBA_METRICS + RANKING_METRICS + OVR_METRICS
-                   + TOP_K_METRICS + REGRESSION_METRICS)
+                   + TOP_K_METRICS + REGRESSION_METRICS + CALIBRATION_METRICS)
 #: metrics whose state is a table of the data itself
 TABLED = ("median_absolute_error",)
 
@@ -129,10 +133,11 @@ class PartialEvaluation:
         self.ovr_names = [m for m in metrics if m in OVR_METRICS]
         self.top_k = {m: _top_k(m) for m in metrics if _top_k(m) is not None}
         self.regression_names = [m for m in metrics if m in REGRESSION_METRICS]
+        self.calibration = any(m in CALIBRATION_METRICS for m in metrics)
         self.tabled = any(m in TABLED for m in metrics)
         self.labels = None if labels is None else _sorted_labels(labels)
         needs_labels = self.label_names or self.proba_names or self.ovr_names or \
-            self.top_k or (self.ranking_names and pos_label is None)
+            self.top_k or self.calibration or (self.ranking_names and pos_label is None)
         if needs_labels and (self.labels is None or self.labels.shape[0] == 0):
             raise ValueError(f"{self.label_names + self.proba_names + self.ranking_names} "
                              f"{self.ovr_names + list(self.top_k)} need labels= (the sorted "
@@ -177,6 +182,8 @@ class PartialEvaluation:
             else:
                 nb = self.edges.shape[0] - 1
                 state.update(ovr_hist_pos=np.zeros((c, nb)), ovr_hist_neg=np.zeros((c, nb)))
+        if self.calibration:
+            state["cal_hist"] = np.zeros((CALIBRATION_BINS + 1, 3))
         if self.top_k:
             state["topk_w"] = np.zeros(())
             state.update({_top_k_key(m): np.zeros(()) for m in self.top_k})
@@ -225,6 +232,7 @@ class PartialEvaluation:
         if (self.label_names or self.regression_names) and yp is None:
             raise ValueError(f"{self.label_names + self.regression_names} need y_pred.")
         scored = self.proba_names + self.ranking_names + self.ovr_names + list(self.top_k)
+        scored += [m for m in self.metrics if m in CALIBRATION_METRICS]
         if scored and ys is None:
             raise ValueError(f"{scored} need y_score.")
         self._check_chunk(yt, yp, ys, w, scored)
@@ -238,6 +246,8 @@ class PartialEvaluation:
             state.update(self._ovr_chunk(yt, ys, w))
         if self.top_k:
             state.update(self._top_k_chunk(yt, ys, w))
+        if self.calibration:
+            state["cal_hist"] = self._calibration_chunk(yt, ys, w)
         if self.regression_names:
             state.update(_regression_chunk(yt, yp.reshape(-1), w, self.tabled))
         return state
@@ -357,6 +367,9 @@ class PartialEvaluation:
                            for m in self.top_k})
         if self.regression_names:
             values.update(_regression_values(state, self.regression_names))
+        if self.calibration:
+            values["calibration_error"] = float(calibration_error_from_histogram(
+                state["cal_hist"], norm="l1", xp=_NP_XP))
         out = {m: float(values[m]) for m in self.metrics}
         if self.method == "binned" and self.ranking_names:
             bounds = _table.binned_bounds(state["hist_pos"], state["hist_neg"])
@@ -463,6 +476,23 @@ class PartialEvaluation:
                     sq = 0.5 * sq
             out["brier_sum"] = np.asarray(np.sum(w * sq))
         return out
+
+    def _calibration_chunk(self, yt, ys, w):
+        """The calibration histogram of binary probabilities of ``pos_label``
+        (:func:`metrix.classification.calibration.calibration_histogram`)."""
+        codes = self._codes(yt, strict=True)
+        if ys.ndim == 2 and ys.shape[1] == 1:
+            ys = ys[:, 0]
+        if ys.ndim != 1 or self.labels.shape[0] > 2:
+            raise ValueError("calibration_error takes the 1-D probabilities of a binary "
+                             "target's pos_label.")
+        if np.any(ys < 0) or np.any(ys > 1):
+            raise ValueError("y_score holds values outside [0, 1] (probabilities expected).")
+        pos_code = self._pos_code()
+        positive = codes == pos_code if pos_code is not None else np.zeros(codes.shape, bool)
+        p = ys if ys.dtype in (np.float32, np.float64) else ys.astype(np.float64)
+        return calibration_histogram(p, positive, w, CALIBRATION_BINS, xp=_NP_XP,
+                                     acc=np.float64)
 
     def _proba_values(self, state):
         pw = float(state["p_w"])

@@ -3,14 +3,15 @@
 Two layers:
 
 * **functional** metric objects (``LabelStream``, ``RegressionStream``,
-  ``RankingStream``, ``LogLossStream``, ``SegmentationStream``,
-  ``CollectionStream``, and the aggregators ``MeanStream``, ``SumStream``,
+  ``RankingStream``, ``LogLossStream``, ``CalibrationStream``,
+  ``SegmentationStream``, ``CollectionStream``, and the aggregators ``MeanStream``, ``SumStream``,
   ``MaxStream``, ``MinStream``, ``CatStream``) with
   ``init / update / merge / compute``; states are dicts of arrays (pytrees)
   and ``update`` is pure: it runs under ``jax.jit``, ``jax.lax.scan`` and
   ``torch.compile(fullgraph=True)``;
 * **stateful** classes with TorchMetrics' names (``Accuracy``, ``F1Score``,
-  ``AUROC``, ``MeanSquaredError``, ``MetricCollection``, ...; the aggregators
+  ``AUROC``, ``CalibrationError``, ``MeanSquaredError``, ``MetricCollection``, ...;
+  the aggregators
   ``MeanMetric``, ``SumMetric``, ``MaxMetric``, ``MinMetric``, ``CatMetric``
   take ``update(value, weight=None)``; the wrappers ``Running`` (a moving
   window), ``ClasswiseWrapper`` (per-class dicts) and ``MetricTracker`` (the
@@ -25,6 +26,7 @@ collective on a fixed-size buffer, with a timeout instead of a hang);
 from ._aggregation import CatStream, MaxStream, MeanStream, MinStream, SumStream
 from ._aggregators import Aggregator, CatMetric, MaxMetric, MeanMetric, MinMetric, SumMetric
 from ._buffer import BufferFullError
+from ._calibration import CalibrationError, CalibrationStream
 from ._classwise import ClasswiseWrapper
 from ._clustering import CLASSES as _CLUSTERING
 from ._clustering import ClusteringStream
@@ -80,18 +82,19 @@ globals().update(_CLUSTERING)  # RandScore, AdjustedRandScore, ... (the registry
 
 __all__ = [
     "AUROC", "Accuracy", "AdjustedMutualInfoScore", "AdjustedRandScore", "Aggregator",
-    "AveragePrecision", "BalancedAccuracy", "BufferFullError", "CatMetric", "CatStream",
-    "ClasswiseWrapper", "ClusteringStream", "CohenKappa", "CollectionStream", "CompletenessScore",
-    "ConfusionMatrix", "DEFAULT_THRESHOLDS", "DiceScore", "ExplainedVariance", "F1Score",
-    "FBetaScore", "FowlkesMallowsIndex", "GeneralizedDiceScore", "HammingDistance",
-    "HomogeneityScore", "JaccardIndex", "LabelStream", "LogLoss", "LogLossStream",
-    "MatthewsCorrCoef", "MaxError", "MaxMetric", "MaxStream", "MeanAbsoluteError",
-    "MeanAbsolutePercentageError", "MeanGammaDeviance", "MeanIoU", "MeanMetric", "MeanPinballLoss",
-    "MeanPoissonDeviance", "MeanSquaredError", "MeanSquaredLogError", "MeanStream",
-    "MeanTweedieDeviance", "MedianAbsoluteError", "Metric", "MetricCollection", "MetricTracker",
-    "MinMetric", "MinStream", "MutualInfoScore", "NormalizedMutualInfoScore", "PixelAccuracy",
-    "Precision", "R2Score", "RandScore", "RankingStream", "Recall", "RegressionStream",
-    "RootMeanSquaredError", "RootMeanSquaredLogError", "Running", "RunningStream",
-    "SegmentationStream", "StreamMetric", "SumMetric", "SumStream", "SyncTimeoutError",
-    "VMeasureScore", "ZeroOneLoss", "merge_states", "psum", "sync",
+    "AveragePrecision", "BalancedAccuracy", "BufferFullError", "CalibrationError",
+    "CalibrationStream", "CatMetric", "CatStream", "ClasswiseWrapper", "ClusteringStream",
+    "CohenKappa", "CollectionStream", "CompletenessScore", "ConfusionMatrix", "DEFAULT_THRESHOLDS",
+    "DiceScore", "ExplainedVariance", "F1Score", "FBetaScore", "FowlkesMallowsIndex",
+    "GeneralizedDiceScore", "HammingDistance", "HomogeneityScore", "JaccardIndex", "LabelStream",
+    "LogLoss", "LogLossStream", "MatthewsCorrCoef", "MaxError", "MaxMetric", "MaxStream",
+    "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanGammaDeviance", "MeanIoU",
+    "MeanMetric", "MeanPinballLoss", "MeanPoissonDeviance", "MeanSquaredError",
+    "MeanSquaredLogError", "MeanStream", "MeanTweedieDeviance", "MedianAbsoluteError", "Metric",
+    "MetricCollection", "MetricTracker", "MinMetric", "MinStream", "MutualInfoScore",
+    "NormalizedMutualInfoScore", "PixelAccuracy", "Precision", "R2Score", "RandScore",
+    "RankingStream", "Recall", "RegressionStream", "RootMeanSquaredError",
+    "RootMeanSquaredLogError", "Running", "RunningStream", "SegmentationStream", "StreamMetric",
+    "SumMetric", "SumStream", "SyncTimeoutError", "VMeasureScore", "ZeroOneLoss", "merge_states",
+    "psum", "sync",
 ]

@@ -27,6 +27,7 @@ EXEMPT = {
     "confusion_matrix_at_thresholds": "one row per distinct score, as roc_curve",
     "metric_at_thresholds": "calls the user's metric once per distinct score, on the host",
     "classification_report": "a text report is read on the host",
+    "calibration_curve": "empty bins are left out: its length depends on the data",
     "classification_report_at_k": "a text report is read on the host",
     "bootstrap": "resampling draws on the host generator and reads the estimates",
     "evaluate": "covered by its metrics; it returns host-keyed results",
@@ -82,6 +83,9 @@ def _label_calls():
                                                    average="macro",
                                                    sample_weight=mk("weight"), **NV),
         "log_loss": lambda mk: m.log_loss(mk("labels"), mk("proba"), labels=L, **NV),
+        "calibration_error": lambda mk: m.calibration_error(mk("binary"), mk("score"), **NV),
+        "calibration_error[multiclass]": lambda mk: m.calibration_error(
+            mk("labels"), mk("proba"), norm="max", **NV),
         "d2_log_loss_score": lambda mk: m.d2_log_loss_score(mk("labels"), mk("proba"),
                                                             labels=L, **NV),
         "brier_score_loss": lambda mk: m.brier_score_loss(mk("binary"), mk("score"),
@@ -203,6 +207,9 @@ def _stream_calls():
     out["stream.AveragePrecision[exact]"] = stream(
         lambda: ms.AveragePrecision(capacity=4 * N), "binary", "score")
     out["stream.LogLoss"] = stream(lambda: ms.LogLoss(num_classes=C), "labels", "proba")
+    out["stream.CalibrationError"] = stream(ms.CalibrationError, "binary", "score")
+    out["stream.CalibrationError[multiclass]"] = stream(
+        lambda: ms.CalibrationError(norm="l2", num_classes=C), "labels", "proba")
     for name in ("ExplainedVariance", "MeanAbsoluteError", "MeanAbsolutePercentageError",
                  "MeanSquaredError", "MeanSquaredLogError", "R2Score", "RootMeanSquaredError",
                  "RootMeanSquaredLogError", "MaxError", "MeanPoissonDeviance",

@@ -320,9 +320,9 @@ def test_failed_metric_exits_1_after_table_and_json(tmp_path, capsys):
     got, out, err = _run(["eval", f, *ARGS, "--json", str(out_json)], capsys)
     assert got == 1
     assert "roc_auc" in out and "log_loss" in out and "error:" in out  # the table is printed
-    _one_error_line(err, "2 metrics failed: log_loss (", "brier (")
+    _one_error_line(err, "3 metrics failed: log_loss (", "brier (", "calibration_error (")
     doc = json.loads(out_json.read_text())
-    assert doc["failed"] == ["log_loss", "brier"]
+    assert doc["failed"] == ["log_loss", "brier", "calibration_error"]
     y, s = np.array([0, 1, 0, 1]), np.array([-0.2, 1.7, 0.6, 0.4])
     assert doc["metrics"]["roc_auc"]["value"] == pytest.approx(
         float(metrix.roc_auc_score(y, s)))

@@ -55,7 +55,8 @@ def test_logits_as_scores_exit_1_with_the_ranking_metrics_computed(tmp_path, cap
         opts += ["--y-pred", "p"]
     code, doc, err = _eval(tmp_path, capsys, cols, opts, mode)
     assert code == 1
-    assert doc["failed"] == ["log_loss", "brier"]
+    # the probability metrics refuse logits (calibration_error too)
+    assert doc["failed"] == ["log_loss", "brier", "calibration_error"]
     assert "greater than 1" in doc["metrics"]["log_loss"]["status"] or \
         "outside [0, 1]" in doc["metrics"]["log_loss"]["status"]
     assert doc["metrics"]["roc_auc"]["value"] == pytest.approx(skm.roc_auc_score(Y, LOGITS))
@@ -64,7 +65,7 @@ def test_logits_as_scores_exit_1_with_the_ranking_metrics_computed(tmp_path, cap
     if with_pred:
         assert doc["metrics"]["f1"]["value"] == pytest.approx(skm.f1_score(Y, cols["p"]))
     lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("metrix eval: error: 2 metrics failed: "
+    assert len(lines) == 1 and lines[0].startswith("metrix eval: error: 3 metrics failed: "
                                                    "log_loss (")
 
 

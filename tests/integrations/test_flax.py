@@ -92,6 +92,8 @@ def _all_faces():
             args, kw, names = (), {"num_classes": C, "capacity": 256}, rank
         elif name == "LogLoss":
             args, kw, names = (C,), {}, rank
+        elif name == "CalibrationError":
+            args, kw, names = (), {"n_bins": 10, "num_classes": C}, rank
         elif name == "MedianAbsoluteError":
             args, kw, names = (256,), {}, reg
         elif "input_format" in inspect.signature(stream).parameters:
