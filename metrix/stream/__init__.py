@@ -4,6 +4,7 @@ Two layers:
 
 * **functional** metric objects (``LabelStream``, ``RegressionStream``,
   ``RankingStream``, ``LogLossStream``, ``SegmentationStream``,
+  ``CorrelationStream``, ``PerplexityStream``,
   ``CollectionStream``, and the aggregators ``MeanStream``, ``SumStream``,
   ``MaxStream``, ``MinStream``, ``CatStream``) with
   ``init / update / merge / compute``; states are dicts of arrays (pytrees)
@@ -27,8 +28,10 @@ from ._aggregators import Aggregator, CatMetric, MaxMetric, MeanMetric, MinMetri
 from ._buffer import BufferFullError
 from ._classwise import ClasswiseWrapper
 from ._collection import CollectionStream
+from ._correlation import CorrelationStream, PearsonCorrCoef, SpearmanCorrCoef
 from ._functional import StreamMetric, merge_states
 from ._label import LabelStream
+from ._perplexity import Perplexity, PerplexityStream
 from ._probabilistic import LogLossStream
 from ._ranking import DEFAULT_THRESHOLDS, RankingStream
 from ._regression import RegressionStream
@@ -71,15 +74,16 @@ from ._wrappers import (  # noqa: F401
 
 __all__ = [
     "AUROC", "Accuracy", "Aggregator", "AveragePrecision", "BalancedAccuracy", "BufferFullError",
-    "CatMetric", "CatStream", "ClasswiseWrapper", "CohenKappa", "CollectionStream", "ConfusionMatrix",
-    "DEFAULT_THRESHOLDS", "DiceScore", "ExplainedVariance", "F1Score", "FBetaScore",
-    "GeneralizedDiceScore", "HammingDistance", "JaccardIndex", "LabelStream", "LogLoss",
-    "LogLossStream", "MatthewsCorrCoef", "MaxMetric", "MaxStream", "MeanAbsoluteError",
-    "MeanAbsolutePercentageError", "MeanIoU", "MeanMetric", "MeanSquaredError",
-    "MeanSquaredLogError", "MeanStream", "MedianAbsoluteError", "Metric",
-    "MetricCollection", "MetricTracker", "MinMetric", "MinStream", "PixelAccuracy", "Precision", "R2Score",
-    "RankingStream", "Recall", "RegressionStream", "Running", "RunningStream", "RootMeanSquaredError",
-    "RootMeanSquaredLogError", "SegmentationStream", "StreamMetric", "SumMetric",
-    "SumStream", "SyncTimeoutError", "ZeroOneLoss",
+    "CatMetric", "CatStream", "ClasswiseWrapper", "CohenKappa", "CollectionStream",
+    "ConfusionMatrix", "CorrelationStream", "DEFAULT_THRESHOLDS", "DiceScore", "ExplainedVariance",
+    "F1Score", "FBetaScore", "GeneralizedDiceScore", "HammingDistance", "JaccardIndex",
+    "LabelStream", "LogLoss", "LogLossStream", "MatthewsCorrCoef", "MaxMetric", "MaxStream",
+    "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanIoU", "MeanMetric",
+    "MeanSquaredError", "MeanSquaredLogError", "MeanStream", "MedianAbsoluteError", "Metric",
+    "MetricCollection", "MetricTracker", "MinMetric", "MinStream", "PearsonCorrCoef", "Perplexity",
+    "PerplexityStream", "PixelAccuracy", "Precision", "R2Score", "RankingStream", "Recall",
+    "RegressionStream", "Running", "RunningStream", "RootMeanSquaredError",
+    "RootMeanSquaredLogError", "SegmentationStream", "SpearmanCorrCoef", "StreamMetric",
+    "SumMetric", "SumStream", "SyncTimeoutError", "ZeroOneLoss",
     "merge_states", "psum", "sync",
 ]
