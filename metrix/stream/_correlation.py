@@ -33,11 +33,12 @@ from __future__ import annotations
 import math
 
 from .._core import namespace as _ns
+from ..backends import ops as _ops
 from ..regression.correlation import average_ranks, centred_moments, pearson_from_moments
 from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
-from ._functional import StreamMetric, dtype_probe, result_dtype
+from ._functional import StreamMetric, array_namespace, dtype_probe, result_dtype
 from ._regression import RegressionStream
-from ._wrappers import Metric
+from ._wrappers import Metric, _Accumulating
 
 _KINDS = ("pearson", "spearman")
 
@@ -132,6 +133,22 @@ class CorrelationStream(StreamMetric):
                 "s_xx": state["s_xx"] + s_xx, "max_x": xp.maximum(state["max_x"], hi),
                 "min_x": xp.minimum(state["min_x"], lo)}
 
+    def accumulator(self, state):
+        """``(state', add)`` where the backend adds batches in place (eager CPU NumPy /
+        torch, Pearson): ``state'`` holds copies of the sums and extremes and
+        ``add(y_true, y_pred)`` adds one unweighted batch into them (False, nothing
+        done, for a batch it does not take: call :meth:`update`); None elsewhere.
+        For the stateful wrappers, which own their sums; :meth:`update` stays pure."""
+        if self.kind != "pearson":
+            return None
+        names = ("sw", "s_x", "s_xx", "max_x", "min_x")
+        made = _ops(array_namespace(state["s_xx"])).moment_accumulator(
+            *(state[n] for n in names))
+        if made is None:
+            return None
+        own, add = made
+        return {**state, **dict(zip(names, own))}, add
+
     def compute(self, state):
         """The coefficient(s) of all data seen (0-d, or ``(k,)`` for ``num_outputs=k > 1``)."""
         leaf = state["sw"] if "sw" in state else state["buf_weight"]
@@ -178,7 +195,7 @@ def _spearman_from_buffer(state, xp):
     return nan_if_dropped(r, state, xp=xp)
 
 
-class PearsonCorrCoef(Metric):
+class PearsonCorrCoef(_Accumulating):
     """Streaming Pearson correlation coefficient, exact, from merged moments.
 
     ``PearsonCorrCoef(num_outputs=None)``; ``update(y_true, y_pred,
@@ -206,6 +223,7 @@ class PearsonCorrCoef(Metric):
     """
 
     higher_is_better = True
+    _owned_leaf = "s_xx"
 
     def __init__(self, num_outputs=None):
         super().__init__(CorrelationStream("pearson", num_outputs=num_outputs))

@@ -28,8 +28,9 @@ from __future__ import annotations
 import math
 
 from .._core import namespace as _ns
-from ._functional import StreamMetric, dtype_probe, is_float, result_dtype
-from ._wrappers import Metric
+from ..backends import ops as _ops
+from ._functional import StreamMetric, array_namespace, dtype_probe, is_float, result_dtype
+from ._wrappers import _Accumulating
 
 
 class PerplexityStream(StreamMetric):
@@ -88,6 +89,21 @@ class PerplexityStream(StreamMetric):
                              f"y_pred's last axis) that are not ignore_index="
                              f"{self.ignore_index!r}")
 
+    def accumulator(self, state):
+        """``(state', add)`` where the backend adds batches in place (eager CPU torch):
+        ``state'`` holds copies of the sums and ``add(y_true, y_pred)`` adds one
+        unweighted batch into them (False, nothing done, for a batch it does not
+        take: call :meth:`update`); None elsewhere (and with ``validate=True``).
+        For the stateful wrappers, which own their sums; :meth:`update` stays pure."""
+        if self.validate:
+            return None
+        made = _ops(array_namespace(state["sw"])).nll_accumulator(
+            state["sw"], state["s_nll"], ignore_index=self.ignore_index)
+        if made is None:
+            return None
+        own_sw, own_nll, add = made
+        return {**state, "sw": own_sw, "s_nll": own_nll}, add
+
     def compute(self, state):
         """``exp(s_nll / sw)`` (0-d; NaN before any counted token)."""
         xp = _ns.get_namespace_and_device(state["sw"])[0]
@@ -137,10 +153,7 @@ def token_nll(y, logits, ignore_index, *, xp, acc):
         valid = valid & (y == xp.floor(y))  # NaN fails every compare
     cdt = _ns.count_dtype(xp, _ns.device_of(logits))
     idx = xp.astype(xp.where(valid, y, xp.zeros_like(y)), cdt)
-    top = xp.max(logits, axis=2, keepdims=True)
-    lse = xp.log(xp.sum(xp.exp(logits - top), axis=2)) + top[..., 0]
-    picked = xp.take_along_axis(logits, idx[..., None], axis=2)[..., 0]
-    nll = xp.astype(lse - picked, acc)
+    nll = xp.astype(_ops(xp).token_nll(logits, idx), acc)
     nll = xp.where(valid, nll, xp.full_like(nll, math.nan))
     if ignore_index is None:
         return nll, xp.ones_like(nll)
@@ -148,7 +161,7 @@ def token_nll(y, logits, ignore_index, *, xp, acc):
     return xp.where(counted, nll, xp.zeros_like(nll)), xp.astype(counted, acc)
 
 
-class Perplexity(Metric):
+class Perplexity(_Accumulating):
     """Streaming perplexity of token ids ``y_true`` ``(B, S)`` under logits ``y_pred``
     ``(B, S, V)``: ``exp`` of the mean negative log-likelihood per token.
 
@@ -177,6 +190,7 @@ class Perplexity(Metric):
     """
 
     higher_is_better = False
+    _owned_leaf = "s_nll"
 
     def __init__(self, ignore_index=None, *, validate=False):
         super().__init__(PerplexityStream(ignore_index, validate=validate))

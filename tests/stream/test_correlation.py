@@ -294,3 +294,19 @@ def test_spearman_free_rows_change_nothing():
     # the same data in buffers of different sizes (free rows rank after every value)
     values = [float(_feed(ms.SpearmanCorrCoef(cap), T, P).compute()) for cap in (N, N + 1, 4 * N)]
     np.testing.assert_allclose(values, _spearman(T, P), rtol=1e-12)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])  # eager CPU: the in-place sums
+def test_pearson_saved_state_is_a_snapshot_and_weights_mix_with_the_in_place_path(lib):
+    lib = _lib(lib)
+    m = _feed(ms.PearsonCorrCoef(), T, P, edges=(0, 30), lib=lib)
+    handed = m.state_dict()
+    saved = {k: np.array(_np(v)) for k, v in handed.items() if k != "config"}
+    w = np.ones(N)
+    w[40:50] = 2.0
+    _feed(m, T, P, w=w, edges=(30, 40, 50), lib=lib)   # weighted: the functional update
+    _feed(m, T, P, edges=(50, 60, N), lib=lib)         # then in place again
+    for k, v in saved.items():
+        np.testing.assert_array_equal(_np(handed[k]), v)
+    rows = np.repeat(np.arange(N), w.astype(int))
+    np.testing.assert_allclose(_np(m.compute()), _pearson(T[rows], P[rows]), rtol=1e-12)

@@ -133,12 +133,15 @@ def test_float16_logits_and_float_targets():
     np.testing.assert_allclose(_f(m.compute()), _reference(y, LOGITS), rtol=1e-12)
 
 
-def test_bad_targets_give_nan_or_raise_with_validate():
+@pytest.mark.parametrize("lib", ["numpy", "torch"])  # torch CPU: the in-place path
+def test_bad_targets_give_nan_or_raise_with_validate(lib):
     y = np.abs(Y) % V
     for bad in (V, -1, -100):  # -100 without ignore_index is no token id either
         y_bad = y.copy()
         y_bad[2, 3] = bad
-        assert np.isnan(_feed(ms.Perplexity(), y_bad, LOGITS).compute())
+        assert np.isnan(_f(_feed(ms.Perplexity(), y_bad, LOGITS, lib=_lib(lib)).compute()))
+        assert np.isnan(_f(_feed(ms.Perplexity(ignore_index=0), y_bad, LOGITS,
+                                 lib=_lib(lib)).compute()))
         with pytest.raises(ValueError, match="outside 0"):
             ms.Perplexity(validate=True).update(y_bad, LOGITS)
     y_frac = y.astype(float)
@@ -163,6 +166,16 @@ def test_shape_and_type_errors():
         ms.Perplexity().compute()
 
 
+def test_a_saved_state_is_a_snapshot_on_the_in_place_path():
+    m = _feed(ms.Perplexity(ignore_index=3), Y % V, LOGITS, edges=(0, 4), lib=torch.asarray)
+    saved = {k: v.clone() if hasattr(v, "clone") else v for k, v in m.state_dict().items()}
+    handed = m.state_dict()
+    _feed(m, Y % V, LOGITS, edges=(4, B), lib=torch.asarray)
+    for k in ("sw", "s_nll"):
+        assert torch.equal(handed[k], saved[k])  # later updates do not write into it
+    np.testing.assert_allclose(_f(m.compute()), _reference(Y % V, LOGITS, 3), rtol=1e-6)
+
+
 def test_all_tokens_ignored_is_nan():
     m = ms.Perplexity(ignore_index=-100)
     m.update(np.full((2, S), -100), LOGITS[:2])
@@ -180,3 +193,14 @@ def test_under_jax_jit():
         state = step(state, jnp.asarray(Y[a:b]), jnp.asarray(LOGITS[a:b]))
     np.testing.assert_allclose(float(spec.compute(state)), _reference(Y, LOGITS, -100),
                                rtol=1e-12)
+
+
+def test_token_nll_torch_kernel_equals_the_generic_one():
+    from metrix._core import namespace as _ns
+    from metrix.backends import GenericOps, ops
+
+    x, idx = torch.asarray(LOGITS), torch.asarray(np.abs(Y) % V)
+    xp = _ns.get_namespace_and_device(x)[0]
+    assert type(ops(xp)).token_nll is not GenericOps.token_nll  # the fused kernel runs
+    torch.testing.assert_close(ops(xp).token_nll(x, idx), GenericOps(xp).token_nll(x, idx),
+                               rtol=1e-12, atol=1e-12)
