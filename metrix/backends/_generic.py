@@ -215,6 +215,17 @@ class GenericOps(RankStatistics):
         """
         return None
 
+    def rows_accumulator(self, buffers, count, /):
+        """In-place writes into an exact buffer where the library has them (eager CPU
+        NumPy and torch): ``(own, own_count, add)``, copies of the float64 buffer
+        fields ``buffers`` (``{"buf_<name>": (capacity, ...)}``, ``buf_weight``
+        among them) and of the 0-d int64 ``count``, and ``add({name: rows})``
+        writing one batch's rows (weight 1) after the stored ones in place (False,
+        nothing done, for a batch it does not take or that does not fit); None here.
+        For the stateful wrappers, which own their buffer (O(batch) per update
+        instead of :func:`metrix.stream._buffer.write_rows`' O(capacity))."""
+        return None
+
     def moment_accumulator(self, sw, s_x, s_xx, hi, lo, /):
         """An in-place update of Pearson's sums where the library has one (eager CPU
         NumPy and torch): ``(own, add)``, ``own`` copies of the float64 ``sw`` (0-d),

@@ -319,6 +319,21 @@ class Ops(GenericOps):
 
         return own_total, own_count, add
 
+    def rows_accumulator(self, buffers, count, /):
+        if not (all(isinstance(v, np.ndarray) and v.dtype == np.float64
+                    for v in buffers.values())
+                and isinstance(count, (np.ndarray, np.integer))
+                and np.asarray(count).dtype == np.int64):
+            return None
+        own = {k: v.copy() for k, v in buffers.items()}
+        own_count = np.array(count, dtype=np.int64)
+
+        def add(values):
+            return (all(isinstance(v, np.ndarray) for v in values.values())
+                    and write_rows_in_place(own, own_count, values))
+
+        return own, own_count, add
+
     def moment_accumulator(self, sw, s_x, s_xx, hi, lo, /):
         if not all(isinstance(v, (np.ndarray, np.float64)) and np.asarray(v).dtype == np.float64
                    for v in (sw, s_x, s_xx, hi, lo)):
@@ -622,4 +637,26 @@ def add_moment_sums(sw, s_x, s_xx, hi, lo, y_true, y_pred) -> bool:
     s_xx += x @ x.T
     np.maximum(hi, x.max(axis=1), out=hi)
     np.minimum(lo, x.min(axis=1), out=lo)
+    return True
+
+
+def write_rows_in_place(buffers, count, values) -> bool:
+    """Write ``values`` (``{name: (n, ...) real rows}``) into ``buffers["buf_<name>"]``
+    after the ``count`` stored rows, with weight 1, and add ``n`` to ``count``, in
+    place; False (nothing written) for rows of another size or kind, or that do
+    not fit."""
+    weight = buffers["buf_weight"]
+    n = next(iter(values.values())).shape[0]
+    start = int(count)
+    if start + n > weight.shape[0]:
+        return False
+    for name, v in values.items():
+        dst = buffers["buf_" + name]
+        if v.dtype.kind not in "fiu" or v.shape[0] != n or v.size != n * dst[0].size:
+            return False
+    for name, v in values.items():
+        dst = buffers["buf_" + name]
+        dst[start:start + n] = v.reshape((n,) + dst.shape[1:])
+    weight[start:start + n] = 1.0
+    np.add(count, n, out=count)
     return True

@@ -34,6 +34,7 @@ from .numpy import (
     binned_histogram_numpy,
     edge_confusion_numpy,
     fold_extreme,
+    write_rows_in_place,
 )
 
 #: whether torch.compile is tracing (``torch.compiler.is_compiling``; older torch: never)
@@ -292,6 +293,33 @@ class Ops(GenericOps):
             return True
 
         return own_sw, own_nll, add
+
+    def rows_accumulator(self, buffers, count, /):
+        # CPU eager: rows copied into views of own buffers (O(batch), not O(capacity))
+        if not (all(isinstance(v, torch.Tensor) and v.is_cpu and v.dtype == torch.float64
+                    for v in buffers.values())
+                and isinstance(count, torch.Tensor) and count.dtype == torch.int64
+                and count.is_cpu) or _compiling():
+            return None
+        names = list(buffers)
+        own = {k: torch.clone(v, memory_format=torch.contiguous_format)
+               for k, v in buffers.items()}
+        own_count = torch.clone(count)
+        views = _cpu_views(*own.values(), own_count)
+        if views is None:
+            return None
+        view_of = dict(zip(names, views[:-1]))
+        count_view = views[-1]
+
+        def add(values):
+            if not all(isinstance(v, torch.Tensor) and v.is_cpu and v.dtype in _NUMPY_VIEWS
+                       for v in values.values()) or _compiling():
+                return False
+            arrays = _cpu_views(*values.values())
+            return arrays is not None and write_rows_in_place(
+                view_of, count_view, dict(zip(values, arrays)))
+
+        return own, own_count, add
 
     def moment_accumulator(self, sw, s_x, s_xx, hi, lo, /):
         # CPU eager: NumPy's kernels on views of own copies (no tensor per batch)

@@ -38,7 +38,7 @@ from ..regression.correlation import average_ranks, centred_moments, pearson_fro
 from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
 from ._functional import StreamMetric, array_namespace, dtype_probe, result_dtype
 from ._regression import RegressionStream
-from ._wrappers import Metric, _Accumulating
+from ._wrappers import _Accumulating
 
 _KINDS = ("pearson", "spearman")
 
@@ -139,8 +139,8 @@ class CorrelationStream(StreamMetric):
         ``add(y_true, y_pred)`` adds one unweighted batch into them (False, nothing
         done, for a batch it does not take: call :meth:`update`); None elsewhere.
         For the stateful wrappers, which own their sums; :meth:`update` stays pure."""
-        if self.kind != "pearson":
-            return None
+        if self.kind == "spearman":
+            return self._rows_accumulator(state)
         names = ("sw", "s_x", "s_xx", "max_x", "min_x")
         made = _ops(array_namespace(state["s_xx"])).moment_accumulator(
             *(state[n] for n in names))
@@ -148,6 +148,16 @@ class CorrelationStream(StreamMetric):
             return None
         own, add = made
         return {**state, **dict(zip(names, own))}, add
+
+    def _rows_accumulator(self, state):
+        names = ("buf_t", "buf_p", "buf_weight")
+        made = _ops(array_namespace(state["buf_weight"])).rows_accumulator(
+            {n: state[n] for n in names}, state["count"])
+        if made is None:
+            return None
+        own, own_count, write = made
+        return {**state, **own, "count": own_count}, (
+            lambda y_true, y_pred: write({"t": y_true, "p": y_pred}))
 
     def compute(self, state):
         """The coefficient(s) of all data seen (0-d, or ``(k,)`` for ``num_outputs=k > 1``)."""
@@ -229,7 +239,7 @@ class PearsonCorrCoef(_Accumulating):
         super().__init__(CorrelationStream("pearson", num_outputs=num_outputs))
 
 
-class SpearmanCorrCoef(Metric):
+class SpearmanCorrCoef(_Accumulating):
     """Streaming Spearman rank correlation, exact, in a buffer of ``capacity`` rows.
 
     ``SpearmanCorrCoef(capacity, num_outputs=None)``; ``update(y_true,
@@ -250,6 +260,25 @@ class SpearmanCorrCoef(Metric):
 
     higher_is_better = True
 
+    _owned_leaf = "buf_weight"
+
     def __init__(self, capacity, num_outputs=None):
         super().__init__(CorrelationStream("spearman", num_outputs=num_outputs,
                                            capacity=capacity))
+
+    def _feed(self, y_true, y_pred):
+        # the in-place write: the host row count first (BufferFullError before writing)
+        if self._dropped is None or not self._rows:
+            return False
+        before, owned = dict(self._rows), self._owned
+        self._reserve(_rows_of(y_pred))
+        self._owned = owned  # (_reserve reads the capacity through the handing-out getter)
+        if self._add(y_true, y_pred):
+            return True
+        self._rows = before  # not taken: update() reserves again
+        return False
+
+
+def _rows_of(y):
+    shape = getattr(y, "shape", None)
+    return int(shape[0]) if shape is not None else len(y)

@@ -310,3 +310,19 @@ def test_pearson_saved_state_is_a_snapshot_and_weights_mix_with_the_in_place_pat
         np.testing.assert_array_equal(_np(handed[k]), v)
     rows = np.repeat(np.arange(N), w.astype(int))
     np.testing.assert_allclose(_np(m.compute()), _pearson(T[rows], P[rows]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])  # eager CPU: rows written in place
+def test_spearman_in_place_rows_capacity_snapshot_and_merge(lib):
+    lib = _lib(lib)
+    m = _feed(ms.SpearmanCorrCoef(N), TIES_T, TIES_P, edges=(0, 1, 30), lib=lib)
+    handed = m.state_dict()
+    saved = {k: np.array(_np(v)) for k, v in handed.items() if k != "config"}
+    with pytest.raises(ms.BufferFullError):
+        m.update(lib(TIES_T), lib(TIES_P))     # 30 + 90 rows > 90: nothing written
+    _feed(m, TIES_T, TIES_P, edges=(30, 60), lib=lib)
+    for k, v in saved.items():
+        np.testing.assert_array_equal(_np(handed[k]), v)
+    rest = _feed(ms.SpearmanCorrCoef(N), TIES_T, TIES_P, edges=(60, N), lib=lib)
+    np.testing.assert_allclose(_np(m.merge(rest).compute()), _spearman(TIES_T, TIES_P),
+                               rtol=1e-12)
