@@ -53,6 +53,7 @@ def _workloads(torch, n, updates):
             theirs = cls(nan_strategy="disable")
             fns["tm " + name] = loop(theirs.update, *args)
     fns.update(_calibration_workloads(torch, n, updates))
+    fns.update(_corr_workloads(torch, n, updates))
     return fns
 
 
@@ -89,6 +90,44 @@ def _calibration_workloads(torch, n, updates):
                   "CalibrationError multiclass": (MulticlassCalibrationError(c), (pc, yc))}
         for name, (metric, args) in theirs.items():
             fns["tm " + name] = loop(metric.update, *args)
+    return fns
+
+
+def _corr_workloads(torch, n, updates):
+    """PearsonCorrCoef, SpearmanCorrCoef (an exact buffer of every update's rows, emptied
+    at the start of each timed run, as TorchMetrics' list) and Perplexity (``n`` tokens:
+    ``n // 64`` sequences of 64, a vocabulary of 256) against TorchMetrics'."""
+    import metrix.stream as ms
+
+    t, p = torch.randn(n), torch.randn(n)
+    tokens = torch.randint(0, 256, (n // 64, 64))
+    logits = torch.randn(n // 64, 64, 256)
+    fns = {}
+
+    def loop(make, update_args, *, fresh=False, swap=False):
+        metric = make()
+        args = update_args[::-1] if swap else update_args
+
+        def run():
+            m = make() if fresh else metric
+            for _ in range(updates):
+                m.update(*args)
+        if not fresh:
+            metric.update(*args)  # the state exists: a training loop's steady state
+        return run
+
+    fns["metrix PearsonCorrCoef"] = loop(ms.PearsonCorrCoef, (t, p))
+    fns["metrix SpearmanCorrCoef"] = loop(lambda: ms.SpearmanCorrCoef(updates * n), (t, p),
+                                          fresh=True)
+    fns["metrix Perplexity"] = loop(ms.Perplexity, (tokens, logits))
+    if have("torchmetrics"):
+        from torchmetrics.regression import PearsonCorrCoef, SpearmanCorrCoef
+        from torchmetrics.text import Perplexity
+
+        # TorchMetrics takes (preds, target)
+        fns["tm PearsonCorrCoef"] = loop(PearsonCorrCoef, (t, p), swap=True)
+        fns["tm SpearmanCorrCoef"] = loop(SpearmanCorrCoef, (t, p), fresh=True, swap=True)
+        fns["tm Perplexity"] = loop(Perplexity, (tokens, logits), swap=True)
     return fns
 
 

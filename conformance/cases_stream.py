@@ -281,3 +281,53 @@ add("MeanPinballLoss", lambda: ms.MeanPinballLoss(num_outputs=2, alpha=0.9,
                                                   multioutput="raw_values"),
     lambda t, p: skm.mean_pinball_loss(t, p, alpha=0.9, multioutput="raw_values"),
     (Y2, Y2_PRED), id="raw_values")
+
+# -- correlations and perplexity (SciPy and a float64 NumPy reference) ---------------------
+from scipy import stats as _stats  # noqa: E402
+
+CORR_T = rng.normal(size=N) * 2 + 1
+CORR_P = 0.5 * CORR_T + rng.normal(size=N)
+CORR_T2 = rng.normal(size=(N, 2))
+CORR_P2 = CORR_T2 * [1.0, -0.3] + rng.normal(size=(N, 2))
+W_ZEROS = np.where(rng.random(N) < 0.3, 0.0, W)
+TOKENS = rng.integers(0, 7, (N, 5))
+TOKENS[::3, -2:] = -100                         # padding, left out with ignore_index
+LOGITS = rng.normal(size=(N, 5, 7)) * 2
+
+
+def _per_column(fn):
+    def ref(t, p):
+        if t.ndim == 1:
+            return float(fn(t, p)[0])
+        return np.array([fn(t[:, j], p[:, j])[0] for j in range(t.shape[1])])
+    return ref
+
+
+def _weighted_pearson(t, p, sample_weight):
+    c = np.cov(t, p, aweights=sample_weight)
+    return float(c[0, 1] / np.sqrt(c[0, 0] * c[1, 1]))
+
+
+def _perplexity(ignore_index=None):
+    """exp of the mean negative log-likelihood of the counted tokens (float64)."""
+    def ref(y, logits):
+        lse = np.log(np.exp(logits - logits.max(-1, keepdims=True)).sum(-1)) + logits.max(-1)
+        keep = np.ones(y.shape, bool) if ignore_index is None else y != ignore_index
+        safe = np.where(keep, y, 0)
+        nll = lse - np.take_along_axis(logits, safe[..., None], -1)[..., 0]
+        return float(np.exp(nll[keep].mean()))
+    return ref
+
+
+add("PearsonCorrCoef", ms.PearsonCorrCoef, _per_column(_stats.pearsonr), (CORR_T, CORR_P))
+add("PearsonCorrCoef", ms.PearsonCorrCoef, _weighted_pearson, (CORR_T, CORR_P),
+    {"sample_weight": W_ZEROS}, id="zero-weights")
+add("PearsonCorrCoef", lambda: ms.PearsonCorrCoef(num_outputs=2), _per_column(_stats.pearsonr),
+    (CORR_T2, CORR_P2), id="multioutput")
+add("SpearmanCorrCoef", lambda: ms.SpearmanCorrCoef(N), _per_column(_stats.spearmanr),
+    (np.round(CORR_T), np.round(CORR_P)), id="ties")
+add("SpearmanCorrCoef", lambda: ms.SpearmanCorrCoef(N, num_outputs=2),
+    _per_column(_stats.spearmanr), (CORR_T2, CORR_P2), id="multioutput")
+add("Perplexity", ms.Perplexity, _perplexity(), (np.where(TOKENS < 0, 1, TOKENS), LOGITS))
+add("Perplexity", lambda: ms.Perplexity(ignore_index=-100), _perplexity(-100), (TOKENS, LOGITS),
+    id="ignore-index")

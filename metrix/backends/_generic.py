@@ -206,6 +206,49 @@ class GenericOps(RankStatistics):
         """
         return None
 
+    def token_nll(self, logits, index, /):
+        """Each token's negative log-likelihood ``logsumexp(logits) - logits[index]``
+        (a stable log-softmax over the last axis, in ``logits``' dtype) for logits
+        ``(..., V)`` and in-range integer ``index`` ``(...)``.  Generic: the
+        maximum, the shifted exponentials' sum and one ``take_along_axis``."""
+        xp = self.xp
+        top = xp.max(logits, axis=-1, keepdims=True)
+        lse = xp.log(xp.sum(xp.exp(logits - top), axis=-1)) + top[..., 0]
+        return lse - xp.take_along_axis(logits, index[..., None], axis=-1)[..., 0]
+
+    def nll_accumulator(self, sw, s_nll, /, *, ignore_index):
+        """An in-place update of perplexity's sums where the library has one (eager
+        CPU torch): ``(own_sw, own_nll, add)``, copies of the 0-d float64 sums, and
+        ``add(y_true, logits)`` adding one unweighted batch's number of counted
+        tokens (target not ``ignore_index``) and their summed negative
+        log-likelihood (NaN when a counted target is no id of ``0..V-1``) in place
+        (False, nothing done, for a batch it does not take); None here.  For the
+        stateful wrappers, as :meth:`error_accumulator`.
+        """
+        return None
+
+    def rows_accumulator(self, buffers, count, /):
+        """In-place writes into an exact buffer where the library has them (eager CPU
+        NumPy and torch): ``(own, own_count, add)``, copies of the float64 buffer
+        fields ``buffers`` (``{"buf_<name>": (capacity, ...)}``, ``buf_weight``
+        among them) and of the 0-d int64 ``count``, and ``add({name: rows})``
+        writing one batch's rows (weight 1) after the stored ones in place (False,
+        nothing done, for a batch it does not take or that does not fit); None here.
+        For the stateful wrappers, which own their buffer (O(batch) per update
+        instead of :func:`metrix.stream._buffer.write_rows`' O(capacity))."""
+        return None
+
+    def moment_accumulator(self, sw, s_x, s_xx, hi, lo, /):
+        """An in-place update of Pearson's sums where the library has one (eager CPU
+        NumPy and torch): ``(own, add)``, ``own`` copies of the float64 ``sw`` (0-d),
+        ``s_x`` (``(2k,)``), ``s_xx`` (``(2k, 2k)``), ``hi`` and ``lo`` (the columns'
+        extremes), and ``add(y_true, y_pred)`` adding one unweighted batch of ``x =
+        [y_true | y_pred]`` into them (``n``, ``sum x``, ``x^T x``, the maximum and
+        minimum of each column) in place (False, nothing done, for a batch it does
+        not take); None here.  For the stateful wrappers, as :meth:`error_accumulator`.
+        """
+        return None
+
     def extreme_accumulator(self, current, /, *, kind):
         """An in-place running maximum (``kind="max"``) or minimum where the library
         has one (eager CPU NumPy and torch): ``(own, add)``, a copy of the 0-d

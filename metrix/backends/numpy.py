@@ -320,6 +320,34 @@ class Ops(GenericOps):
 
         return own_total, own_count, add
 
+    def rows_accumulator(self, buffers, count, /):
+        if not (all(isinstance(v, np.ndarray) and v.dtype == np.float64
+                    for v in buffers.values())
+                and isinstance(count, (np.ndarray, np.integer))
+                and np.asarray(count).dtype == np.int64):
+            return None
+        own = {k: v.copy() for k, v in buffers.items()}
+        own_count = np.array(count, dtype=np.int64)
+
+        def add(values):
+            return (all(isinstance(v, np.ndarray) for v in values.values())
+                    and write_rows_in_place(own, own_count, values))
+
+        return own, own_count, add
+
+    def moment_accumulator(self, sw, s_x, s_xx, hi, lo, /):
+        if not all(isinstance(v, (np.ndarray, np.float64)) and np.asarray(v).dtype == np.float64
+                   for v in (sw, s_x, s_xx, hi, lo)):
+            return None
+        # own copies (0-d arrays: NumPy's arithmetic turns 0-d sums into scalars)
+        own = tuple(np.array(v, dtype=np.float64) for v in (sw, s_x, s_xx, hi, lo))
+
+        def add(y_true, y_pred):
+            return (isinstance(y_true, np.ndarray) and isinstance(y_pred, np.ndarray)
+                    and add_moment_sums(*own, y_true, y_pred))
+
+        return own, add
+
     def extreme_accumulator(self, current, /, *, kind):
         if not (isinstance(current, (np.ndarray, np.float64)) and np.ndim(current) == 0
                 and np.asarray(current).dtype == np.float64):
@@ -602,4 +630,51 @@ def add_error_sums(sw, total, y_true, y_pred, power) -> bool:
     e = np.subtract(y_true, y_pred, dtype=np.float64)
     total += (e @ e) if power == 2 else np.abs(e, out=e).sum()
     sw += e.shape[0]
+    return True
+
+
+def add_moment_sums(sw, s_x, s_xx, hi, lo, y_true, y_pred) -> bool:
+    """Pearson's sums of one unweighted batch, in place, in float64: ``sw += n``,
+    ``s_x += sum x``, ``s_xx += x^T x`` and the columns' extremes, ``x = [y_true |
+    y_pred]`` (``(n, 2k)``), for real arrays of one shape ``(n,)`` (``k = 1``) or
+    ``(n, k)``; False for others (nothing done)."""
+    k = s_x.shape[0] // 2
+    if (y_true.shape != y_pred.shape or y_true.dtype.kind not in "fiu"
+            or y_pred.dtype.kind not in "fiu"
+            or not ((y_true.ndim == 1 and k == 1)
+                    or (y_true.ndim == 2 and y_true.shape[1] == k))):
+        return False
+    n = y_true.shape[0]
+    if n == 0:
+        return True
+    x = np.empty((2 * k, n))  # one row per column: contiguous reductions (axis 0 is slow)
+    x[:k] = y_true.reshape(n, k).T
+    x[k:] = y_pred.reshape(n, k).T
+    sw += n
+    s_x += x.sum(axis=1)
+    s_xx += x @ x.T
+    np.maximum(hi, x.max(axis=1), out=hi)
+    np.minimum(lo, x.min(axis=1), out=lo)
+    return True
+
+
+def write_rows_in_place(buffers, count, values) -> bool:
+    """Write ``values`` (``{name: (n, ...) real rows}``) into ``buffers["buf_<name>"]``
+    after the ``count`` stored rows, with weight 1, and add ``n`` to ``count``, in
+    place; False (nothing written) for rows of another size or kind, or that do
+    not fit."""
+    weight = buffers["buf_weight"]
+    n = next(iter(values.values())).shape[0]
+    start = int(count)
+    if start + n > weight.shape[0]:
+        return False
+    for name, v in values.items():
+        dst = buffers["buf_" + name]
+        if v.dtype.kind not in "fiu" or v.shape[0] != n or v.size != n * dst[0].size:
+            return False
+    for name, v in values.items():
+        dst = buffers["buf_" + name]
+        dst[start:start + n] = v.reshape((n,) + dst.shape[1:])
+    weight[start:start + n] = 1.0
+    np.add(count, n, out=count)
     return True

@@ -29,11 +29,13 @@ from ._pair_count import (
 )
 from .numpy import (
     add_error_sums,
+    add_moment_sums,
     add_value_sums,
     binned_counts_numpy,
     binned_histogram_numpy,
     edge_confusion_numpy,
     fold_extreme,
+    write_rows_in_place,
 )
 
 #: whether torch.compile is tracing (``torch.compiler.is_compiling``; older torch: never)
@@ -244,6 +246,102 @@ class Ops(GenericOps):
             return inputs is not None and add_error_sums(*views, *inputs, power)
 
         return own_sw, own_total, add
+
+    def token_nll(self, logits, index, /):
+        # one fused kernel (log-softmax and the pick) instead of five passes over (..., V)
+        v = logits.shape[-1]
+        nll = torch.nn.functional.cross_entropy(logits.reshape(-1, v), index.reshape(-1),
+                                                reduction="none")
+        return nll.reshape(index.shape)
+
+    def nll_accumulator(self, sw, s_nll, /, *, ignore_index):
+        # CPU eager: one fused cross-entropy sum per batch, written into views of own
+        # copies (a CPU tensor's value is read without a device sync)
+        if not all(isinstance(v, torch.Tensor) and v.is_cpu and v.dtype == torch.float64
+                   and v.ndim == 0 for v in (sw, s_nll)) or _compiling():
+            return None
+        own_sw, own_nll = torch.clone(sw), torch.clone(s_nll)
+        views = _cpu_views(own_sw, own_nll)
+        if views is None:
+            return None
+        sw_view, nll_view = views
+        skip = -100 if ignore_index is None else ignore_index
+
+        def add(y_true, logits):
+            if not (isinstance(y_true, torch.Tensor) and isinstance(logits, torch.Tensor)
+                    and y_true.is_cpu and logits.is_cpu and y_true.dtype == torch.int64
+                    and logits.dtype in (torch.float32, torch.float64) and logits.ndim == 3
+                    and tuple(y_true.shape) == tuple(logits.shape[:2])) or _compiling():
+                return False
+            ids = _cpu_views(y_true)
+            if ids is None:
+                return False
+            ids = ids[0]
+            v = logits.shape[2]
+            counted = ids.size if ignore_index is None else np.count_nonzero(ids != skip)
+            bad = (ids < 0) | (ids >= v)
+            if ignore_index is not None:
+                bad &= ids != skip
+            if bad.any():  # a counted target that is no token id: NaN, as the update
+                total = float("nan")
+            else:
+                with torch.no_grad():
+                    total = float(torch.nn.functional.cross_entropy(
+                        logits.reshape(-1, v), y_true.reshape(-1), ignore_index=skip,
+                        reduction="sum"))
+            np.add(nll_view, total, out=nll_view)
+            np.add(sw_view, counted, out=sw_view)
+            return True
+
+        return own_sw, own_nll, add
+
+    def rows_accumulator(self, buffers, count, /):
+        # CPU eager: rows copied into views of own buffers (O(batch), not O(capacity))
+        if not (all(isinstance(v, torch.Tensor) and v.is_cpu and v.dtype == torch.float64
+                    for v in buffers.values())
+                and isinstance(count, torch.Tensor) and count.dtype == torch.int64
+                and count.is_cpu) or _compiling():
+            return None
+        names = list(buffers)
+        own = {k: torch.clone(v, memory_format=torch.contiguous_format)
+               for k, v in buffers.items()}
+        own_count = torch.clone(count)
+        views = _cpu_views(*own.values(), own_count)
+        if views is None:
+            return None
+        view_of = dict(zip(names, views[:-1]))
+        count_view = views[-1]
+
+        def add(values):
+            if not all(isinstance(v, torch.Tensor) and v.is_cpu and v.dtype in _NUMPY_VIEWS
+                       for v in values.values()) or _compiling():
+                return False
+            arrays = _cpu_views(*values.values())
+            return arrays is not None and write_rows_in_place(
+                view_of, count_view, dict(zip(values, arrays)))
+
+        return own, own_count, add
+
+    def moment_accumulator(self, sw, s_x, s_xx, hi, lo, /):
+        # CPU eager: NumPy's kernels on views of own copies (no tensor per batch)
+        state = (sw, s_x, s_xx, hi, lo)
+        if not all(isinstance(v, torch.Tensor) and v.is_cpu and v.dtype == torch.float64
+                   for v in state) or _compiling():
+            return None
+        own = tuple(torch.clone(v, memory_format=torch.contiguous_format) for v in state)
+        views = _cpu_views(*own)
+        if views is None:
+            return None
+
+        def add(y_true, y_pred):
+            if not (isinstance(y_true, torch.Tensor) and isinstance(y_pred, torch.Tensor)
+                    and y_true.is_cpu and y_pred.is_cpu and y_true.dtype in _NUMPY_VIEWS
+                    and y_pred.dtype in _NUMPY_VIEWS) or _compiling():
+                return False
+            inputs = _cpu_views(y_true, y_pred)
+            return inputs is not None and add_moment_sums(*views, *inputs)
+
+        return own, add
 
     def sum_accumulator(self, total, count=None, /):
         # CPU eager: NumPy's sums on views of own copies (no tensor per batch)

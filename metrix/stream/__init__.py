@@ -5,6 +5,9 @@ Two layers:
 * **functional** metric objects (``LabelStream``, ``RegressionStream``,
   ``RankingStream``, ``LogLossStream``, ``CalibrationStream``,
   ``SegmentationStream``, ``CollectionStream``, and the aggregators ``MeanStream``, ``SumStream``,
+  ``RankingStream``, ``LogLossStream``, ``SegmentationStream``,
+  ``CorrelationStream``, ``PerplexityStream``,
+  ``CollectionStream``, and the aggregators ``MeanStream``, ``SumStream``,
   ``MaxStream``, ``MinStream``, ``CatStream``) with
   ``init / update / merge / compute``; states are dicts of arrays (pytrees)
   and ``update`` is pure: it runs under ``jax.jit``, ``jax.lax.scan`` and
@@ -31,8 +34,10 @@ from ._classwise import ClasswiseWrapper
 from ._clustering import CLASSES as _CLUSTERING
 from ._clustering import ClusteringStream
 from ._collection import CollectionStream
+from ._correlation import CorrelationStream, PearsonCorrCoef, SpearmanCorrCoef
 from ._functional import StreamMetric, merge_states
 from ._label import LabelStream
+from ._perplexity import Perplexity, PerplexityStream
 from ._probabilistic import LogLossStream
 from ._ranking import DEFAULT_THRESHOLDS, RankingStream
 from ._regression import RegressionStream
@@ -84,17 +89,17 @@ __all__ = [
     "AUROC", "Accuracy", "AdjustedMutualInfoScore", "AdjustedRandScore", "Aggregator",
     "AveragePrecision", "BalancedAccuracy", "BufferFullError", "CalibrationError",
     "CalibrationStream", "CatMetric", "CatStream", "ClasswiseWrapper", "ClusteringStream",
-    "CohenKappa", "CollectionStream", "CompletenessScore", "ConfusionMatrix", "DEFAULT_THRESHOLDS",
-    "DiceScore", "ExplainedVariance", "F1Score", "FBetaScore", "FowlkesMallowsIndex",
-    "GeneralizedDiceScore", "HammingDistance", "HomogeneityScore", "JaccardIndex", "LabelStream",
-    "LogLoss", "LogLossStream", "MatthewsCorrCoef", "MaxError", "MaxMetric", "MaxStream",
-    "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanGammaDeviance", "MeanIoU",
-    "MeanMetric", "MeanPinballLoss", "MeanPoissonDeviance", "MeanSquaredError",
-    "MeanSquaredLogError", "MeanStream", "MeanTweedieDeviance", "MedianAbsoluteError", "Metric",
-    "MetricCollection", "MetricTracker", "MinMetric", "MinStream", "MutualInfoScore",
-    "NormalizedMutualInfoScore", "PixelAccuracy", "Precision", "R2Score", "RandScore",
-    "RankingStream", "Recall", "RegressionStream", "RootMeanSquaredError",
-    "RootMeanSquaredLogError", "Running", "RunningStream", "SegmentationStream", "StreamMetric",
-    "SumMetric", "SumStream", "SyncTimeoutError", "VMeasureScore", "ZeroOneLoss", "merge_states",
-    "psum", "sync",
+    "CohenKappa", "CollectionStream", "CompletenessScore", "ConfusionMatrix", "CorrelationStream",
+    "DEFAULT_THRESHOLDS", "DiceScore", "ExplainedVariance", "F1Score", "FBetaScore",
+    "FowlkesMallowsIndex", "GeneralizedDiceScore", "HammingDistance", "HomogeneityScore",
+    "JaccardIndex", "LabelStream", "LogLoss", "LogLossStream", "MatthewsCorrCoef", "MaxError",
+    "MaxMetric", "MaxStream", "MeanAbsoluteError", "MeanAbsolutePercentageError",
+    "MeanGammaDeviance", "MeanIoU", "MeanMetric", "MeanPinballLoss", "MeanPoissonDeviance",
+    "MeanSquaredError", "MeanSquaredLogError", "MeanStream", "MeanTweedieDeviance",
+    "MedianAbsoluteError", "Metric", "MetricCollection", "MetricTracker", "MinMetric", "MinStream",
+    "MutualInfoScore", "NormalizedMutualInfoScore", "PearsonCorrCoef", "Perplexity",
+    "PerplexityStream", "PixelAccuracy", "Precision", "R2Score", "RandScore", "RankingStream",
+    "Recall", "RegressionStream", "RootMeanSquaredError", "RootMeanSquaredLogError", "Running",
+    "RunningStream", "SegmentationStream", "SpearmanCorrCoef", "StreamMetric", "SumMetric",
+    "SumStream", "SyncTimeoutError", "VMeasureScore", "ZeroOneLoss", "merge_states", "psum", "sync",
 ]

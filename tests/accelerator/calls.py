@@ -149,7 +149,8 @@ def _regression_calls():
                  "max_error", "mean_squared_log_error", "root_mean_squared_log_error",
                  "mean_poisson_deviance", "mean_gamma_deviance", "mean_tweedie_deviance",
                  "d2_tweedie_score", "median_absolute_error", "mean_pinball_loss",
-                 "d2_pinball_score", "d2_absolute_error_score"):
+                 "d2_pinball_score", "d2_absolute_error_score", "pearson_corrcoef",
+                 "spearman_corrcoef"):
         fn = getattr(m, name)
         out[name] = (lambda fn: lambda mk: fn(mk("score"), mk("score"), **NV))(fn)
     out["mean_squared_error[weights]"] = lambda mk: m.mean_squared_error(
@@ -218,6 +219,12 @@ def _stream_calls():
         out["stream." + name] = stream(cls, "score", "score")
     out["stream.MedianAbsoluteError"] = stream(lambda: ms.MedianAbsoluteError(4 * N),
                                                "score", "score")
+    out["stream.PearsonCorrCoef"] = stream(ms.PearsonCorrCoef, "real", "real")
+    out["stream.PearsonCorrCoef[weights]"] = stream(ms.PearsonCorrCoef, "real", "real", "weight")
+    out["stream.SpearmanCorrCoef"] = stream(lambda: ms.SpearmanCorrCoef(4 * N), "real", "real")
+    # token ids (8 sequences of 32) and their logits over a vocabulary of C
+    out["stream.Perplexity"] = stream(lambda: ms.Perplexity(ignore_index=0),
+                                      ("labels", (8, 32)), ("real", (8, 32, C)))
     seg = ("labels", (4, 16, 16))  # four 16 x 16 label maps
     for name in ("MeanIoU", "DiceScore", "PixelAccuracy", "GeneralizedDiceScore"):
         cls = getattr(ms, name)

@@ -85,6 +85,7 @@ def _all_faces():
     rank = {"y_true_arg": "labels", "y_pred_arg": "probs"}
     reg = {"y_true_arg": "target", "y_pred_arg": "pos"}
     seg = {"y_true_arg": "seg_true", "y_pred_arg": "seg_pred"}
+    text = {"y_true_arg": "tokens", "y_pred_arg": "token_logits"}
     faces, streams = {}, {}
     for name in mf.STREAM_METRICS:
         cls, stream = getattr(mf, name), getattr(ms, name)
@@ -94,8 +95,10 @@ def _all_faces():
             args, kw, names = (C,), {}, rank
         elif name == "CalibrationError":
             args, kw, names = (), {"n_bins": 10, "num_classes": C}, rank
-        elif name == "MedianAbsoluteError":
+        elif name in ("MedianAbsoluteError", "SpearmanCorrCoef"):
             args, kw, names = (256,), {}, reg
+        elif name == "Perplexity":
+            args, kw, names = (), {}, text
         elif "input_format" in inspect.signature(stream).parameters:
             args, kw, names = (C,), {}, seg
         elif "num_outputs" in inspect.signature(stream).parameters:
@@ -126,7 +129,9 @@ def test_every_stream_metric_has_an_nnx_metric_of_the_same_name_and_value():
         metrics.update(labels=batch["labels"], logits=batch["logits"], probs=batch["probs"],
                        target=jnp.abs(batch["target"]) + 0.1, pos=jnp.abs(batch["pred"]),
                        seg_true=jnp.reshape(batch["labels"], (-1, 2)),
-                       seg_pred=jnp.reshape(jnp.argmax(batch["logits"], axis=1), (-1, 2)))
+                       seg_pred=jnp.reshape(jnp.argmax(batch["logits"], axis=1), (-1, 2)),
+                       tokens=jnp.reshape(batch["labels"], (-1, 2)),
+                       token_logits=jnp.reshape(batch["logits"], (-1, 2, C)))
 
     batches = _batches(1, n_batches=2)
     for b in batches:
@@ -137,7 +142,9 @@ def test_every_stream_metric_has_an_nnx_metric_of_the_same_name_and_value():
             data = dict(b, target=np.abs(b["target"]).astype(np.float64) + 0.1,
                         pos=np.abs(b["pred"]).astype(np.float64),
                         seg_true=b["labels"].reshape(-1, 2),
-                        seg_pred=b["logits"].argmax(1).reshape(-1, 2))
+                        seg_pred=b["logits"].argmax(1).reshape(-1, 2),
+                        tokens=b["labels"].reshape(-1, 2),
+                        token_logits=b["logits"].reshape(-1, 2, C))
             stream.update(data[names["y_true_arg"]], data[names["y_pred_arg"]])
         np.testing.assert_allclose(np.asarray(got[name]), stream.compute(), rtol=2e-5,
                                    atol=1e-6, err_msg=name)

@@ -260,7 +260,7 @@ def check_input_forms():
 # -- exactness, dtypes, configuration ---------------------------------------------------
 
 def _minimal_args(name):
-    if name == "MedianAbsoluteError":
+    if name in ("MedianAbsoluteError", "SpearmanCorrCoef"):
         return {"capacity": 64}
     if name in mk._LABEL_NAMES or "num_classes" in inspect.signature(
             getattr(ms, name)).parameters:
