@@ -23,6 +23,7 @@ import numpy as np
 from sklearn import metrics as skm
 
 import metrix.stream as ms
+from conformance.cases_ranking import OPERATING_POINTS, TM_TOL, torchmetrics_point
 from conformance.faces import FACES, N, lowered, merged, narrowed, round_to, streamed
 from conformance.registry import Case
 
@@ -219,6 +220,21 @@ add("AveragePrecision", lambda: ms.AveragePrecision(thresholds=THRESHOLDS, weigh
     lambda t, s, sample_weight: skm.average_precision_score(t, binned(s),
                                                             sample_weight=sample_weight),
     (BIN_T, BIN_SCORE), WEIGHTED, id="binned-weighted")
+
+# the operating points: TorchMetrics' binary functions (float32 rates) are the reference,
+# exact (thresholds=None) and binned with the same thresholds
+for _cls, _fn in (("RecallAtFixedPrecision", "recall_at_fixed_precision"),
+                  ("PrecisionAtFixedRecall", "precision_at_fixed_recall"),
+                  ("SensitivityAtSpecificity", "sensitivity_at_specificity"),
+                  ("SpecificityAtSensitivity", "specificity_at_sensitivity")):
+    _ref = torchmetrics_point(_fn)
+    _min = {OPERATING_POINTS[_fn]: 0.61}
+    add(_cls, lambda c=_cls: getattr(ms, c)(0.61, capacity=N),
+        lambda t, s, r=_ref, m=_min: r(t, s, **m), (BIN_T, BIN_TIED), id="exact-ties",
+        **TM_TOL)
+    add(_cls, lambda c=_cls: getattr(ms, c)(0.61, thresholds=THRESHOLDS),
+        lambda t, s, r=_ref, m=_min: r(t, s, thresholds=THRESHOLDS, **m), (BIN_T, BIN_SCORE),
+        id="binned", **TM_TOL)
 
 # -- regression ---------------------------------------------------------------------------
 add("MeanSquaredError", ms.MeanSquaredError, skm.mean_squared_error, (Y, Y_PRED))

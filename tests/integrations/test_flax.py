@@ -85,11 +85,15 @@ def _all_faces():
     rank = {"y_true_arg": "labels", "y_pred_arg": "probs"}
     reg = {"y_true_arg": "target", "y_pred_arg": "pos"}
     seg = {"y_true_arg": "seg_true", "y_pred_arg": "seg_pred"}
+    binary = {"y_true_arg": "bin_true", "y_pred_arg": "bin_score"}
     faces, streams = {}, {}
     for name in mf.STREAM_METRICS:
         cls, stream = getattr(mf, name), getattr(ms, name)
         if name in ("AUROC", "AveragePrecision"):
             args, kw, names = (), {"num_classes": C, "capacity": 256}, rank
+        elif next(iter(inspect.signature(stream).parameters)).startswith("min_"):
+            # the binary operating points: (value, threshold)
+            args, kw, names = (0.6,), {"capacity": 256}, binary
         elif name == "LogLoss":
             args, kw, names = (C,), {}, rank
         elif name == "MedianAbsoluteError":
@@ -124,7 +128,8 @@ def test_every_stream_metric_has_an_nnx_metric_of_the_same_name_and_value():
         metrics.update(labels=batch["labels"], logits=batch["logits"], probs=batch["probs"],
                        target=jnp.abs(batch["target"]) + 0.1, pos=jnp.abs(batch["pred"]),
                        seg_true=jnp.reshape(batch["labels"], (-1, 2)),
-                       seg_pred=jnp.reshape(jnp.argmax(batch["logits"], axis=1), (-1, 2)))
+                       seg_pred=jnp.reshape(jnp.argmax(batch["logits"], axis=1), (-1, 2)),
+                       bin_true=batch["labels"] % 2, bin_score=batch["probs"][:, 1])
 
     batches = _batches(1, n_batches=2)
     for b in batches:
@@ -135,7 +140,8 @@ def test_every_stream_metric_has_an_nnx_metric_of_the_same_name_and_value():
             data = dict(b, target=np.abs(b["target"]).astype(np.float64) + 0.1,
                         pos=np.abs(b["pred"]).astype(np.float64),
                         seg_true=b["labels"].reshape(-1, 2),
-                        seg_pred=b["logits"].argmax(1).reshape(-1, 2))
+                        seg_pred=b["logits"].argmax(1).reshape(-1, 2),
+                        bin_true=b["labels"] % 2, bin_score=b["probs"][:, 1])
             stream.update(data[names["y_true_arg"]], data[names["y_pred_arg"]])
         np.testing.assert_allclose(np.asarray(got[name]), stream.compute(), rtol=2e-5,
                                    atol=1e-6, err_msg=name)
