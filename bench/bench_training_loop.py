@@ -51,6 +51,44 @@ def _workloads(torch, n, updates):
             cls = getattr(aggregation, name.split()[0])
             theirs = cls(nan_strategy="disable")
             fns["tm " + name] = loop(theirs.update, *args)
+    fns.update(_operating_point_workloads(torch, n, updates))
+    return fns
+
+
+def _operating_point_workloads(torch, n, updates):
+    """The operating points' ``update`` (binary scores), binned with TorchMetrics'
+    thresholds and exact (TorchMetrics' ``thresholds=None``: a list of the batches;
+    metrix: a buffer of ``n * updates`` rows, emptied before each timed block)."""
+    import metrix.stream as ms
+
+    y = (torch.rand(n) < 0.3).to(torch.int64)
+    s = torch.rand(n)
+
+    def loop(metric, reset=False):
+        def run():
+            if reset:
+                metric.reset()
+            for _ in range(updates):
+                metric.update(*args(metric))
+        return run
+
+    def args(metric):  # metrix takes (y_true, y_score), TorchMetrics (preds, target)
+        return (y, s) if metric.__module__.startswith("metrix") else (s, y)
+
+    fns = {}
+    modes = {"[T=100]": ({"thresholds": 100}, {"thresholds": 100}, False),
+             "[exact]": ({"capacity": n * updates}, {"thresholds": None}, True)}
+    for name in ("RecallAtFixedPrecision", "SensitivityAtSpecificity"):
+        for mode, (mine, tm_kw, reset) in modes.items():
+            metric = getattr(ms, name)(0.6, **mine)
+            metric.update(y, s)  # the state exists: a training loop's steady state
+            fns[f"metrix {name}{mode}"] = loop(metric, reset)
+            if have("torchmetrics"):
+                from torchmetrics import classification
+
+                theirs = getattr(classification, "Binary" + name)(0.6, validate_args=False,
+                                                                  **tm_kw)
+                fns[f"tm {name}{mode}"] = loop(theirs, reset)
     return fns
 
 
