@@ -350,7 +350,7 @@ def _output(out, xp):
     """A result in its user-facing form (a dict of values, a ``(value, threshold)``
     pair, or one value)."""
     if isinstance(out, dict):
-        return {k: _ns.to_output(v, xp) for k, v in out.items()}
+        return {k: _output(v, xp) for k, v in out.items()}
     if isinstance(out, tuple):
         return tuple(_ns.to_output(v, xp) for v in out)
     return _ns.to_output(out, xp)
@@ -551,6 +551,12 @@ _OP_DOC = """Streaming binary {what} and its threshold.
     ``thresholds`` (``None`` for the exact mode), whose docstring states
     TorchMetrics' rules for ties and for a constraint no threshold meets.  See
     :class:`metrix.stream.RankingStream` for the parameters.
+
+    The binned mode compares a score with the thresholds in the widest float
+    (``thresholds=T``: arithmetically, ``floor(s (T - 1)) + 1``), TorchMetrics
+    and the one-shot function in the scores' dtype: a float32 score that rounds
+    onto a threshold (``0.7`` and ``t = 0.7``) may fall on the other side.
+    TorchMetrics applies a sigmoid to scores outside [0, 1]; metrix does not.
     """
 
 

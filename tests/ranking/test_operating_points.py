@@ -233,3 +233,24 @@ def test_stream_configuration_is_checked_on_load_and_merge():
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         ms.SpecificityAtSensitivity(0.5, validate=True).update(np.array([0, 1]),
                                                                np.array([-2.0, 3.0]))
+
+
+def test_a_collection_shares_the_histogram_and_returns_the_pair():
+    y, s = _data(4, 50, ties=False)
+    c = ms.MetricCollection({"auc": ms.AUROC(thresholds=100),
+                             "rp": ms.RecallAtFixedPrecision(0.6, thresholds=100)})
+    c.update(y, s)
+    assert len(c.spec._groups) == 1  # one histogram for both
+    got = c.compute()
+    assert all(type(v) is np.float64 for v in got["rp"])
+    alone = ms.RecallAtFixedPrecision(0.6, thresholds=100)
+    alone.update(y, s)
+    _close(got["rp"], tuple(float(v) for v in alone.compute()), "collection")
+    # the callable form: the batch's own pair, accumulated (exact buffer too)
+    exact = ms.SensitivityAtSpecificity(0.6, capacity=100)
+    first = exact(y[:20], s[:20])
+    _close(first, metrix.sensitivity_at_specificity(y[:20], s[:20], min_specificity=0.6),
+           "call")
+    exact(y[20:], s[20:])
+    _close(exact.compute(), metrix.sensitivity_at_specificity(y, s, min_specificity=0.6),
+           "call-accumulated")
