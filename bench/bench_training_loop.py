@@ -16,6 +16,9 @@ import warnings
 
 from bench._harness import best_times, fmt_time, have, print_table
 
+#: the exact operating points' buffer: a validation set of this many samples
+EXACT_CAPACITY = 1 << 16
+
 
 def _workloads(torch, n, updates):
     import metrix.stream as ms
@@ -58,37 +61,37 @@ def _workloads(torch, n, updates):
 def _operating_point_workloads(torch, n, updates):
     """The operating points' ``update`` (binary scores), binned with TorchMetrics'
     thresholds and exact (TorchMetrics' ``thresholds=None``: a list of the batches;
-    metrix: a buffer of ``n * updates`` rows, emptied before each timed block)."""
+    metrix: a buffer of ``EXACT_CAPACITY`` rows, a validation set's).  Both are reset
+    whenever the next batch would not fit the buffer (the same cadence for both)."""
     import metrix.stream as ms
 
     y = (torch.rand(n) < 0.3).to(torch.int64)
     s = torch.rand(n)
+    per_fill = max(1, EXACT_CAPACITY // n)  # batches that fit the exact buffer
 
-    def loop(metric, reset=False):
+    def loop(metric, pair, reset):
         def run():
-            if reset:
-                metric.reset()
-            for _ in range(updates):
-                metric.update(*args(metric))
+            for i in range(updates):
+                if reset and i % per_fill == 0:
+                    metric.reset()
+                metric.update(*pair)
         return run
-
-    def args(metric):  # metrix takes (y_true, y_score), TorchMetrics (preds, target)
-        return (y, s) if metric.__module__.startswith("metrix") else (s, y)
 
     fns = {}
     modes = {"[T=100]": ({"thresholds": 100}, {"thresholds": 100}, False),
-             "[exact]": ({"capacity": n * updates}, {"thresholds": None}, True)}
+             "[exact]": ({"capacity": EXACT_CAPACITY}, {"thresholds": None}, True)}
     for name in ("RecallAtFixedPrecision", "SensitivityAtSpecificity"):
         for mode, (mine, tm_kw, reset) in modes.items():
             metric = getattr(ms, name)(0.6, **mine)
             metric.update(y, s)  # the state exists: a training loop's steady state
-            fns[f"metrix {name}{mode}"] = loop(metric, reset)
+            fns[f"metrix {name}{mode}"] = loop(metric, (y, s), reset)
             if have("torchmetrics"):
                 from torchmetrics import classification
 
                 theirs = getattr(classification, "Binary" + name)(0.6, validate_args=False,
                                                                   **tm_kw)
-                fns[f"tm {name}{mode}"] = loop(theirs, reset)
+                # TorchMetrics takes (preds, target)
+                fns[f"tm {name}{mode}"] = loop(theirs, (s, y), reset)
     return fns
 
 
