@@ -17,6 +17,9 @@ import warnings
 
 from bench._harness import best_times, fmt_time, have, print_table
 
+#: the exact operating points' buffer: a validation set of this many samples
+EXACT_CAPACITY = 1 << 16
+
 
 def _workloads(torch, n, updates):
     import metrix.stream as ms
@@ -54,6 +57,7 @@ def _workloads(torch, n, updates):
             fns["tm " + name] = loop(theirs.update, *args)
     fns.update(_calibration_workloads(torch, n, updates))
     fns.update(_corr_workloads(torch, n, updates))
+    fns.update(_operating_point_workloads(torch, n, updates))
     return fns
 
 
@@ -128,6 +132,42 @@ def _corr_workloads(torch, n, updates):
         fns["tm PearsonCorrCoef"] = loop(PearsonCorrCoef, (t, p), swap=True)
         fns["tm SpearmanCorrCoef"] = loop(SpearmanCorrCoef, (t, p), fresh=True, swap=True)
         fns["tm Perplexity"] = loop(Perplexity, (tokens, logits), swap=True)
+
+
+def _operating_point_workloads(torch, n, updates):
+    """The operating points' ``update`` (binary scores), binned with TorchMetrics'
+    thresholds and exact (TorchMetrics' ``thresholds=None``: a list of the batches;
+    metrix: a buffer of ``EXACT_CAPACITY`` rows, a validation set's).  Both are reset
+    whenever the next batch would not fit the buffer (the same cadence for both)."""
+    import metrix.stream as ms
+
+    y = (torch.rand(n) < 0.3).to(torch.int64)
+    s = torch.rand(n)
+    per_fill = max(1, EXACT_CAPACITY // n)  # batches that fit the exact buffer
+
+    def loop(metric, pair, reset):
+        def run():
+            for i in range(updates):
+                if reset and i % per_fill == 0:
+                    metric.reset()
+                metric.update(*pair)
+        return run
+
+    fns = {}
+    modes = {"[T=100]": ({"thresholds": 100}, {"thresholds": 100}, False),
+             "[exact]": ({"capacity": EXACT_CAPACITY}, {"thresholds": None}, True)}
+    for name in ("RecallAtFixedPrecision", "SensitivityAtSpecificity"):
+        for mode, (mine, tm_kw, reset) in modes.items():
+            metric = getattr(ms, name)(0.6, **mine)
+            metric.update(y, s)  # the state exists: a training loop's steady state
+            fns[f"metrix {name}{mode}"] = loop(metric, (y, s), reset)
+            if have("torchmetrics"):
+                from torchmetrics import classification
+
+                theirs = getattr(classification, "Binary" + name)(0.6, validate_args=False,
+                                                                  **tm_kw)
+                # TorchMetrics takes (preds, target)
+                fns[f"tm {name}{mode}"] = loop(theirs, (s, y), reset)
     return fns
 
 

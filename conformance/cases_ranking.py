@@ -149,6 +149,52 @@ for name, ref in (("roc_curve", skm.roc_curve),
     add(name, ref, (MC, SCORE), id="multiclass-error")
     add(name, ref, (BIN, np.where(BIN == 1, np.nan, SCORE)), id="nan-error")
 
+# -- operating points (TorchMetrics' binary functions are the reference) ----------------
+#: metrix name -> the keyword of its least constraint
+OPERATING_POINTS = {"recall_at_fixed_precision": "min_precision",
+                    "precision_at_fixed_recall": "min_recall",
+                    "sensitivity_at_specificity": "min_specificity",
+                    "specificity_at_sensitivity": "min_sensitivity"}
+
+
+def torchmetrics_point(name):
+    """TorchMetrics' ``binary_<name>`` (same thresholds) as ``(value, threshold)``."""
+
+    def reference(y_true, y_score, *, thresholds=None, sample_weight=None, **kw):
+        import warnings
+
+        import torch
+        import torchmetrics.functional.classification as tmf
+
+        assert sample_weight is None, "TorchMetrics' operating points take no weights"
+        if isinstance(thresholds, np.ndarray):
+            thresholds = thresholds.tolist()
+        if not np.all(np.isfinite(y_score)):  # metrix's rule (scikit-learn's); TorchMetrics
+            raise ValueError("Input y_score contains NaN or infinity.")  # takes NaN
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # its warning for a class with no sample
+            value, at = getattr(tmf, "binary_" + name)(
+                torch.asarray(y_score), torch.asarray(y_true), kw[OPERATING_POINTS[name]],
+                thresholds=thresholds)
+        return np.float64(value), np.float64(at)
+
+    reference.__name__ = f"torchmetrics_{name}"
+    return reference
+
+
+#: TorchMetrics' rates are float32; minima off the small fractions, for the same reason
+TM_TOL = {"rtol": 1e-6, "atol": 1e-7, "check_warnings": "off"}
+for name, arg in OPERATING_POINTS.items():
+    ref = torchmetrics_point(name)
+    for m in (0.0, 0.37, 0.73, 1.0):
+        add(name, ref, (BIN, TIED), {arg: m}, id=f"exact-ties-{m}", **TM_TOL)
+    add(name, ref, (BIN, SCORE), {arg: 0.61, "thresholds": 15}, id="binned", **TM_TOL)
+    add(name, ref, (BIN, SCORE), {arg: 0.61, "thresholds": np.array([0.15, 0.45, 0.8])},
+        id="binned-edges", host_kwargs=("thresholds",), **TM_TOL)
+    add(name, ref, (BIN, CONST), {arg: 0.5}, id="constant", **TM_TOL)
+    add(name, ref, (BIN, np.where(BIN == 1, np.nan, SCORE)), {arg: 0.5}, id="nan-error",
+        **TM_TOL)
+
 # -- auc ------------------------------------------------------------------------------
 _fpr, _tpr, _ = skm.roc_curve(BIN, TIED)
 add("auc", skm.auc, (_fpr, _tpr), id="increasing")

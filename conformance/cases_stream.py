@@ -24,6 +24,7 @@ from sklearn import metrics as skm
 
 import metrix.stream as ms
 from conformance.cases_calibration import tm_calibration_error
+from conformance.cases_ranking import OPERATING_POINTS, TM_TOL, torchmetrics_point
 from conformance.faces import FACES, N, lowered, merged, narrowed, round_to, streamed
 from conformance.registry import Case
 
@@ -245,6 +246,20 @@ for _name, _ref, _kw in (
     add(_name, (lambda name, kw: lambda: getattr(ms, name)(C, C + 1, **kw))(_name, _kw),
         (lambda ref, kw: lambda t, p: ref(t, p, **kw))(_ref, _kw), (MC_T, MC_P),
         atol=1e-12)
+# the operating points: TorchMetrics' binary functions (float32 rates) are the reference,
+# exact (thresholds=None) and binned with the same thresholds
+for _cls, _fn in (("RecallAtFixedPrecision", "recall_at_fixed_precision"),
+                  ("PrecisionAtFixedRecall", "precision_at_fixed_recall"),
+                  ("SensitivityAtSpecificity", "sensitivity_at_specificity"),
+                  ("SpecificityAtSensitivity", "specificity_at_sensitivity")):
+    _ref = torchmetrics_point(_fn)
+    _min = {OPERATING_POINTS[_fn]: 0.61}
+    add(_cls, lambda c=_cls: getattr(ms, c)(0.61, capacity=N),
+        lambda t, s, r=_ref, m=_min: r(t, s, **m), (BIN_T, BIN_TIED), id="exact-ties",
+        **TM_TOL)
+    add(_cls, lambda c=_cls: getattr(ms, c)(0.61, thresholds=THRESHOLDS),
+        lambda t, s, r=_ref, m=_min: r(t, s, thresholds=THRESHOLDS, **m), (BIN_T, BIN_SCORE),
+        id="binned", **TM_TOL)
 
 # -- regression ---------------------------------------------------------------------------
 add("MeanSquaredError", ms.MeanSquaredError, skm.mean_squared_error, (Y, Y_PRED))

@@ -230,6 +230,8 @@ class KerasMetric(keras.metrics.Metric):
         seen = _plain_value(self._seen.value) > 0
         if isinstance(out, dict):
             return {k: self._cast(v, seen) for k, v in out.items()}
+        if isinstance(out, tuple):  # an operating point: (value, threshold)
+            return tuple(self._cast(v, seen) for v in out)
         return self._cast(out, seen)
 
     def _cast(self, value, seen):

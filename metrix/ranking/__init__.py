@@ -14,6 +14,15 @@ over rows.
 
 from . import scores
 from .scores import *  # noqa: F401,F403
-from .thresholds import confusion_matrix_at_thresholds, metric_at_thresholds
+from .thresholds import (
+    confusion_matrix_at_thresholds,
+    metric_at_thresholds,
+    precision_at_fixed_recall,
+    recall_at_fixed_precision,
+    sensitivity_at_specificity,
+    specificity_at_sensitivity,
+)
 
-__all__ = [*scores.__all__, "confusion_matrix_at_thresholds", "metric_at_thresholds"]
+__all__ = [*scores.__all__, "confusion_matrix_at_thresholds", "metric_at_thresholds",
+           "precision_at_fixed_recall", "recall_at_fixed_precision",
+           "sensitivity_at_specificity", "specificity_at_sensitivity"]

@@ -195,6 +195,27 @@ def average_precision_from_groups(pos, neg, *, xp, signed=True):
 
 # -- curves ---------------------------------------------------------------
 
+def sorted_curve(y_pos, score, weight, *, acc, xp):
+    """``(fps, tps, thresholds, ends)`` at every sorted position, thresholds decreasing.
+
+    Static shapes: ``fps`` / ``tps`` are the cumulative negative / positive
+    weights down the sorted scores and ``ends`` marks the last position of each
+    tie group (the points of the curve).  Zero-weight samples stay (a group of
+    them repeats the counts of the group before it).
+    """
+    order, s = sort_desc(xp.reshape(score, (1, -1)), xp=xp)
+    order, s = order[0, :], s[0, :]
+    p = xp.astype(xp.take(y_pos, order), acc)
+    if weight is None:
+        tps = xp.cumulative_sum(p)
+        fps = xp.astype(xp.arange(1, s.shape[0] + 1, device=device_of(s)), acc) - tps
+    else:
+        w = xp.astype(xp.take(weight, order), acc)
+        fps = xp.cumulative_sum(w - p * w)
+        tps = xp.cumulative_sum(p * w)
+    return fps, tps, s, group_ends(s, xp=xp)
+
+
 def exact_curve(y_pos, score, weight, *, acc, xp):
     """``(fps, tps, thresholds)`` at every distinct score, thresholds decreasing.
 
@@ -204,17 +225,7 @@ def exact_curve(y_pos, score, weight, *, acc, xp):
     if weight is not None:
         keep = weight != 0
         y_pos, score, weight = y_pos[keep], score[keep], weight[keep]
-    order, s = sort_desc(xp.reshape(score, (1, -1)), xp=xp)
-    order, s = order[0, :], s[0, :]
-    p = xp.astype(xp.take(y_pos, order), acc)
-    tps = xp.cumulative_sum(p)
-    if weight is None:
-        fps = xp.astype(xp.arange(1, s.shape[0] + 1, device=device_of(s)), acc) - tps
-    else:
-        w = xp.astype(xp.take(weight, order), acc)
-        fps = xp.cumulative_sum(w - p * w)
-        tps = xp.cumulative_sum(p * w)
-    last = group_ends(s, xp=xp)
+    fps, tps, s, last = sorted_curve(y_pos, score, weight, acc=acc, xp=xp)
     return fps[last], tps[last], s[last]
 
 

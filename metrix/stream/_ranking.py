@@ -50,7 +50,12 @@ from .._core import namespace as _ns
 from .._core.validation import check_binned_scores
 from ..backends import ops as _ops
 from ..ranking._averaging import average_binary, average_row_scores, row_scores
-from ..ranking._statistic import average_precision_from_groups, roc_auc_from_groups
+from ..ranking._statistic import (
+    average_precision_from_groups,
+    roc_auc_from_groups,
+    sorted_curve,
+)
+from ..ranking.thresholds import OPERATING_POINTS, check_minimum, operating_point
 from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
 from ._functional import (
     StreamMetric,
@@ -63,7 +68,7 @@ from ._functional import (
 
 #: default number of thresholds of the binned mode
 DEFAULT_THRESHOLDS = 1000
-_METRICS = ("roc_auc", "average_precision")
+_METRICS = ("roc_auc", "average_precision", *OPERATING_POINTS)
 
 
 #: samples x rows past which a multiclass / multilabel binned batch is counted in
@@ -76,7 +81,11 @@ class RankingStream(StreamMetric):
 
     Parameters
     ----------
-    metric : {"roc_auc", "average_precision"}
+    metric : {"roc_auc", "average_precision", "recall_at_fixed_precision", \
+"precision_at_fixed_recall", "sensitivity_at_specificity", "specificity_at_sensitivity"}
+        The operating points are binary and need ``minimum``; their
+        ``compute`` returns ``(value, threshold)`` (see
+        :func:`metrix.ranking.thresholds.operating_point`).
     num_classes : int, default=None
         Multiclass one-vs-rest: ``y_true`` labels ``0..C-1``, scores ``(n, C)``.
     num_labels : int, default=None
@@ -101,13 +110,17 @@ class RankingStream(StreamMetric):
         negative (scikit-learn's rule with ``pos_label``).  ``None``: targets
         are 0 / 1.  Binary targets such as {1, 2} need it (scikit-learn's
         ``roc_auc_score`` takes the greater label, ``pos_label=2``).
+    minimum : float, default=None
+        The operating points: the least precision, recall, specificity or
+        sensitivity (the constraint of ``metric``), in [0, 1].
     """
 
     def __init__(self, metric="roc_auc", *, num_classes=None, num_labels=None,
                  average="macro", thresholds=DEFAULT_THRESHOLDS, capacity=None,
-                 weighted=False, validate=False, pos_label=None):
+                 weighted=False, validate=False, pos_label=None, minimum=None):
         if metric not in _METRICS:
             raise ValueError(f"metric must be one of {_METRICS}, got {metric!r}")
+        self.minimum = _minimum(metric, minimum, num_classes is None and num_labels is None)
         if num_classes is not None and num_labels is not None:
             raise ValueError("Give num_classes (multiclass) or num_labels (multilabel), "
                              "not both.")
@@ -137,7 +150,7 @@ class RankingStream(StreamMetric):
             self.thresholds = None
             self.weighted = True
             self.key = ("rank_exact", self.task, self.rows, self.capacity, self.validate,
-                        pos_label)
+                        pos_label)  # the statistic: shared whatever the metric
             return
         if isinstance(thresholds, numbers.Integral) and not isinstance(thresholds, bool):
             if thresholds < 2:
@@ -164,7 +177,8 @@ class RankingStream(StreamMetric):
                 "thresholds": list(t) if isinstance(t, tuple) else t,
                 "capacity": self.capacity, "weighted": self.weighted,
                 # only when declared: states saved before pos_label existed still load
-                **({} if self.pos_label is None else {"pos_label": self.pos_label})}
+                **({} if self.pos_label is None else {"pos_label": self.pos_label}),
+                **({} if self.minimum is None else {"minimum": self.minimum})}
 
     @property
     def n_thresholds(self):
@@ -359,6 +373,8 @@ class RankingStream(StreamMetric):
         xp, _ = _ns.get_namespace_and_device(*(v for k, v in state.items()
                                                if not k.startswith("meta_")))
         fdt = result_dtype(state, xp)
+        if self.minimum is not None:
+            return tuple(xp.astype(v, fdt) for v in self._operating_point(state, xp, fdt))
         if self.capacity is not None:
             value = nan_if_dropped(self._exact(state, xp), state, xp=xp)
         else:
@@ -404,11 +420,39 @@ class RankingStream(StreamMetric):
         return average_binary(self.metric, xp.astype(y, acc), s, w, self.average, acc=acc,
                               xp=xp, ops=o, signed=self.weighted)
 
+    def _operating_point(self, state, xp, fdt):
+        """``(value, threshold)``: :func:`~metrix.ranking.thresholds.operating_point` on
+        the histogram's cumulative counts (binned) or the buffer's sorted curve (exact)."""
+        if self.capacity is None:
+            pos, neg = self._groups(state["hist"], xp)  # decreasing bins
+            tps, fps = xp.cumulative_sum(pos[0, :]), xp.cumulative_sum(neg[0, :])
+            t = self.n_thresholds  # the top T bins: scores >= each threshold, decreasing
+            thr = xp.flip(self._thresholds(xp, _ns.device_of(tps), fdt))
+            return operating_point(self.metric, self.minimum, tps[:t], fps[:t], tps[-1],
+                                   fps[-1], thr, xp=xp)
+        w = state["buf_weight"]
+        fps, tps, s, ends = sorted_curve(state["buf_target"] == 1, state["buf_score"], w,
+                                         acc=w.dtype, xp=xp)
+        value, thr = operating_point(self.metric, self.minimum, tps, fps, tps[-1], fps[-1],
+                                     xp.astype(s, fdt), xp=xp, candidates=ends, origin=1.0)
+        return nan_if_dropped(value, state, xp=xp), nan_if_dropped(thr, state, xp=xp)
+
     @staticmethod
     def _ops(xp):
         from ..backends import ops
 
         return ops(xp)
+
+
+def _minimum(metric, minimum, binary):
+    """The operating points' least constraint (None for the areas), checked."""
+    if metric not in OPERATING_POINTS:
+        if minimum is not None:
+            raise ValueError(f"minimum is for the operating points, not {metric!r}")
+        return None
+    if not binary:
+        raise ValueError(f"{metric} is binary: give neither num_classes nor num_labels.")
+    return check_minimum(minimum, "minimum")
 
 
 def _positive(v, name):

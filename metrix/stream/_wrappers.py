@@ -138,10 +138,7 @@ class Metric:
         else:
             self._count(y_pred)
             self.state = self.spec.merge(self._state, batch)
-        out = self.spec.compute(batch)
-        if isinstance(out, dict):
-            return {k: _ns.to_output(v, xp) for k, v in out.items()}
-        return _ns.to_output(out, xp)
+        return _output(self.spec.compute(batch), xp)
 
     def compute(self):
         """The metric over everything seen: 0-d arrays on the state's device.
@@ -160,11 +157,8 @@ class Metric:
             self._check_dropped()
         if self._seen is not None:
             self.spec.check_seen(self._seen)
-        out = self.spec.compute(self._state)  # new arrays: the state stays owned
-        xp = self._placement[0]
-        if isinstance(out, dict):
-            return {k: _ns.to_output(v, xp) for k, v in out.items()}
-        return _ns.to_output(out, xp)
+        # new arrays: the state stays owned
+        return _output(self.spec.compute(self._state), self._placement[0])
 
     def reset(self):
         """Forget the data; the state stays in its namespace, device and dtype."""
@@ -352,6 +346,16 @@ class Metric:
             self._placement = (state_namespace(self._state)[0],) + tuple(self._placement[1:])
 
 
+def _output(out, xp):
+    """A result in its user-facing form (a dict of values, a ``(value, threshold)``
+    pair, or one value)."""
+    if isinstance(out, dict):
+        return {k: _output(v, xp) for k, v in out.items()}
+    if isinstance(out, tuple):
+        return tuple(_ns.to_output(v, xp) for v in out)
+    return _ns.to_output(out, xp)
+
+
 def _leaf(state, path):
     for k in path:
         state = state[k]
@@ -526,7 +530,80 @@ class AveragePrecision(_Ranking):
                                        pos_label=pos_label))
 
 
-for _cls in (AUROC, AveragePrecision):
+class _OperatingPoint(_Ranking):
+    """A binary operating point (``(value, threshold)``) on the ranking statistic."""
+
+    def _start(self, metric, minimum, thresholds, capacity, weighted, validate, pos_label):
+        _Ranking.__init__(self, RankingStream(metric, minimum=minimum, thresholds=thresholds,
+                                              capacity=capacity, weighted=weighted,
+                                              validate=validate, pos_label=pos_label))
+
+
+_OP_DOC = """Streaming binary {what} and its threshold.
+
+    ``{name}({minimum}, *, thresholds=1000, capacity=None, weighted=False,
+    validate=False, pos_label=None)``: binned (``thresholds``: an int ``T`` of
+    evenly spaced thresholds on [0, 1], or the thresholds themselves; equals
+    TorchMetrics' ``Binary{name}`` with the same ``thresholds``) or exact
+    (``capacity``: a buffer of that many samples; equals TorchMetrics with
+    ``thresholds=None``).  ``compute()`` returns ``(value, threshold)``, 0-d
+    arrays, equal to ``metrix.{function}`` on all the data with the same
+    ``thresholds`` (``None`` for the exact mode), whose docstring states
+    TorchMetrics' rules for ties and for a constraint no threshold meets.  See
+    :class:`metrix.stream.RankingStream` for the parameters.
+
+    The binned mode compares a score with the thresholds in the widest float
+    (``thresholds=T``: arithmetically, ``floor(s (T - 1)) + 1``), TorchMetrics
+    and the one-shot function in the scores' dtype: a float32 score that rounds
+    onto a threshold (``0.7`` and ``t = 0.7``) may fall on the other side.
+    TorchMetrics applies a sigmoid to scores outside [0, 1]; metrix does not.
+    """
+
+
+class RecallAtFixedPrecision(_OperatingPoint):
+    __doc__ = _OP_DOC.format(what="recall at a least precision", name="RecallAtFixedPrecision",
+                             minimum="min_precision", function="recall_at_fixed_precision")
+
+    def __init__(self, min_precision, *, thresholds=DEFAULT_THRESHOLDS, capacity=None,
+                 weighted=False, validate=False, pos_label=None):
+        self._start("recall_at_fixed_precision", min_precision, thresholds, capacity,
+                    weighted, validate, pos_label)
+
+
+class PrecisionAtFixedRecall(_OperatingPoint):
+    __doc__ = _OP_DOC.format(what="precision at a least recall", name="PrecisionAtFixedRecall",
+                             minimum="min_recall", function="precision_at_fixed_recall")
+
+    def __init__(self, min_recall, *, thresholds=DEFAULT_THRESHOLDS, capacity=None,
+                 weighted=False, validate=False, pos_label=None):
+        self._start("precision_at_fixed_recall", min_recall, thresholds, capacity, weighted,
+                    validate, pos_label)
+
+
+class SensitivityAtSpecificity(_OperatingPoint):
+    __doc__ = _OP_DOC.format(what="sensitivity at a least specificity",
+                             name="SensitivityAtSpecificity", minimum="min_specificity",
+                             function="sensitivity_at_specificity")
+
+    def __init__(self, min_specificity, *, thresholds=DEFAULT_THRESHOLDS, capacity=None,
+                 weighted=False, validate=False, pos_label=None):
+        self._start("sensitivity_at_specificity", min_specificity, thresholds, capacity,
+                    weighted, validate, pos_label)
+
+
+class SpecificityAtSensitivity(_OperatingPoint):
+    __doc__ = _OP_DOC.format(what="specificity at a least sensitivity",
+                             name="SpecificityAtSensitivity", minimum="min_sensitivity",
+                             function="specificity_at_sensitivity")
+
+    def __init__(self, min_sensitivity, *, thresholds=DEFAULT_THRESHOLDS, capacity=None,
+                 weighted=False, validate=False, pos_label=None):
+        self._start("specificity_at_sensitivity", min_sensitivity, thresholds, capacity,
+                    weighted, validate, pos_label)
+
+
+for _cls in (AUROC, AveragePrecision, RecallAtFixedPrecision, PrecisionAtFixedRecall,
+             SensitivityAtSpecificity, SpecificityAtSensitivity):
     if _cls.__doc__:  # None under python -OO
         _cls.__doc__ += _SCORE_RULE
 

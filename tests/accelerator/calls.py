@@ -100,6 +100,13 @@ def _label_calls():
 def _ranking_calls():
     m = metrix
     return {
+        # the operating points, binned (static length; thresholds=None is a curve)
+        **{f"{name}[binned]": (lambda fn, arg: lambda mk: fn(
+            mk("binary"), mk("score"), **{arg: 0.6}, thresholds=100, **NV))(getattr(m, name), arg)
+           for name, arg in (("recall_at_fixed_precision", "min_precision"),
+                             ("precision_at_fixed_recall", "min_recall"),
+                             ("sensitivity_at_specificity", "min_specificity"),
+                             ("specificity_at_sensitivity", "min_sensitivity"))},
         "roc_auc_score[binary]": lambda mk: m.roc_auc_score(mk("binary"), mk("score"), **NV),
         "roc_auc_score[ovr]": lambda mk: m.roc_auc_score(mk("labels"), mk("proba"),
                                                          multi_class="ovr", labels=L, **NV),
@@ -207,6 +214,12 @@ def _stream_calls():
     out["stream.AveragePrecision"] = stream(lambda: ms.AveragePrecision(), "binary", "score")
     out["stream.AveragePrecision[exact]"] = stream(
         lambda: ms.AveragePrecision(capacity=4 * N), "binary", "score")
+    for name in ("RecallAtFixedPrecision", "PrecisionAtFixedRecall", "SensitivityAtSpecificity",
+                 "SpecificityAtSensitivity"):
+        cls = getattr(ms, name)
+        out["stream." + name] = stream((lambda cls: lambda: cls(0.6))(cls), "binary", "score")
+    out["stream.SensitivityAtSpecificity[exact]"] = stream(
+        lambda: ms.SensitivityAtSpecificity(0.6, capacity=4 * N), "binary", "score")
     out["stream.LogLoss"] = stream(lambda: ms.LogLoss(num_classes=C), "labels", "proba")
     out["stream.CalibrationError"] = stream(ms.CalibrationError, "binary", "score")
     out["stream.CalibrationError[multiclass]"] = stream(

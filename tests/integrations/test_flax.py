@@ -86,11 +86,15 @@ def _all_faces():
     reg = {"y_true_arg": "target", "y_pred_arg": "pos"}
     seg = {"y_true_arg": "seg_true", "y_pred_arg": "seg_pred"}
     text = {"y_true_arg": "tokens", "y_pred_arg": "token_logits"}
+    binary = {"y_true_arg": "bin_true", "y_pred_arg": "bin_score"}
     faces, streams = {}, {}
     for name in mf.STREAM_METRICS:
         cls, stream = getattr(mf, name), getattr(ms, name)
         if name in ("AUROC", "AveragePrecision"):
             args, kw, names = (), {"num_classes": C, "capacity": 256}, rank
+        elif next(iter(inspect.signature(stream).parameters)).startswith("min_"):
+            # the binary operating points: (value, threshold)
+            args, kw, names = (0.6,), {"capacity": 256}, binary
         elif name == "LogLoss":
             args, kw, names = (C,), {}, rank
         elif name == "CalibrationError":
@@ -131,7 +135,8 @@ def test_every_stream_metric_has_an_nnx_metric_of_the_same_name_and_value():
                        seg_true=jnp.reshape(batch["labels"], (-1, 2)),
                        seg_pred=jnp.reshape(jnp.argmax(batch["logits"], axis=1), (-1, 2)),
                        tokens=jnp.reshape(batch["labels"], (-1, 2)),
-                       token_logits=jnp.reshape(batch["logits"], (-1, 2, C)))
+                       token_logits=jnp.reshape(batch["logits"], (-1, 2, C)),
+                       bin_true=batch["labels"] % 2, bin_score=batch["probs"][:, 1])
 
     batches = _batches(1, n_batches=2)
     for b in batches:
@@ -144,7 +149,8 @@ def test_every_stream_metric_has_an_nnx_metric_of_the_same_name_and_value():
                         seg_true=b["labels"].reshape(-1, 2),
                         seg_pred=b["logits"].argmax(1).reshape(-1, 2),
                         tokens=b["labels"].reshape(-1, 2),
-                        token_logits=b["logits"].reshape(-1, 2, C))
+                        token_logits=b["logits"].reshape(-1, 2, C),
+                        bin_true=b["labels"] % 2, bin_score=b["probs"][:, 1])
             stream.update(data[names["y_true_arg"]], data[names["y_pred_arg"]])
         np.testing.assert_allclose(np.asarray(got[name]), stream.compute(), rtol=2e-5,
                                    atol=1e-6, err_msg=name)

@@ -262,6 +262,9 @@ def check_input_forms():
 def _minimal_args(name):
     if name in ("MedianAbsoluteError", "SpearmanCorrCoef"):
         return {"capacity": 64}
+    first = next(iter(inspect.signature(getattr(ms, name)).parameters))
+    if first.startswith("min_"):  # the operating points: their least constraint
+        return {first: 0.5}
     if name in mk._LABEL_NAMES or "num_classes" in inspect.signature(
             getattr(ms, name)).parameters:
         return {"num_classes": 3}
