@@ -2,7 +2,7 @@
 
 Two layers:
 
-* **functional** metric objects (``LabelStream``, ``RegressionStream``,
+* **functional** metric objects (``LabelStream``, ``MultilabelStream``, ``RegressionStream``,
   ``RankingStream``, ``LogLossStream``, ``SegmentationStream``,
   ``CollectionStream``, and the aggregators ``MeanStream``, ``SumStream``,
   ``MaxStream``, ``MinStream``, ``CatStream``) with
@@ -29,6 +29,7 @@ from ._classwise import ClasswiseWrapper
 from ._collection import CollectionStream
 from ._functional import StreamMetric, merge_states
 from ._label import LabelStream
+from ._multilabel import MultilabelStream
 from ._probabilistic import LogLossStream
 from ._ranking import DEFAULT_THRESHOLDS, RankingStream
 from ._regression import RegressionStream
@@ -44,6 +45,7 @@ from ._wrappers import (  # noqa: F401
                         CohenKappa,
                         ConfusionMatrix,
                         DiceScore,
+                        ExactMatch,
                         ExplainedVariance,
                         F1Score,
                         FBetaScore,
@@ -71,15 +73,15 @@ from ._wrappers import (  # noqa: F401
 
 __all__ = [
     "AUROC", "Accuracy", "Aggregator", "AveragePrecision", "BalancedAccuracy", "BufferFullError",
-    "CatMetric", "CatStream", "ClasswiseWrapper", "CohenKappa", "CollectionStream", "ConfusionMatrix",
-    "DEFAULT_THRESHOLDS", "DiceScore", "ExplainedVariance", "F1Score", "FBetaScore",
-    "GeneralizedDiceScore", "HammingDistance", "JaccardIndex", "LabelStream", "LogLoss",
-    "LogLossStream", "MatthewsCorrCoef", "MaxMetric", "MaxStream", "MeanAbsoluteError",
-    "MeanAbsolutePercentageError", "MeanIoU", "MeanMetric", "MeanSquaredError",
-    "MeanSquaredLogError", "MeanStream", "MedianAbsoluteError", "Metric",
-    "MetricCollection", "MetricTracker", "MinMetric", "MinStream", "PixelAccuracy", "Precision", "R2Score",
-    "RankingStream", "Recall", "RegressionStream", "Running", "RunningStream", "RootMeanSquaredError",
-    "RootMeanSquaredLogError", "SegmentationStream", "StreamMetric", "SumMetric",
-    "SumStream", "SyncTimeoutError", "ZeroOneLoss",
+    "CatMetric", "CatStream", "ClasswiseWrapper", "CohenKappa", "CollectionStream",
+    "ConfusionMatrix", "DEFAULT_THRESHOLDS", "DiceScore", "ExactMatch", "ExplainedVariance",
+    "F1Score", "FBetaScore", "GeneralizedDiceScore", "HammingDistance", "JaccardIndex",
+    "LabelStream", "LogLoss", "LogLossStream", "MatthewsCorrCoef", "MaxMetric", "MaxStream",
+    "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanIoU", "MeanMetric", "MeanSquaredError",
+    "MeanSquaredLogError", "MeanStream", "MedianAbsoluteError", "Metric", "MetricCollection",
+    "MetricTracker", "MinMetric", "MinStream", "MultilabelStream", "PixelAccuracy", "Precision",
+    "R2Score", "RankingStream", "Recall", "RegressionStream", "RootMeanSquaredError",
+    "RootMeanSquaredLogError", "Running", "RunningStream", "SegmentationStream", "StreamMetric",
+    "SumMetric", "SumStream", "SyncTimeoutError", "ZeroOneLoss",
     "merge_states", "psum", "sync",
 ]

@@ -85,6 +85,7 @@ def _all_faces():
     rank = {"y_true_arg": "labels", "y_pred_arg": "probs"}
     reg = {"y_true_arg": "target", "y_pred_arg": "pos"}
     seg = {"y_true_arg": "seg_true", "y_pred_arg": "seg_pred"}
+    multilabel = {"y_true_arg": "ml_true", "y_pred_arg": "probs"}  # one-hot rows, scores
     faces, streams = {}, {}
     for name in mf.STREAM_METRICS:
         cls, stream = getattr(mf, name), getattr(ms, name)
@@ -94,6 +95,8 @@ def _all_faces():
             args, kw, names = (C,), {}, rank
         elif name == "MedianAbsoluteError":
             args, kw, names = (256,), {}, reg
+        elif name == "ExactMatch":
+            args, kw, names = (C,), {}, multilabel
         elif "input_format" in inspect.signature(stream).parameters:
             args, kw, names = (C,), {}, seg
         elif "num_outputs" in inspect.signature(stream).parameters:
@@ -124,7 +127,8 @@ def test_every_stream_metric_has_an_nnx_metric_of_the_same_name_and_value():
         metrics.update(labels=batch["labels"], logits=batch["logits"], probs=batch["probs"],
                        target=jnp.abs(batch["target"]) + 0.1, pos=jnp.abs(batch["pred"]),
                        seg_true=jnp.reshape(batch["labels"], (-1, 2)),
-                       seg_pred=jnp.reshape(jnp.argmax(batch["logits"], axis=1), (-1, 2)))
+                       seg_pred=jnp.reshape(jnp.argmax(batch["logits"], axis=1), (-1, 2)),
+                       ml_true=jax.nn.one_hot(batch["labels"], C, dtype=jnp.int32))
 
     batches = _batches(1, n_batches=2)
     for b in batches:
@@ -135,7 +139,8 @@ def test_every_stream_metric_has_an_nnx_metric_of_the_same_name_and_value():
             data = dict(b, target=np.abs(b["target"]).astype(np.float64) + 0.1,
                         pos=np.abs(b["pred"]).astype(np.float64),
                         seg_true=b["labels"].reshape(-1, 2),
-                        seg_pred=b["logits"].argmax(1).reshape(-1, 2))
+                        seg_pred=b["logits"].argmax(1).reshape(-1, 2),
+                        ml_true=np.eye(C, dtype=np.int64)[b["labels"]])
             stream.update(data[names["y_true_arg"]], data[names["y_pred_arg"]])
         np.testing.assert_allclose(np.asarray(got[name]), stream.compute(), rtol=2e-5,
                                    atol=1e-6, err_msg=name)

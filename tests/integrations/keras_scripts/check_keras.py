@@ -262,6 +262,8 @@ def check_input_forms():
 def _minimal_args(name):
     if name == "MedianAbsoluteError":
         return {"capacity": 64}
+    if name == "ExactMatch":
+        return {"num_labels": 3}
     if name in mk._LABEL_NAMES or "num_classes" in inspect.signature(
             getattr(ms, name)).parameters:
         return {"num_classes": 3}
