@@ -294,3 +294,21 @@ def test_jax_jit_update():
         state = step(state, jax.numpy.asarray(T[a:b]), jax.numpy.asarray(S[a:b]))
     np.testing.assert_allclose(np.asarray(spec.compute(state)),
                                _reference(skm.f1_score, T, P, average="samples"), rtol=1e-6)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_the_cpu_adapter_kernel_equals_the_generic_one(lib):
+    mod = pytest.importorskip(lib)
+    from metrix._core import namespace as _ns
+    from metrix.backends import _generic, ops
+
+    for t, s, thr in ((T, S, 0.5), (T.astype(bool), P.astype(bool), None), (T, P, None),
+                      (T[:0], S[:0], 0.5), (T.astype(np.float32), S.astype(np.float32), 0.3)):
+        t, s = (mod.as_tensor(a) if lib == "torch" else a for a in (t, s))
+        xp = _ns.get_namespace_and_device(t)[0]
+        fast = ops(xp).multilabel_counts(t, s, threshold=thr)
+        assert type(ops(xp)).multilabel_counts is not _generic.GenericOps.multilabel_counts
+        slow = _generic.GenericOps(xp).multilabel_counts(t, s, threshold=thr)
+        for f, g in zip(fast, slow):
+            assert f.dtype == g.dtype
+            np.testing.assert_array_equal(np.asarray(f), np.asarray(g))
