@@ -1,5 +1,6 @@
-"""Training-loop metrics: per-update cost of the aggregators and of
-``CalibrationError``, torch CPU, one thread.
+"""Training-loop metrics: per-update cost of the aggregators, ``CalibrationError``, the
+correlations, perplexity, the operating points and the multilabel label streams, torch
+CPU, one thread.
 
 For each batch size, each class's ``update`` against TorchMetrics' class of the
 same name (target: at most 0.5x its time) and, for ``MeanMetric``, against the
@@ -58,6 +59,7 @@ def _workloads(torch, n, updates):
     fns.update(_calibration_workloads(torch, n, updates))
     fns.update(_corr_workloads(torch, n, updates))
     fns.update(_operating_point_workloads(torch, n, updates))
+    fns.update(_multilabel_workloads(torch, n, updates))
     return fns
 
 
@@ -132,6 +134,7 @@ def _corr_workloads(torch, n, updates):
         fns["tm PearsonCorrCoef"] = loop(PearsonCorrCoef, (t, p), swap=True)
         fns["tm SpearmanCorrCoef"] = loop(SpearmanCorrCoef, (t, p), fresh=True, swap=True)
         fns["tm Perplexity"] = loop(Perplexity, (tokens, logits), swap=True)
+    return fns
 
 
 def _operating_point_workloads(torch, n, updates):
@@ -168,6 +171,43 @@ def _operating_point_workloads(torch, n, updates):
                                                                   **tm_kw)
                 # TorchMetrics takes (preds, target)
                 fns[f"tm {name}{mode}"] = loop(theirs, (s, y), reset)
+    return fns
+
+
+def _multilabel_workloads(torch, n, updates, n_labels=10):
+    """The multilabel label streams (``num_labels=``) on ``(n, L)`` indicators and
+    probabilities, against TorchMetrics' ``Multilabel*`` classes (``validate_args=False``
+    as metrix's default: no host read per update)."""
+    import metrix.stream as ms
+
+    gen = torch.Generator().manual_seed(0)
+    target = (torch.rand(n, n_labels, generator=gen) < 0.3).to(torch.int64)
+    probs = torch.rand(n, n_labels, generator=gen)
+
+    def loop(update, *args):
+        def run():
+            for _ in range(updates):
+                update(*args)
+        return run
+
+    ours = {"F1Score multilabel": ms.F1Score(num_labels=n_labels),
+            "F1Score multilabel samples": ms.F1Score(num_labels=n_labels, average="samples"),
+            "ExactMatch": ms.ExactMatch(n_labels),
+            "HammingDistance multilabel": ms.HammingDistance(num_labels=n_labels),
+            "ConfusionMatrix multilabel": ms.ConfusionMatrix(num_labels=n_labels)}
+    fns = {}
+    for name, metric in ours.items():
+        metric.update(target, probs)  # the state exists: a training loop's steady state
+        fns["metrix " + name] = loop(metric.update, target, probs)
+    if have("torchmetrics"):
+        from torchmetrics import classification as tmc
+
+        theirs = {"F1Score multilabel": tmc.MultilabelF1Score,
+                  "ExactMatch": tmc.MultilabelExactMatch,
+                  "HammingDistance multilabel": tmc.MultilabelHammingDistance,
+                  "ConfusionMatrix multilabel": tmc.MultilabelConfusionMatrix}
+        for name, cls in theirs.items():
+            fns["tm " + name] = loop(cls(n_labels, validate_args=False).update, probs, target)
     return fns
 
 

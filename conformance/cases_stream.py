@@ -181,6 +181,49 @@ add("MetricCollection", lambda: ms.MetricCollection({
                   "kappa": skm.cohen_kappa_score(t, p), "mcc": skm.matthews_corrcoef(t, p)},
     (MC_T, MC_P), id="shared-statistic")
 
+# -- multilabel: (N, L) indicators against scores (> 0.5 is positive; ties at 0.5 are not)
+ML_P = ML_T ^ (rng.random((N, 3)) < 0.3)          # indicator predictions, some wrong
+ML_P[2:4] = 0                                     # samples with no predicted label
+
+
+def _ml(fn, **kw):
+    return lambda t, s, **w: fn(t, (s > 0.5).astype(np.int64), **kw, **w)
+
+
+add("F1Score", lambda: ms.F1Score(num_labels=3), _ml(skm.f1_score, average="macro"),
+    (ML_T, ML_SCORE), id="multilabel")
+add("F1Score", lambda: ms.F1Score(num_labels=3, average="samples", weighted=True,
+                                  zero_division=1.0),
+    _ml(skm.f1_score, average="samples", zero_division=1.0), (ML_T, ML_SCORE), WEIGHTED,
+    id="multilabel-samples-weighted")
+add("Precision", lambda: ms.Precision(num_labels=3, average="micro"),
+    _ml(skm.precision_score, average="micro"), (ML_T, ML_SCORE), id="multilabel-micro")
+add("Recall", lambda: ms.Recall(num_labels=3, average=None),
+    lambda t, p: skm.recall_score(t, p, average=None), (ML_T, ML_P), id="multilabel-per-label")
+add("FBetaScore", lambda: ms.FBetaScore(num_labels=3, beta=2.0, average="weighted"),
+    _ml(skm.fbeta_score, beta=2.0, average="weighted"), (ML_T, ML_SCORE),
+    id="multilabel-weighted")
+add("JaccardIndex", lambda: ms.JaccardIndex(num_labels=3, average="samples", zero_division=0.0),
+    lambda t, p: skm.jaccard_score(t, p, average="samples", zero_division=0.0), (ML_T, ML_P),
+    id="multilabel-samples")
+add("Accuracy", lambda: ms.Accuracy(num_labels=3, weighted=True), _ml(skm.accuracy_score),
+    (ML_T, ML_SCORE), WEIGHTED, id="multilabel-subset-weighted")
+add("ExactMatch", lambda: ms.ExactMatch(3), skm.accuracy_score, (ML_T, ML_P))
+add("HammingDistance", lambda: ms.HammingDistance(num_labels=3), _ml(skm.hamming_loss),
+    (ML_T, ML_SCORE), id="multilabel")
+add("ZeroOneLoss", lambda: ms.ZeroOneLoss(num_labels=3), skm.zero_one_loss, (ML_T, ML_P),
+    id="multilabel")
+add("ConfusionMatrix", lambda: ms.ConfusionMatrix(num_labels=3, weighted=True),
+    _ml(skm.multilabel_confusion_matrix), (ML_T, ML_SCORE), WEIGHTED, id="multilabel-weighted")
+add("MetricCollection", lambda: ms.MetricCollection({
+        "acc": ms.Accuracy(num_labels=3), "f1": ms.F1Score(num_labels=3, average="micro"),
+        "hamming": ms.HammingDistance(num_labels=3), "exact": ms.ExactMatch(3)}),
+    lambda t, s: {"acc": skm.accuracy_score(t, s > 0.5),
+                  "f1": skm.f1_score(t, s > 0.5, average="micro"),
+                  "hamming": skm.hamming_loss(t, s > 0.5),
+                  "exact": skm.accuracy_score(t, s > 0.5)},
+    (ML_T, ML_SCORE), id="multilabel-shared")
+
 # -- probabilistic ----------------------------------------------------------------------
 # float64 references: float32-rounded probabilities no longer sum to one for scikit-learn
 PROBA = {"float32_reference": False}

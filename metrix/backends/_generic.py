@@ -101,6 +101,20 @@ class GenericOps(RankStatistics):
         counts = self.bincount(self.edge_cells(a, b, n=n, clip=clip), length=(n + 2) ** 2)
         return cm + (counts if counts.dtype == cm.dtype else xp.astype(counts, cm.dtype))
 
+    def multilabel_counts(self, y_true, y_pred, /, *, threshold):
+        """One batch of multilabel indicators ``(N, L)``: ``(tp, pred, true, exact)``,
+        the per-label ``(L,)`` numbers of right positive, predicted and true labels
+        and the 0-d number of samples with every label right, in the count dtype.
+        A target is positive where it is not 0; a prediction where it is above
+        ``threshold`` (``None``: where it is not 0).  Bool arrays are read as they are."""
+        xp = self.xp
+        t = indicators(y_true, xp)
+        p = indicators(y_pred, xp) if threshold is None else y_pred > threshold
+        cdt = count_dtype(xp, device_of(y_true))
+        out = (xp.count_nonzero(t & p, axis=0), xp.count_nonzero(p, axis=0),
+               xp.count_nonzero(t, axis=0), xp.count_nonzero(xp.all(t == p, axis=1)))
+        return tuple(c if c.dtype == cdt else xp.astype(c, cdt) for c in out)
+
     def pair_bincount_declared(self, a, b, /, *, n, first=0):
         """``pair_bincount(codes_or_other(a - first, n), codes_or_other(b - first, n),
         size=n + 1)`` (the classes ``first..first+n-1``; label maps of any shape,
@@ -593,3 +607,8 @@ def widened_scores(score, n_thresholds, *, xp):
         return score
     wide = xp.float32 if n_thresholds - 1 < 2**13 else max_float_dtype(xp, device_of(score))
     return xp.astype(score, wide)
+
+
+def indicators(y, xp):
+    """Where an indicator array is set: its non-zero values (a bool array as it is)."""
+    return y if y.dtype == xp.bool else y != 0

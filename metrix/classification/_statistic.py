@@ -52,15 +52,17 @@ def confusion_counts(y_true, y_pred, *, size, weights=None, xp, ops):
 def normalize_confusion(cm, normalize: Literal["true", "pred", "all"], *, dtype, xp):
     """``cm`` over its row sums ("true"), column sums ("pred") or total ("all").
 
-    Computed in ``dtype``; a row, column or matrix that sums to 0 gives 0.
+    Computed in ``dtype``; a row, column or matrix that sums to 0 gives 0.  The
+    matrix is on the last two axes (a stack of them, ``(L, 2, 2)``, is normalised
+    matrix by matrix).
     """
     cmf = xp.astype(cm, dtype)
     if normalize == "true":
-        den = xp.sum(cmf, axis=1, keepdims=True)
+        den = xp.sum(cmf, axis=-1, keepdims=True)
     elif normalize == "pred":
-        den = xp.sum(cmf, axis=0, keepdims=True)
+        den = xp.sum(cmf, axis=-2, keepdims=True)
     else:
-        den = xp.sum(cmf)
+        den = xp.sum(cmf, axis=(-2, -1), keepdims=True)
     return safe_divide(cmf, den, zero_value=0.0, xp=xp)
 
 

@@ -274,21 +274,29 @@ def multilabel_confusion_matrix(
     prob = label_problem(prepared, labels=labels, validate=validate, samplewise=samplewise)
     xp = prob.xp
     tp, pred, true = prob.counts
-    fp, fn = pred - tp, true - tp
     w = prob.weights
     if w is not None and samplewise:  # each sample's counts scaled by its weight
-        tp, fp, fn = (xp.astype(c, w.dtype) * w for c in (tp, fp, fn))
-        tn = w * prob.y_true.shape[1] - tp - fp - fn
+        tp, pred, true = (xp.astype(c, w.dtype) * w for c in (tp, pred, true))
+        total = w * prob.y_true.shape[1]
     elif w is not None:
-        tn = xp.sum(w) - tp - fp - fn
+        total = xp.sum(w)
     elif samplewise:
-        tn = prob.y_true.shape[1] - tp - fp - fn
+        total = prob.y_true.shape[1]
     else:
-        tn = prob.n_samples - tp - fp - fn
-    out = xp.reshape(xp.stack([tn, fp, fn, tp], axis=1), (-1, 2, 2))
+        total = prob.n_samples
+    out = multilabel_confusion_from_counts(tp, pred, true, total, xp=xp)
     if w is None:
         return xp.astype(out, _ns.count_dtype(xp, prob.device))
     return xp.astype(out, prob.float_dtype)
+
+
+def multilabel_confusion_from_counts(tp, pred, true, total, *, xp):
+    """``[[tn, fp], [fn, tp]]`` per label (shape ``(L, 2, 2)``) from the per-label
+    counts of right, predicted and true positives and the ``total`` (weight) of
+    samples: ``fp = pred - tp``, ``fn = true - tp``, ``tn = total - pred - true + tp``."""
+    fp, fn = pred - tp, true - tp
+    tn = total - tp - fp - fn
+    return xp.reshape(xp.stack([tn, fp, fn, tp], axis=1), (-1, 2, 2))
 
 
 @metric_edge

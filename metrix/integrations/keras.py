@@ -26,7 +26,8 @@ stopping at 2**24 as a float32 counter does.
 * label metrics: ``y_true`` integer labels ``(N,)``, ``(N, 1)`` or one-hot
   ``(N, C)`` (arg-maxed); ``y_pred`` scores ``(N, C)`` (arg-maxed), binary
   scores ``(N,)`` / ``(N, 1)`` with ``num_classes=2`` (``> threshold`` is class
-  1), or integer labels;
+  1), or integer labels; with ``num_labels=L`` (and ``ExactMatch``) ``(N, L)``
+  indicators against ``(N, L)`` indicators or scores (``> threshold`` is positive);
 * ``AUROC`` / ``AveragePrecision`` / ``LogLoss`` take the scores; ``y_true``
   as labels or one-hot (a binary ``(N, 2)`` score matrix gives its column 1
   to the binary ranking metrics; multilabel ``y_true`` is the indicator);
@@ -402,8 +403,10 @@ def _face(name):
     if label:
         def __init__(self, *args, threshold=0.5, name=None, dtype=None, **kwargs):
             config = _bind(cls, args, kwargs)
-            KerasMetric.__init__(self, cls(**config), threshold=threshold, name=name,
-                                 dtype=dtype)
+            # multilabel (num_labels=): the stream metric thresholds its own scores
+            spec = cls(**config, threshold=threshold) if config.get("num_labels") is not None \
+                else cls(**config)
+            KerasMetric.__init__(self, spec, threshold=threshold, name=name, dtype=dtype)
             self._config_args = {**config, "threshold": threshold}
     else:
         def __init__(self, *args, name=None, dtype=None, **kwargs):

@@ -5,6 +5,7 @@ Two layers:
 * **functional** metric objects (``LabelStream``, ``RegressionStream``,
   ``RankingStream``, ``LogLossStream``, ``CalibrationStream``,
   ``SegmentationStream``, ``CollectionStream``, and the aggregators ``MeanStream``, ``SumStream``,
+* **functional** metric objects (``LabelStream``, ``MultilabelStream``, ``RegressionStream``,
   ``RankingStream``, ``LogLossStream``, ``SegmentationStream``,
   ``CorrelationStream``, ``PerplexityStream``,
   ``CollectionStream``, and the aggregators ``MeanStream``, ``SumStream``,
@@ -37,6 +38,7 @@ from ._collection import CollectionStream
 from ._correlation import CorrelationStream, PearsonCorrCoef, SpearmanCorrCoef
 from ._functional import StreamMetric, merge_states
 from ._label import LabelStream
+from ._multilabel import MultilabelStream
 from ._perplexity import Perplexity, PerplexityStream
 from ._probabilistic import LogLossStream
 from ._ranking import DEFAULT_THRESHOLDS, RankingStream
@@ -53,6 +55,7 @@ from ._wrappers import (  # noqa: F401
                         CohenKappa,
                         ConfusionMatrix,
                         DiceScore,
+                        ExactMatch,
                         ExplainedVariance,
                         F1Score,
                         FBetaScore,
@@ -94,18 +97,18 @@ __all__ = [
     "AveragePrecision", "BalancedAccuracy", "BufferFullError", "CalibrationError",
     "CalibrationStream", "CatMetric", "CatStream", "ClasswiseWrapper", "ClusteringStream",
     "CohenKappa", "CollectionStream", "CompletenessScore", "ConfusionMatrix", "CorrelationStream",
-    "DEFAULT_THRESHOLDS", "DiceScore", "ExplainedVariance", "F1Score", "FBetaScore",
+    "DEFAULT_THRESHOLDS", "DiceScore", "ExactMatch", "ExplainedVariance", "F1Score", "FBetaScore",
     "FowlkesMallowsIndex", "GeneralizedDiceScore", "HammingDistance", "HomogeneityScore",
     "JaccardIndex", "LabelStream", "LogLoss", "LogLossStream", "MatthewsCorrCoef", "MaxError",
     "MaxMetric", "MaxStream", "MeanAbsoluteError", "MeanAbsolutePercentageError",
     "MeanGammaDeviance", "MeanIoU", "MeanMetric", "MeanPinballLoss", "MeanPoissonDeviance",
     "MeanSquaredError", "MeanSquaredLogError", "MeanStream", "MeanTweedieDeviance",
     "MedianAbsoluteError", "Metric", "MetricCollection", "MetricTracker", "MinMetric", "MinStream",
-    "MutualInfoScore", "NormalizedMutualInfoScore", "PearsonCorrCoef", "Perplexity",
-    "PerplexityStream", "PixelAccuracy", "Precision", "PrecisionAtFixedRecall", "R2Score",
-    "RandScore", "RankingStream", "Recall", "RecallAtFixedPrecision", "RegressionStream",
-    "RootMeanSquaredError", "RootMeanSquaredLogError", "Running", "RunningStream",
-    "SegmentationStream", "SensitivityAtSpecificity", "SpearmanCorrCoef",
+    "MultilabelStream", "MutualInfoScore", "NormalizedMutualInfoScore", "PearsonCorrCoef",
+    "Perplexity", "PerplexityStream", "PixelAccuracy", "Precision", "PrecisionAtFixedRecall",
+    "R2Score", "RandScore", "RankingStream", "Recall", "RecallAtFixedPrecision",
+    "RegressionStream", "RootMeanSquaredError", "RootMeanSquaredLogError", "Running",
+    "RunningStream", "SegmentationStream", "SensitivityAtSpecificity", "SpearmanCorrCoef",
     "SpecificityAtSensitivity", "StreamMetric", "SumMetric", "SumStream", "SyncTimeoutError",
     "VMeasureScore", "ZeroOneLoss", "merge_states", "psum", "sync",
 ]

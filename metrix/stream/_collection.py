@@ -31,7 +31,22 @@ class CollectionStream(StreamMetric):
             if spec.key not in self._groups:
                 self._groups[spec.key] = (f"s{len(self._groups)}", spec)
             self._member[name] = self._groups[spec.key][0]
+        self._share()
         self.key = ("collection",) + tuple(sorted((n, s.key) for n, s in self.metrics.items()))
+
+    def _share(self):
+        """Let a metric read a wider state of another group: a spec whose
+        ``reads(key)`` says it can compute from the state of ``key`` (a multilabel
+        metric from the counts that an ``average="samples"`` one keeps with its
+        per-sample sums) joins that group, and its own group is not updated."""
+        for key, (sname, spec) in list(self._groups.items()):
+            reads = getattr(spec, "reads", None)
+            wider = None if reads is None else next(
+                (k for k in self._groups if k != key and reads(k)), None)
+            if wider is not None:
+                target = self._groups[wider][0]
+                self._member = {n: target if s == sname else s for n, s in self._member.items()}
+                del self._groups[key]
 
     def config(self):
         """The configuration of every member (checked by ``load_state_dict``)."""

@@ -32,6 +32,7 @@ from ._checkpoint import (
 from ._collection import CollectionStream
 from ._functional import StreamMetric, iter_leaves, set_leaves, state_namespace, warm
 from ._label import LabelStream
+from ._multilabel import MULTILABEL_SPECS, MultilabelStream
 from ._probabilistic import LogLossStream
 from ._ranking import DEFAULT_THRESHOLDS, RankingStream
 from ._regression import RegressionStream
@@ -403,14 +404,35 @@ class _Accumulating(Metric):
 # -- label metrics -------------------------------------------------------------------
 
 def _label_class(name, metric, average, doc, higher_is_better):
-    def __init__(self, num_classes, average=average, **kwargs):
-        if average == "none":
-            average = None
-        Metric.__init__(self, LabelStream(num_classes, metric, average=average, **kwargs))
+    if metric in MULTILABEL_SPECS:
+        def __init__(self, num_classes=None, average=average, *, num_labels=None, **kwargs):
+            if average == "none":
+                average = None
+            Metric.__init__(self, _label_spec(name, metric, num_classes, num_labels, average,
+                                              kwargs))
+    else:
+        def __init__(self, num_classes, average=average, **kwargs):
+            if average == "none":
+                average = None
+            Metric.__init__(self, LabelStream(num_classes, metric, average=average, **kwargs))
 
     return type(name, (Metric,), {"__init__": __init__, "__doc__": doc,
                                   "__module__": __name__,
                                   "higher_is_better": higher_is_better})
+
+
+def _label_spec(name, metric, num_classes, num_labels, average, kwargs):
+    """The class's spec: a confusion matrix over ``num_classes`` classes, or the
+    multilabel counts of ``num_labels`` indicator columns."""
+    if num_labels is None:
+        if num_classes is None:
+            raise TypeError(f"{name} needs num_classes= (one label per sample) or "
+                            "num_labels= (multilabel indicators)")
+        return LabelStream(num_classes, metric, average=average, **kwargs)
+    if num_classes is not None:
+        raise ValueError(f"{name}: give num_classes (one label per sample) or num_labels "
+                         "(multilabel indicators), not both")
+    return MultilabelStream(num_labels, metric, average=average, **kwargs)
 
 
 _LABEL_DOC = """Streaming {what} over classes ``0..num_classes-1`` (one confusion matrix).
@@ -422,11 +444,51 @@ _LABEL_DOC = """Streaming {what} over classes ``0..num_classes-1`` (one confusio
     probabilities thresholded; samples whose target is ``ignore_index`` left out).
     """
 
+_MULTILABEL_DOC = """
+    ``{name}(num_labels=L, average=..., *, threshold=0.5, zero_division="warn",
+    weighted=False, validate=False, ...)``: multilabel ``(N, L)`` indicator targets and
+    ``(N, L)`` indicators or scores (``> threshold`` is positive); see
+    :class:`metrix.stream.MultilabelStream`.  Equals ``metrix.{fn}`` (scikit-learn's)
+    on the indicator matrices.{extra}
+    """
+
+_MULTILABEL_EXTRA = {
+    "Accuracy": "  Multilabel accuracy is subset accuracy (every label of a sample "
+                "right), as scikit-learn's ``accuracy_score`` and TorchMetrics' "
+                "``ExactMatch``; TorchMetrics' ``MultilabelAccuracy`` (per label) is "
+                "``1 - HammingDistance``.",
+    "ConfusionMatrix": "  With ``num_labels`` it is ``multilabel_confusion_matrix``: "
+                       "``(L, 2, 2)``, ``[[tn, fp], [fn, tp]]`` per label.",
+}
+
 for _e in entries(family="label"):
-    globals()[_e.stream] = _label_class(_e.stream, _e.spec or _e.key, _e.average,
-                                        _LABEL_DOC.format(what=_e.what, name=_e.stream,
-                                                          average=_e.average, fn=_e.function),
+    _doc = _LABEL_DOC.format(what=_e.what, name=_e.stream, average=_e.average,
+                             fn=_e.function)
+    if (_e.spec or _e.key) in MULTILABEL_SPECS:
+        fn = "multilabel_confusion_matrix" if _e.key == "confusion" else _e.function
+        _doc += _MULTILABEL_DOC.format(name=_e.stream, fn=fn,
+                                       extra=_MULTILABEL_EXTRA.get(_e.stream, ""))
+    globals()[_e.stream] = _label_class(_e.stream, _e.spec or _e.key, _e.average, _doc,
                                         _e.greater_is_better)
+
+
+class ExactMatch(Metric):
+    """Streaming exact match (subset accuracy) of multilabel indicators ``(N, L)``.
+
+    ``ExactMatch(num_labels, *, threshold=0.5, weighted=False, validate=False)``:
+    the fraction of samples whose every label is right (TorchMetrics'
+    ``ExactMatch(task="multilabel")``); equals ``metrix.accuracy_score`` (and
+    scikit-learn's) on the indicator matrices, and ``Accuracy(num_labels=L)``.
+    A floating ``y_pred`` above ``threshold`` is a positive prediction.  See
+    :class:`metrix.stream.MultilabelStream`.
+    """
+
+    higher_is_better = True
+
+    def __init__(self, num_labels, *, threshold=0.5, weighted=False, validate=False):
+        super().__init__(MultilabelStream(num_labels, "exact_match", average=None,
+                                          threshold=threshold, weighted=weighted,
+                                          validate=validate))
 
 
 # -- regression ----------------------------------------------------------------------

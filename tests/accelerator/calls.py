@@ -208,6 +208,15 @@ def _stream_calls():
                  "Precision", "Recall", "ZeroOneLoss"):
         cls = getattr(ms, name)
         out["stream." + name] = stream((lambda cls: lambda: cls(C))(cls), "labels", "labels")
+    # multilabel indicators (N, C) against scores (thresholded) or indicators
+    for name in ("Accuracy", "ConfusionMatrix", "F1Score", "FBetaScore", "HammingDistance",
+                 "JaccardIndex", "Precision", "Recall", "ZeroOneLoss"):
+        cls = getattr(ms, name)
+        out[f"stream.{name}[multilabel]"] = stream(
+            (lambda cls: lambda: cls(num_labels=C))(cls), "multilabel", ("score", (N, C)))
+    out["stream.ExactMatch"] = stream(lambda: ms.ExactMatch(C), "multilabel", "multilabel")
+    out["stream.F1Score[multilabel-samples]"] = stream(
+        lambda: ms.F1Score(num_labels=C, average="samples"), "multilabel", ("score", (N, C)))
     out["stream.AUROC"] = stream(lambda: ms.AUROC(), "binary", "score")
     out["stream.AUROC[multiclass]"] = stream(lambda: ms.AUROC(num_classes=C), "labels",
                                              "proba")

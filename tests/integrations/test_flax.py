@@ -87,6 +87,7 @@ def _all_faces():
     seg = {"y_true_arg": "seg_true", "y_pred_arg": "seg_pred"}
     text = {"y_true_arg": "tokens", "y_pred_arg": "token_logits"}
     binary = {"y_true_arg": "bin_true", "y_pred_arg": "bin_score"}
+    multilabel = {"y_true_arg": "ml_true", "y_pred_arg": "probs"}  # one-hot rows, scores
     faces, streams = {}, {}
     for name in mf.STREAM_METRICS:
         cls, stream = getattr(mf, name), getattr(ms, name)
@@ -103,6 +104,8 @@ def _all_faces():
             args, kw, names = (256,), {}, reg
         elif name == "Perplexity":
             args, kw, names = (), {}, text
+        elif name == "ExactMatch":
+            args, kw, names = (C,), {}, multilabel
         elif "input_format" in inspect.signature(stream).parameters:
             args, kw, names = (C,), {}, seg
         elif "num_outputs" in inspect.signature(stream).parameters:
@@ -136,7 +139,8 @@ def test_every_stream_metric_has_an_nnx_metric_of_the_same_name_and_value():
                        seg_pred=jnp.reshape(jnp.argmax(batch["logits"], axis=1), (-1, 2)),
                        tokens=jnp.reshape(batch["labels"], (-1, 2)),
                        token_logits=jnp.reshape(batch["logits"], (-1, 2, C)),
-                       bin_true=batch["labels"] % 2, bin_score=batch["probs"][:, 1])
+                       bin_true=batch["labels"] % 2, bin_score=batch["probs"][:, 1],
+                       ml_true=jax.nn.one_hot(batch["labels"], C, dtype=jnp.int32))
 
     batches = _batches(1, n_batches=2)
     for b in batches:
@@ -150,7 +154,8 @@ def test_every_stream_metric_has_an_nnx_metric_of_the_same_name_and_value():
                         seg_pred=b["logits"].argmax(1).reshape(-1, 2),
                         tokens=b["labels"].reshape(-1, 2),
                         token_logits=b["logits"].reshape(-1, 2, C),
-                        bin_true=b["labels"] % 2, bin_score=b["probs"][:, 1])
+                        bin_true=b["labels"] % 2, bin_score=b["probs"][:, 1],
+                        ml_true=np.eye(C, dtype=np.int64)[b["labels"]])
             stream.update(data[names["y_true_arg"]], data[names["y_pred_arg"]])
         np.testing.assert_allclose(np.asarray(got[name]), stream.compute(), rtol=2e-5,
                                    atol=1e-6, err_msg=name)

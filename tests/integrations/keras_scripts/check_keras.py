@@ -265,6 +265,8 @@ def _minimal_args(name):
     first = next(iter(inspect.signature(getattr(ms, name)).parameters))
     if first.startswith("min_"):  # the operating points: their least constraint
         return {first: 0.5}
+    if name == "ExactMatch":
+        return {"num_labels": 3}
     if name in mk._LABEL_NAMES or "num_classes" in inspect.signature(
             getattr(ms, name)).parameters:
         return {"num_classes": 3}
