@@ -209,7 +209,7 @@ class SumStream(_Aggregation):
         return out
 
     def accumulator(self, state):
-        """As :meth:`MeanStream.accumulator`, without the weight."""
+        """The in-place sum of :meth:`MeanStream.accumulator`, without the weight."""
         made = _sum_accumulator(self, state, "total", None)
         if made is None:
             return None

@@ -69,6 +69,8 @@ class ClusteringStream(StreamMetric):
     validate : bool, default=False
         Check on the host that every label is in range (a device read per batch).
 
+    Notes
+    -----
     ``adjusted_mutual_info``'s ``compute`` reads the table's margins on the
     host (the expected mutual information has a data-dependent number of
     terms), as the one-shot function does.

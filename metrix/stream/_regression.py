@@ -80,6 +80,8 @@ class RegressionStream(StreamMetric):
     alpha : float, default=0.5
         The quantile of ``pinball``.
 
+    Notes
+    -----
     Out of the deviances' domain (``poisson`` needs ``y_true >= 0`` and
     ``y_pred > 0``, ``gamma`` both positive) the result is NaN or infinite: the
     stream reads nothing to check it (the one-shot functions raise).
