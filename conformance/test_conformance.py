@@ -69,6 +69,10 @@ def skip_if_not_here(case, combo):
 def test_conformance(case, combo):
     skip_if_not_here(case, combo)
     expected, expected_warnings = _reference(case.id, combo.float_dtype)
+    if isinstance(expected, ImportError):  # the reference's library (TorchMetrics, say)
+        # does not import in this environment (the minimum-versions stages pin NumPy 1,
+        # which the torch wheel cannot load): nothing to compare against here
+        pytest.skip(f"the reference needs a library that does not import here: {expected}")
 
     fn = case.call if case.call is not None else getattr(metrix, case.metric)
     with combo.context(), warnings.catch_warnings(record=True) as rec:
