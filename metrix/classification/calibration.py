@@ -87,6 +87,7 @@ def bin_edges(n_bins: int, single: bool) -> tuple:
     rnd = _round32 if single else float
     step = rnd(1.0 / n_bins)
     half = (n_bins + 1) // 2
+    # host arithmetic on Python numbers (the bin edges): no array is read
     return tuple(rnd(step * k) if k < half
                  else rnd(float(1 - Fraction(step) * (n_bins - k)))
                  for k in range(n_bins + 1))
@@ -226,6 +227,7 @@ def _multiclass_correct(inp, conf_proba, validate):
         ok = (y >= 0) & (y < c)
         if xp.isdtype(y.dtype, "real floating"):
             ok = ok & (y == xp.floor(y))
+        # host read: validate=True only (the one-shot checks)
         if not bool(xp.all(ok)):
             raise ValueError(f"y_true values must be class indices in 0..{c - 1} (the "
                              "columns of y_prob) for multiclass calibration_error.")

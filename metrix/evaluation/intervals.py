@@ -527,6 +527,7 @@ def _quantile(srt, q, xp):
         frac = pos - lo
         return srt[lo, ...] + (srt[hi, ...] - srt[lo, ...]) * frac
     flat = xp.reshape(srt, (b, -1))
+    # the quantile levels are host input (the user edge), not device values
     out = [_quantile(flat[:, j:j + 1], float(qj), xp)[0]  # NaN where qj is not finite
            for j, qj in enumerate(_ns.host_values(q).reshape(-1).tolist())]
     return xp.reshape(xp.stack(out), shape)

@@ -183,6 +183,7 @@ class PartialEvaluation:
                 nb = self.edges.shape[0] - 1
                 state.update(ovr_hist_pos=np.zeros((c, nb)), ovr_hist_neg=np.zeros((c, nb)))
         if self.calibration:
+            # host state (this module is the out-of-core host code, NumPy by design)
             state["cal_hist"] = np.zeros((CALIBRATION_BINS + 1, 3))
         if self.top_k:
             state["topk_w"] = np.zeros(())
@@ -368,6 +369,7 @@ class PartialEvaluation:
         if self.regression_names:
             values.update(_regression_values(state, self.regression_names))
         if self.calibration:
+            # a host NumPy histogram: float() reads no device
             values["calibration_error"] = float(calibration_error_from_histogram(
                 state["cal_hist"], norm="l1", xp=_NP_XP))
         out = {m: float(values[m]) for m in self.metrics}
@@ -384,6 +386,7 @@ class PartialEvaluation:
         """Codes ``0..C-1`` of the values of ``y`` in ``labels``; -1 for any other value
         (``strict``: scikit-learn's error instead)."""
         labels, values = self.labels, y
+        # host NumPy chunks (Parquet batches, Dask partitions): NumPy by design
         if labels.dtype.kind in "OUS" or y.dtype.kind in "OUS":
             labels, values = labels.astype(object), y.astype(object)
         idx = np.clip(np.searchsorted(labels, values), 0, labels.shape[0] - 1)
@@ -486,6 +489,7 @@ class PartialEvaluation:
         if ys.ndim != 1 or self.labels.shape[0] > 2:
             raise ValueError("calibration_error takes the 1-D probabilities of a binary "
                              "target's pos_label.")
+        # host NumPy chunk: the check reads no device
         if np.any(ys < 0) or np.any(ys > 1):
             raise ValueError("y_score holds values outside [0, 1] (probabilities expected).")
         pos_code = self._pos_code()
@@ -505,6 +509,7 @@ class PartialEvaluation:
             ys = ys[:, 0]
         if ys.ndim != 1:
             raise ValueError(f"{self.ranking_names} need a 1-D y_score (binary targets).")
+        # host NumPy chunk (object labels compare on the host)
         positive = np.asarray((yt.astype(object) if yt.dtype.kind in "OUS" else yt)
                               == self.pos_label, bool)
         out = {"n_pos": np.asarray(int(positive.sum()), np.int64),
@@ -532,6 +537,7 @@ class PartialEvaluation:
         if ys.ndim != 2 or ys.shape[1] != c:
             raise ValueError(f"{what} need y_score of shape (n, {c}): one column per label "
                              f"{self.labels.tolist()}, got shape {ys.shape}.")
+        # host NumPy chunk, widened to the float64 of the host states
         return self._codes(yt, strict=True), ys.astype(np.float64, copy=False)
 
     def _ovr_chunk(self, yt, ys, w):

@@ -238,6 +238,7 @@ def check_tweedie_domain(y_true, y_pred, power, *, xp):
     are already known to be finite.
     """
     message = f"Mean Tweedie deviance error with power={power} can only be used on "
+    # host reads: called with validate=True only (scikit-learn raises)
     if power < 0 and bool(xp.min(y_pred) <= 0):
         raise ValueError(message + "strictly positive y_pred.")
     if 0 < power < 2 and (bool(xp.min(y_true) < 0) or bool(xp.min(y_pred) <= 0)):
