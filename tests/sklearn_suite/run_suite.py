@@ -1,7 +1,7 @@
 """scikit-learn's own metric tests, run with metrix swapped in.
 
-The four modules (``test_classification.py``, ``test_ranking.py``,
-``test_regression.py``, ``test_common.py``) are copied from the installed
+The modules (``test_classification.py``, ``test_ranking.py``,
+``test_regression.py``, ``test_common.py``, ``test_score_objects.py``) are copied from the installed
 scikit-learn into a temporary folder beside ``swap_conftest.py`` and run
 twice with pytest (scikit-learn's own ``conftest`` loaded as a plugin, for
 its fixtures): once as they are (the baseline) and once with metrix's
@@ -28,7 +28,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 MODULES = ("test_classification.py", "test_ranking.py", "test_regression.py",
-           "test_common.py")
+           "test_common.py", "test_score_objects.py")
 
 
 def load_allowlist(path: Path = HERE / "allowlist.txt") -> dict[str, str]:
@@ -116,7 +116,7 @@ def compare(base: dict, swapped: dict, allow: dict[str, str]) -> dict:
 
 
 def run(*, array_api: bool = False, workers: int = 2) -> dict:
-    """Baseline and swapped runs of the four modules; the comparison."""
+    """Baseline and swapped runs of the modules; the comparison."""
     with tempfile.TemporaryDirectory(prefix="metrix-sklearn-suite-") as tmp:
         folder = Path(tmp)
         copy_modules(folder)
