@@ -32,6 +32,11 @@ EXEMPT = {
     "bootstrap": "resampling draws on the host generator and reads the estimates",
     "evaluate": "covered by its metrics; it returns host-keyed results",
     "contingency_matrix": "its shape is the number of distinct labels, read on the host",
+    "consensus_score": "the one-to-one pairing of biclusters (SciPy's Hungarian "
+                       "algorithm) runs on the host",
+    **{name: "a scikit-learn scorer: it calls an estimator on the host, then a metric "
+             "(the metrics are called here)"
+       for name in ("make_scorer", "get_scorer", "get_scorer_names", "check_scoring")},
     "adjusted_mutual_info_score": "the number of expected-mutual-information terms depends "
                                   "on the data and is read on the host",
     "stream.AdjustedMutualInfoScore": "its compute is adjusted_mutual_info_score's formula: "
