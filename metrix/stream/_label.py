@@ -94,15 +94,6 @@ class LabelStream(StreamMetric):
         As in scikit-learn (``None``: per class).  For ``accuracy``, ``None``
         and ``"micro"`` are plain accuracy and ``"macro"``/``"weighted"`` the
         averaged per-class recall (TorchMetrics' meaning).
-    macro_over : {"all", "present"}, default="all"
-        The classes of ``average="macro"`` (precision, recall, F-beta,
-        jaccard, macro accuracy): all ``num_classes`` (scikit-learn's
-        ``labels=range(num_classes)``), or only those present, with a non-zero
-        (weighted) count in ``y_true`` or ``y_pred`` (``tp + fp + fn > 0``) of
-        all the data seen, as TorchMetrics' multiclass macro average; read off
-        the state on the device at ``compute``.  With no class present, the
-        mean over all classes (the ``zero_division`` value).  Other averages
-        and metrics ignore it.
     beta, pos_label, zero_division, weights, adjusted, normalize
         The one-shot metric's parameters.  ``zero_division="warn"`` gives the
         value 0 without the warning (``compute`` reads nothing on the host).
@@ -134,6 +125,15 @@ class LabelStream(StreamMetric):
         labels (a value that is not exactly 0 or 1 is neither class).  With
         ``validate=True`` a probability outside [0, 1] raises (when the
         threshold is inside (0, 1): a probability threshold).
+    macro_over : {"all", "present"}, default="all"
+        The classes of ``average="macro"`` (precision, recall, F-beta,
+        jaccard, macro accuracy): all ``num_classes`` (scikit-learn's
+        ``labels=range(num_classes)``), or only those present, with a non-zero
+        (weighted) count in ``y_true`` or ``y_pred`` (``tp + fp + fn > 0``) of
+        all the data seen, as TorchMetrics' multiclass macro average; read off
+        the state on the device at ``compute``.  With no class present, the
+        mean over all classes (the ``zero_division`` value).  Other averages
+        and metrics ignore it.
     """
 
     def __init__(self, num_classes, metric="accuracy", *, average="macro", beta=1.0,

@@ -87,13 +87,6 @@ class MultilabelStream(StreamMetric):
         The value of a ratio with a zero denominator (``"warn"``: 0, without
         the warning: ``compute`` reads nothing on the host).  With ``nan`` the
         averages leave such ratios out, as scikit-learn's.
-    macro_over : {"all", "present"}, default="all"
-        The labels of ``average="macro"``: all ``num_labels`` (scikit-learn's,
-        and TorchMetrics' multilabel macro average, which keeps absent labels),
-        or only those present, set in some ``y_true`` or ``y_pred`` row
-        (``tp + fp + fn > 0``; scikit-learn's ``labels=`` restricted to them);
-        read off the state on the device at ``compute``.  With no label
-        present, the mean over all labels (the ``zero_division`` value).
     normalize : {"true", "pred", "all"} or None, default=None
         ``confusion``: each label's 2 x 2 matrix over its rows, columns or total.
     threshold : float or None, default=0.5
@@ -106,6 +99,13 @@ class MultilabelStream(StreamMetric):
         Check the values on the host (a device sync per batch): targets in
         {0, 1}, scores in [0, 1] (with a threshold inside (0, 1)), integer
         predictions in {0, 1}.
+    macro_over : {"all", "present"}, default="all"
+        The labels of ``average="macro"``: all ``num_labels`` (scikit-learn's,
+        and TorchMetrics' multilabel macro average, which keeps absent labels),
+        or only those present, set in some ``y_true`` or ``y_pred`` row
+        (``tp + fp + fn > 0``; scikit-learn's ``labels=`` restricted to them);
+        read off the state on the device at ``compute``.  With no label
+        present, the mean over all labels (the ``zero_division`` value).
     """
 
     def __init__(self, num_labels, metric="accuracy", *, average="macro", beta=1.0,
