@@ -64,6 +64,12 @@ def _label_calls():
                                                  average="micro", **NV),
         "f1_score[weighted]": lambda mk: m.f1_score(mk("labels"), mk("labels"), labels=L,
                                                     average="weighted", **NV),
+        "f1_score[macro_present]": lambda mk: m.f1_score(
+            mk("labels"), mk("labels"), labels=L, average="macro", macro_over="present",
+            **NV),
+        "jaccard_score[macro_present]": lambda mk: m.jaccard_score(
+            mk("labels"), mk("labels"), labels=L, average="macro", macro_over="present",
+            **NV),
         "f1_score[binary]": lambda mk: m.f1_score(mk("binary"), mk("binary"), labels=B,
                                                   **NV),
         "fbeta_score": lambda mk: m.fbeta_score(mk("labels"), mk("labels"), beta=2.0,
@@ -220,6 +226,11 @@ def _stream_calls():
         out[f"stream.{name}[multilabel]"] = stream(
             (lambda cls: lambda: cls(num_labels=C))(cls), "multilabel", ("score", (N, C)))
     out["stream.ExactMatch"] = stream(lambda: ms.ExactMatch(C), "multilabel", "multilabel")
+    out["stream.F1Score[macro_present]"] = stream(
+        lambda: ms.F1Score(C, macro_over="present"), "labels", "labels")
+    out["stream.F1Score[multilabel-macro_present]"] = stream(
+        lambda: ms.F1Score(num_labels=C, macro_over="present"), "multilabel",
+        ("score", (N, C)))
     out["stream.F1Score[multilabel-samples]"] = stream(
         lambda: ms.F1Score(num_labels=C, average="samples"), "multilabel", ("score", (N, C)))
     out["stream.AUROC"] = stream(lambda: ms.AUROC(), "binary", "score")
