@@ -216,10 +216,10 @@ class _Retrieval(Metric):
     _metric = ""
 
     def __init__(self, capacity, *, top_k=None, empty_target_action="neg", ignore_index=None,
-                 validate=False, **kw):
+                 validate=False):
         super().__init__(RetrievalStream(self._metric, capacity, top_k=top_k,
                                          empty_target_action=empty_target_action,
-                                         ignore_index=ignore_index, validate=validate, **kw))
+                                         ignore_index=ignore_index, validate=validate))
 
     def update(self, y_true, y_pred, indexes=None):
         """Append one batch of rows: relevance, scores and query ids (no host read).
@@ -289,9 +289,10 @@ class RetrievalPrecision(_Retrieval):
 
     def __init__(self, capacity, *, top_k=None, adaptive_k=False, empty_target_action="neg",
                  ignore_index=None, validate=False):
-        super().__init__(capacity, top_k=top_k, adaptive_k=adaptive_k,
-                         empty_target_action=empty_target_action, ignore_index=ignore_index,
-                         validate=validate)
+        Metric.__init__(self, RetrievalStream(
+            "precision", capacity, top_k=top_k, adaptive_k=adaptive_k,
+            empty_target_action=empty_target_action, ignore_index=ignore_index,
+            validate=validate))
 
 
 class RetrievalRecall(_Retrieval):
