@@ -108,8 +108,9 @@ class RetrievalStream(StreamMetric):
         self.adaptive_k, self.empty_target_action = adaptive_k, empty_target_action
         self.ignore_index = None if ignore_index is None else int(ignore_index)
         self.validate = bool(validate)
-        # the buffer: shared by every retrieval metric of this capacity in a collection
-        self.key = ("retrieval", self.capacity, self.ignore_index,
+        # the buffer: shared in a collection by the retrieval metrics of this capacity
+        # and ignore_index whose update checks the same (validate; binary targets)
+        self.key = ("retrieval", self.capacity, self.ignore_index, self.validate,
                     self.validate and metric != "ndcg")
 
     def config(self):
