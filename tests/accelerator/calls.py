@@ -263,6 +263,16 @@ def _stream_calls():
     # token ids (8 sequences of 32) and their logits over a vocabulary of C
     out["stream.Perplexity"] = stream(lambda: ms.Perplexity(ignore_index=0),
                                       ("labels", (8, 32)), ("real", (8, 32, C)))
+    # retrieval: relevance, scores and query ids (0..C-1) of N rows
+    out["stream.RetrievalNormalizedDCG"] = stream(
+        lambda: ms.RetrievalNormalizedDCG(4 * N, top_k=5), "labels", "score", "labels")
+    for name in ("RetrievalMAP", "RetrievalMRR", "RetrievalRecall"):
+        cls = getattr(ms, name)
+        out["stream." + name] = stream((lambda cls: lambda: cls(4 * N, top_k=5))(cls),
+                                       "binary", "score", "labels")
+    out["stream.RetrievalPrecision[adaptive_k]"] = stream(
+        lambda: ms.RetrievalPrecision(4 * N, top_k=5, adaptive_k=True, ignore_index=-1),
+        "binary", "score", "labels")
     seg = ("labels", (4, 16, 16))  # four 16 x 16 label maps
     for name in ("MeanIoU", "DiceScore", "PixelAccuracy", "GeneralizedDiceScore"):
         cls = getattr(ms, name)
