@@ -116,6 +116,16 @@ class GenericOps(RankStatistics):
                xp.count_nonzero(t, axis=0), xp.count_nonzero(xp.all(t == p, axis=1)))
         return tuple(c if c.dtype == cdt else xp.astype(c, cdt) for c in out)
 
+    def multilabel_exact(self, y_true, y_pred, /, *, threshold):
+        """The 0-d number of samples of :meth:`multilabel_counts` with every label
+        right (subset accuracy's count), without the per-label counts."""
+        xp = self.xp
+        t = indicators(y_true, xp)
+        p = indicators(y_pred, xp) if threshold is None else y_pred > threshold
+        right = xp.count_nonzero(xp.all(t == p, axis=1))
+        cdt = count_dtype(xp, device_of(y_true))
+        return right if right.dtype == cdt else xp.astype(right, cdt)
+
     def pair_bincount_declared(self, a, b, /, *, n, first=0):
         """``pair_bincount(codes_or_other(a - first, n), codes_or_other(b - first, n),
         size=n + 1)`` (the classes ``first..first+n-1``; label maps of any shape,

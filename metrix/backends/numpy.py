@@ -396,6 +396,12 @@ class Ops(GenericOps):
             return super().multilabel_counts(y_true, y_pred, threshold=threshold)
         return multilabel_counts_numpy(y_true, y_pred, threshold)
 
+    def multilabel_exact(self, y_true, y_pred, /, *, threshold):
+        y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+        if not multilabel_counts_fits(y_true, y_pred):
+            return super().multilabel_exact(y_true, y_pred, threshold=threshold)
+        return multilabel_exact_numpy(y_true, y_pred, threshold)
+
     def pair_bincount_declared(self, a, b, /, *, n, first=0):
         a, b = np.asarray(a).reshape(-1), np.asarray(b).reshape(-1)
         if first:  # shifted in int64: a narrow label below ``first`` would wrap
@@ -596,15 +602,27 @@ def multilabel_counts_fits(y_true, y_pred) -> bool:
             and y_true.dtype.kind in "biuf" and y_pred.dtype.kind in "biuf")
 
 
-def multilabel_counts_numpy(y_true, y_pred, threshold):
-    """:meth:`GenericOps.multilabel_counts` by one ``bincount`` of the codes
-    ``4 l + 2 t + p`` (label ``l``; ``t``, ``p`` the target and prediction): the
-    ``tn, fp, fn, tp`` of each label in one pass over the ``N x L`` codes."""
+def _indicator_pair(y_true, y_pred, threshold):
+    """The bool target and prediction indicators of :meth:`GenericOps.multilabel_counts`."""
     t = y_true if y_true.dtype == bool else y_true != 0
     if threshold is None:
         p = y_pred if y_pred.dtype == bool else y_pred != 0
     else:
         p = y_pred > threshold
+    return t, p
+
+
+def multilabel_exact_numpy(y_true, y_pred, threshold):
+    """:meth:`GenericOps.multilabel_exact`: the number of rows with every label right."""
+    t, p = _indicator_pair(y_true, y_pred, threshold)
+    return np.asarray(np.count_nonzero((t == p).all(axis=1)), dtype=np.int64)
+
+
+def multilabel_counts_numpy(y_true, y_pred, threshold):
+    """:meth:`GenericOps.multilabel_counts` by one ``bincount`` of the codes
+    ``4 l + 2 t + p`` (label ``l``; ``t``, ``p`` the target and prediction): the
+    ``tn, fp, fn, tp`` of each label in one pass over the ``N x L`` codes."""
+    t, p = _indicator_pair(y_true, y_pred, threshold)
     n_labels = t.shape[1]
     codes = t.view(np.uint8) * np.uint8(2)
     codes += p.view(np.uint8)

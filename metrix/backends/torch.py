@@ -37,6 +37,7 @@ from .numpy import (
     fold_extreme,
     multilabel_counts_fits,
     multilabel_counts_numpy,
+    multilabel_exact_numpy,
     write_rows_in_place,
 )
 
@@ -482,6 +483,17 @@ class Ops(GenericOps):
             if views is not None and multilabel_counts_fits(*views):
                 return tuple(map(torch.from_numpy, multilabel_counts_numpy(*views, threshold)))
         return super().multilabel_counts(y_true, y_pred, threshold=threshold)
+
+    def multilabel_exact(self, y_true, y_pred, /, *, threshold):
+        # CPU eager: NumPy on zero-copy views, as multilabel_counts
+        if y_true.is_cpu and y_pred.is_cpu and not _compiling():
+            try:
+                views = _cpu_views(y_true, y_pred)
+            except TypeError:  # no NumPy dtype (bfloat16)
+                views = None
+            if views is not None and multilabel_counts_fits(*views):
+                return torch.from_numpy(multilabel_exact_numpy(*views, threshold))
+        return super().multilabel_exact(y_true, y_pred, threshold=threshold)
 
     def pair_bincount_declared(self, a, b, /, *, n, first=0):
         # CPU eager: the chunked count, as pair_bincount (label maps flattened)

@@ -136,15 +136,19 @@ class MultilabelStream(StreamMetric):
         self.weighted, self.validate = bool(weighted), bool(validate)
         #: per-sample sums are kept only for average="samples" (their F at this beta)
         self.samples = average == "samples"
+        #: the subset metrics keep only the number of samples and of exact rows
+        self.subset = metric in _SUBSET
         self.key = ("multilabel", num_labels, threshold, self.weighted, self.validate,
-                    self.beta if self.samples else None)
+                    "subset" if self.subset else self.beta if self.samples else None)
 
     def reads(self, key) -> bool:
         """Whether ``compute`` can read the state of the statistic ``key`` (in a
         collection): the counts without per-sample sums are part of the state
-        of an ``average="samples"`` metric of the same labels and threshold."""
-        return (not self.samples and len(key) == len(self.key) and key[:-1] == self.key[:-1]
-                and key[-1] is not None)
+        of an ``average="samples"`` metric of the same labels and threshold, and
+        the subset metrics' two counts part of every other multilabel state."""
+        if self.samples or len(key) != len(self.key) or key[:-1] != self.key[:-1]:
+            return False
+        return key[-1] != "subset" and (self.subset or key[-1] is not None)
 
     def config(self):
         """What the state means (checked by ``load_state_dict``)."""
@@ -164,8 +168,9 @@ class MultilabelStream(StreamMetric):
         cdt = acc if self.weighted else count_dtype(xp, device)
         per_label = xp.zeros((self.num_labels,), dtype=cdt, device=device)
         scalar = xp.zeros((), dtype=cdt, device=device)
-        state = {"tp": per_label, "pred": per_label, "true": per_label, "n": scalar,
-                 "exact": scalar}
+        state = {"n": scalar, "exact": scalar}
+        if not self.subset:
+            state.update(tp=per_label, pred=per_label, true=per_label)
         if self.samples:
             sums = xp.zeros((len(_SAMPLE_VALUES),), dtype=acc, device=device)
             state.update(samp=sums, samp_undef=sums)
@@ -175,16 +180,21 @@ class MultilabelStream(StreamMetric):
     def update(self, state, y_true, y_pred, sample_weight=None):
         """The state after one batch (pure; no host read unless ``validate``)."""
         self._check_weight(sample_weight)
-        tp = state["tp"]
-        xp = array_namespace(tp)
-        if type(y_true) is not type(tp) or type(y_pred) is not type(tp):
-            device = _ns.device_of(tp)
+        n0 = state["n"]
+        xp = array_namespace(n0)
+        if type(y_true) is not type(n0) or type(y_pred) is not type(n0):
+            device = _ns.device_of(n0)
             y_true = _ns.asarray(y_true, xp=xp, device=device)
             y_pred = _ns.asarray(y_pred, xp=xp, device=device)
         self._check_shapes(y_true, y_pred)
         scores = self.threshold is not None and is_float(y_pred, xp)
         if self.validate and y_true.shape[0]:  # host reads: validate=True only
             _check_values(y_true, y_pred, self.threshold if scores else None, xp)
+        if self.subset and sample_weight is None:
+            right = _ops(xp).multilabel_exact(y_true, y_pred,
+                                              threshold=self.threshold if scores else None)
+            return {**state, "n": n0 + y_true.shape[0], "exact": state["exact"] + right}
+        tp = state.get("tp")
         if sample_weight is None and not self.samples:
             # the training-loop case: one adapter kernel (a bincount of codes on CPU)
             tp_, pred, true, right = _ops(xp).multilabel_counts(
@@ -202,12 +212,14 @@ class MultilabelStream(StreamMetric):
             tp_, pred, true, right = (_count(v, xp, tp.dtype) for v in (hit, p, t, exact))
         else:
             w = xp.reshape(xp.astype(_ns.asarray(sample_weight, xp=xp,
-                                                 device=_ns.device_of(tp)), tp.dtype), (-1,))
+                                                 device=_ns.device_of(n0)), n0.dtype), (-1,))
             if w.shape[0] != y_true.shape[0]:
                 raise ValueError("Found input variables with inconsistent numbers of "
                                  f"samples: [{y_true.shape[0]}, {w.shape[0]}]")
             n = xp.sum(w)
             right = xp.sum(xp.astype(exact, w.dtype) * w)
+            if self.subset:
+                return {**state, "n": state["n"] + n, "exact": state["exact"] + right}
             wc = xp.reshape(w, (-1, 1))
             tp_, pred, true = (xp.sum(xp.astype(v, w.dtype) * wc, axis=0) for v in (hit, p, t))
         out = {**state, "tp": tp + tp_, "pred": state["pred"] + pred,
@@ -250,7 +262,7 @@ class MultilabelStream(StreamMetric):
     # -- results -------------------------------------------------------------
     def compute(self, state):
         """The metric of all the data seen: 0-d (per-label, or ``(L, 2, 2)``) arrays."""
-        xp, device = _ns.get_namespace_and_device(state["tp"])
+        xp, device = _ns.get_namespace_and_device(state["n"])
         fdt = _ns.max_float_dtype(xp, device)
         m = self.metric
         if m == "confusion":

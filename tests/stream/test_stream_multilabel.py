@@ -312,3 +312,20 @@ def test_the_cpu_adapter_kernel_equals_the_generic_one(lib):
         for f, g in zip(fast, slow):
             assert f.dtype == g.dtype
             np.testing.assert_array_equal(np.asarray(f), np.asarray(g))
+
+
+def test_subset_metrics_keep_two_counts():
+    """ExactMatch / subset Accuracy / ZeroOneLoss alone keep the number of samples and
+    of exact rows only (no per-label counts), weighted or not."""
+    for weighted in (False, True):
+        m = ms.ExactMatch(L) if not weighted else ms.Accuracy(num_labels=L, weighted=True)
+        spec = m.spec
+        state = spec.init(T)
+        assert set(state) - {"meta_dtype"} <= {"n", "exact"}
+        w = np.linspace(0.0, 2.0, len(T)) if weighted else None
+        state = spec.update(state, T, P, w)
+        assert set(state) - {"meta_dtype"} <= {"n", "exact"}
+        np.testing.assert_allclose(float(spec.compute(state)),
+                                   skm.accuracy_score(T, P, sample_weight=w))
+    coll = ms.MetricCollection({"exact": ms.ExactMatch(L), "zo": ms.ZeroOneLoss(num_labels=L)})
+    assert coll.spec.n_statistics == 1
