@@ -197,13 +197,14 @@ def explained_fraction(num, den, force_finite, xp):
     warning).  ``force_finite``: 1.0 where ``num == 0``, else 0.0 where
     ``den == 0``; otherwise ``1 - num / 0`` gives -inf (``num > 0``), inf or NaN
     (the D2 Tweedie score's formula too, whose ``force_finite`` is False)."""
-    ratio = num / xp.where(den == 0, xp.ones_like(den), den)
+    zero = den == 0
+    ratio = num / xp.where(zero, xp.ones_like(den), den)
     if force_finite:
         return xp.where(num == 0, xp.ones_like(num),
-                        xp.where(den == 0, xp.zeros_like(num), 1 - ratio))
+                        xp.where(zero, xp.zeros_like(num), 1 - ratio))
     inf = xp.full_like(num, math.inf)  # 1 - num / 0 of IEEE: NaN for a zero or NaN num
     at_zero = xp.where(num > 0, -inf, xp.where(num < 0, inf, xp.full_like(num, math.nan)))
-    return xp.where(den == 0, at_zero, 1 - ratio)
+    return xp.where(zero, at_zero, 1 - ratio)
 
 
 def _explained_fraction(num, den, t, force_finite):
@@ -403,26 +404,26 @@ def _pinball_raw(t, alpha, *preds):
     return pinball_losses(t.y_true, preds, alpha, t.sample_weight, _total_weight(t), t.xp)
 
 
-def pinball_terms(a, b, alpha, xp):
-    """The per-row terms of the pinball loss of ``b`` for ``a``: ``d = a - b`` and
-    its positive part (``alpha >= 0.5``) or its negative part; their weighted
-    means make the loss (:func:`pinball_from_means`)."""
-    d = a - b
-    return d, (xp.clip(d, min=0.0) if alpha >= 0.5 else xp.clip(d, max=0.0))
+def pinball_part(d, alpha, xp):
+    """The clipped per-row term of the pinball loss of ``d = y - pred``: its
+    positive part (``alpha >= 0.5``) or its negative part; with ``d`` itself,
+    their weighted means make the loss (:func:`pinball_from_means`)."""
+    return xp.clip(d, min=0.0) if alpha >= 0.5 else xp.clip(d, max=0.0)
 
 
 def pinball_losses(y_true, preds, alpha, weights, total, xp):
     """Mean pinball loss per output of each prediction in ``preds`` (one fused pass).
 
     ``alpha * mean(d+) + (1 - alpha) * mean(d-)`` from ``mean(d)`` and one
-    clipped mean (:func:`pinball_terms`, :func:`pinball_from_means`): the part
+    clipped mean (:func:`pinball_part`, :func:`pinball_from_means`): the part
     with the larger coefficient is summed directly, the other is the
     difference, so the rounding stays below eps of the result.  ``weights``
     (``(n,)`` or None) and their ``total`` (``n`` for None) weigh the rows;
     ``preds`` may broadcast against ``y_true`` (a ``(1, k)`` constant).
     """
     def terms(a, *bs):
-        return tuple(v for b in bs for v in pinball_terms(a, b, alpha, xp))
+        ds = [a - b for b in bs]
+        return tuple(v for d in ds for v in (d, pinball_part(d, alpha, xp)))
 
     sums = ops(xp).fused_sums(terms, (y_true, *preds), weights=weights)
     means = [s / total for s in sums]

@@ -50,7 +50,7 @@ from ..regression.scores import (
     mean_error_formula,
     pinball_from_means,
     pinball_losses,
-    pinball_terms,
+    pinball_part,
     tweedie_null_half_deviance,
     tweedie_null_terms,
 )
@@ -275,8 +275,7 @@ class RegressionStream(StreamMetric):
         if stat == "d2_tweedie":
             return {"s_dev": half_deviances(yt, (yp,), self.power, xp)[0], "s_y": yt,
                     "s_null": tweedie_null_terms(yt, self.power, xp)}
-        d, part = pinball_terms(yt, yp, self.alpha, xp)
-        return {"s_d": d, "s_part": part}  # pinball, d2_pinball
+        return {"s_d": e, "s_part": pinball_part(e, self.alpha, xp)}  # pinball, d2_pinball
 
     def _update_max(self, state, out, e, w, n, xp):
         """``max_error``: the running maximum of ``|y_true - y_pred|`` (no weights)."""
