@@ -400,3 +400,45 @@ add("SpearmanCorrCoef", lambda: ms.SpearmanCorrCoef(N, num_outputs=2),
 add("Perplexity", ms.Perplexity, _perplexity(), (np.where(TOKENS < 0, 1, TOKENS), LOGITS))
 add("Perplexity", lambda: ms.Perplexity(ignore_index=-100), _perplexity(-100), (TOKENS, LOGITS),
     id="ignore-index")
+
+# -- retrieval with query ids (TorchMetrics' Retrieval*: the reference) --------------------
+RET_Q = rng.integers(0, 9, N)                       # 9 queries, rows split over the batches
+RET_S = rng.permutation(N) / 8.0 - 4.0              # distinct, exact in float16; some <= 0
+RET_Y = (rng.random(N) < 0.3).astype(np.int64)
+RET_Y[RET_Q == 2] = 0                               # a query with no relevant row
+RET_G = rng.integers(0, 4, N)                       # graded relevance (nDCG)
+RET_G[RET_Q == 2] = 0
+
+
+def _tm_retrieval(name, **kw):
+    """TorchMetrics' ``Retrieval<name>`` on all the rows (scores in float32, as it casts)."""
+    def ref(y_true, y_pred, indexes):
+        import torch
+        from torchmetrics import retrieval
+
+        m = getattr(retrieval, name)(**kw)
+        m.update(torch.from_numpy(np.asarray(y_pred, dtype=np.float32)),
+                 torch.from_numpy(np.asarray(y_true)),
+                 indexes=torch.from_numpy(np.asarray(indexes, dtype=np.int64)))
+        return float(m.compute())
+    return ref
+
+
+add("RetrievalNormalizedDCG", lambda: ms.RetrievalNormalizedDCG(N, top_k=5),
+    _tm_retrieval("RetrievalNormalizedDCG", top_k=5), (RET_G, RET_S, RET_Q), id="graded",
+    **TM_TOL)
+add("RetrievalNormalizedDCG", lambda: ms.RetrievalNormalizedDCG(N),
+    _tm_retrieval("RetrievalNormalizedDCG"), (RET_G, np.round(RET_S), RET_Q), id="ties",
+    **TM_TOL)
+add("RetrievalMAP", lambda: ms.RetrievalMAP(N, empty_target_action="skip"),
+    _tm_retrieval("RetrievalMAP", empty_target_action="skip"), (RET_Y, RET_S, RET_Q),
+    id="skip", **TM_TOL)
+add("RetrievalMRR", lambda: ms.RetrievalMRR(N, top_k=3, empty_target_action="pos"),
+    _tm_retrieval("RetrievalMRR", top_k=3, empty_target_action="pos"), (RET_Y, RET_S, RET_Q),
+    id="top3-pos", **TM_TOL)
+add("RetrievalPrecision", lambda: ms.RetrievalPrecision(N, top_k=12, adaptive_k=True),
+    _tm_retrieval("RetrievalPrecision", top_k=12, adaptive_k=True), (RET_Y, RET_S, RET_Q),
+    id="adaptive", **TM_TOL)
+add("RetrievalRecall", lambda: ms.RetrievalRecall(N, top_k=4, ignore_index=-1),
+    _tm_retrieval("RetrievalRecall", top_k=4, ignore_index=-1),
+    (np.where(RET_S > 4.5, -1, RET_Y), RET_S, RET_Q), id="ignore-index", **TM_TOL)

@@ -31,15 +31,22 @@ __all__ = ["UndefinedMetricWarning", *_classification.__all__, *_clustering.__al
            *_evaluation.__all__, *_ranking.__all__, *_regression.__all__,
            *_retrieval.__all__, *_segmentation.__all__]
 
-_LAZY = ("stream", "cli")
+_LAZY = ("stream", "cli", "display")
+#: scikit-learn's display classes, computing with metrix (:mod:`metrix.display`,
+#: which imports scikit-learn: loaded on first use, not by ``import metrix``)
+DISPLAYS = ("CalibrationDisplay", "ConfusionMatrixDisplay", "DetCurveDisplay",
+            "PrecisionRecallDisplay", "PredictionErrorDisplay", "RocCurveDisplay")
 
 
 def __getattr__(name):
-    """``metrix.stream`` and ``metrix.cli`` import on first attribute access (PEP 562)."""
+    """``metrix.stream``, ``metrix.cli`` and ``metrix.display`` (and the display
+    classes) import on first attribute access (PEP 562)."""
     if name in _LAZY:
         return importlib.import_module(f".{name}", __name__)
+    if name in DISPLAYS:
+        return getattr(importlib.import_module(".display", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted([*globals(), *_LAZY])
+    return sorted([*globals(), *_LAZY, *DISPLAYS])

@@ -62,7 +62,7 @@ def _all_documented() -> dict[str, list[str]]:
 
 
 def _public() -> set[str]:
-    return ({f"metrix.{n}" for n in metrix.__all__}
+    return ({f"metrix.{n}" for n in (*metrix.__all__, *metrix.DISPLAYS)}
             | {f"metrix.stream.{n}" for n in metrix.stream.__all__}
             | {f"metrix.dask.{n}" for n in metrix.dask.__all__})
 

@@ -35,6 +35,8 @@ def public_surface() -> list[str]:
     for module in (metrix, metrix.stream):
         for name in sorted(module.__all__):
             lines.append(_describe(module.__name__, name, getattr(module, name)))
+    # the display classes: flat names loaded on first use (they import scikit-learn)
+    lines += [_describe("metrix", name, getattr(metrix, name)) for name in metrix.DISPLAYS]
     return lines
 
 

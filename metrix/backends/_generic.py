@@ -2,12 +2,13 @@
 
 Used as-is for array-api-strict and unknown libraries, and as the fallback
 that the library adapters extend.  Everything here is traceable: no value is
-read on the host and every output shape is fixed by the arguments.
+read on the host and every output shape is fixed by the arguments (but for the
+ops whose docstrings say "a host read": they run at a metric's edge).
 """
 
 from __future__ import annotations
 
-from .._core.namespace import asarray, count_dtype, device_of, max_float_dtype
+from .._core.namespace import asarray, count_dtype, device_of, max_float_dtype, to_host
 from ._quantile import weighted_quantile
 from ._rank_statistics import RankStatistics
 
@@ -592,6 +593,19 @@ class GenericOps(RankStatistics):
     def edge_counts(self, a, b, /, *, n, weights=None):
         """Flat ``(n + 2) ** 2`` counts of :meth:`edge_cells` (one count)."""
         return self.bincount(self.edge_cells(a, b, n=n), length=(n + 2) ** 2, weights=weights)
+
+    def min_cost_assignment(self, cost, /):
+        """Rows and columns (int64, on ``cost``'s device) of the minimum-cost
+        assignment of a small ``(n, m)`` cost matrix: SciPy's
+        ``linear_sum_assignment`` on the host (a host read: not traceable)."""
+        try:
+            from scipy.optimize import linear_sum_assignment
+        except ImportError as exc:
+            raise ImportError("this metric solves an assignment problem with SciPy: "
+                              "install scipy") from exc
+        rows, cols = linear_sum_assignment(to_host(cost))
+        dev, cdt = device_of(cost), count_dtype(self.xp, device_of(cost))
+        return (self.asarray_on(rows, dev, dtype=cdt), self.asarray_on(cols, dev, dtype=cdt))
 
     # -- placement --------------------------------------------------------
     def asarray_on(self, x, device=None, *, dtype=None):

@@ -19,6 +19,43 @@ from .._core.validation import check_average, check_zero_division
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 
 AVERAGES = (None, "micro", "macro", "weighted", "samples", "binary")
+#: the classes a macro average is taken over (``macro_over``): all the classes
+#: counted (scikit-learn's ``labels``), or those present in ``y_true`` or ``y_pred``
+MACRO_OVER = ("all", "present")
+
+
+def check_macro_over(macro_over):
+    """``macro_over`` is ``"all"`` or ``"present"`` (``ValueError`` otherwise)."""
+    if not (isinstance(macro_over, str) and macro_over in MACRO_OVER):
+        raise ValueError(f"macro_over must be one of {MACRO_OVER}, got {macro_over!r}")
+
+
+def present_classes(pred, true, xp):
+    """The classes (last axis) with a non-zero (weighted) count in ``y_pred`` or
+    ``y_true``: ``tp + fp + fn > 0``, TorchMetrics' rule for the multiclass
+    macro average.  A bool array on the counts' device (no host read)."""
+    return (pred != 0) | (true != 0)
+
+
+def average_weights(average, counts, weights, macro_over, xp):
+    """The weights of the average over the classes (the last axis of
+    ``counts``): the support (``"weighted"``), the sample weights
+    (``"samples"``, per sample), the classes present (``"macro"`` with
+    ``macro_over="present"``: 1 for a class in ``y_true`` or ``y_pred``, 0 for
+    the others), or None (the plain mean).  Weights that sum to 0 (no class
+    present: empty input) fall back to the plain mean over every class
+    (:func:`_mean`), the ``zero_division`` value of their 0 / 0 ratios.
+    Also returns the bool mask of the classes averaged (None: all), for the
+    warnings."""
+    _, pred, true = counts
+    if average == "weighted":
+        return true, None
+    if average == "samples":
+        return weights, None
+    if average == "macro" and macro_over == "present":
+        present = present_classes(pred, true, xp)
+        return xp.astype(present, pred.dtype), present
+    return None, None
 
 
 def warn_prf(average, modifier, msg_start, result_size):
@@ -33,18 +70,22 @@ def warn_prf(average, modifier, msg_start, result_size):
 
 
 def prf_divide(num, den, *, metric, modifier, average, warn_for, zero_division, xp,
-               validate):
+               validate, keep=None):
     """``num / den`` with ``zero_division`` where ``den == 0`` (and the warning).
 
     The warning needs a host read of ``any(den == 0)``; it is emitted only on
-    the ``validate=True`` path, as every value-reading check.
+    the ``validate=True`` path, as every value-reading check.  ``keep``: the
+    bool mask of the classes averaged (``macro_over="present"``), the only
+    ones whose 0 / 0 warns, as scikit-learn's ``labels`` restricted to them.
     """
     value = zero_division if type(zero_division) is float else check_zero_division(
         zero_division)
     out = safe_divide(num, den, zero_value=value, xp=xp)
     if validate and zero_division == "warn" and metric in warn_for:
-        if bool(xp.any(den == 0)):  # host read, validate=True only
-            warn_prf(average, modifier, f"{metric.capitalize()} is", int(den.shape[0]))
+        bad = den == 0 if keep is None else (den == 0) & keep
+        if bool(xp.any(bad)):  # host read, validate=True only
+            size = int(den.shape[0]) if keep is None else int(xp.count_nonzero(keep))
+            warn_prf(average, modifier, f"{metric.capitalize()} is", size)
     return out
 
 
@@ -87,7 +128,7 @@ PRF = ("precision", "recall", "f-score")
 
 
 def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, xp,
-                    dtype, acc_dtype, validate, want=PRF):
+                    dtype, acc_dtype, validate, want=PRF, macro_over="all"):
     """(precision, recall, fscore, support) from ``LabelCounts`` (selected classes).
 
     The classes are the last axis; leading axes are a batch (the bootstrap's
@@ -96,17 +137,19 @@ def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, 
     ``want`` are computed (the others are None): the F-score needs neither
     precision nor recall unless ``beta`` is 0 or infinite.  Without warnings
     to give (``validate=False``, or a set ``zero_division``) each ratio is one
-    :func:`safe_divide`: a few ops on the C-vector.
+    :func:`safe_divide`: a few ops on the C-vector.  ``macro_over``: the
+    classes of the macro average (:func:`average_weights`).
     """
     tp, pred, true = (_cast(c, acc_dtype, xp) for c in counts)
     if average == "micro":
         tp, pred, true = (xp.sum(c, axis=-1, keepdims=True) for c in (tp, pred, true))
     zd = zero_division if type(zero_division) is float else check_zero_division(zero_division)
+    avg_w, keep = average_weights(average, (tp, pred, true), weights, macro_over, xp)
     if validate and zero_division == "warn" and warn_for:
         def divide(num, den, metric, modifier):
             return prf_divide(num, den, metric=metric, modifier=modifier, average=average,
                               warn_for=warn_for, zero_division=zero_division, xp=xp,
-                              validate=validate)
+                              validate=validate, keep=keep)
     else:
         def divide(num, den, metric, modifier):
             return safe_divide(num, den, zero_value=zd, xp=xp)
@@ -122,7 +165,6 @@ def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, 
     if average is None:
         return (_cast(precision, dtype, xp), _cast(recall, dtype, xp),
                 _cast(fscore, dtype, xp), counts.true)
-    avg_w = true if average == "weighted" else (weights if average == "samples" else None)
     skip_nan = zd != zd  # else no ratio is NaN: the NaN-ignoring average is the (weighted) mean
 
     def avg(v):
@@ -142,20 +184,22 @@ def _fscore(tp, pred, true, precision, recall, beta, divide):
     return divide(num, den, "f-score", "true nor predicted")
 
 
-def jaccard_from_counts(counts, *, average, zero_division, weights=None, xp, validate=False):
+def jaccard_from_counts(counts, *, average, zero_division, weights=None, xp, validate=False,
+                        macro_over="all"):
     r"""Jaccard index per class ``tp / (tp + fp + fn)`` from ``LabelCounts``, then
     scikit-learn's average (NaN-ignoring; ``weights``: the sample weights of
-    ``average="samples"``).  Classes on the last axis, as :func:`prf_from_counts`.
+    ``average="samples"``; ``macro_over``: :func:`average_weights`).  Classes on
+    the last axis, as :func:`prf_from_counts`.
     """
     tp, pred, true = counts
     if average == "micro":
         tp, pred, true = (xp.sum(c, axis=-1, keepdims=True) for c in (tp, pred, true))
+    avg_w, keep = average_weights(average, (tp, pred, true), weights, macro_over, xp)
     jac = prf_divide(tp, pred + true - tp, metric="jaccard", modifier="true or predicted",
                      average=average, warn_for=("jaccard",), zero_division=zero_division,
-                     xp=xp, validate=validate)
+                     xp=xp, validate=validate, keep=keep)
     if average is None:
         return jac
-    avg_w = true if average == "weighted" else (weights if average == "samples" else None)
     return _mean(jac, avg_w, xp, zero_division != zero_division)  # NaN ratios: left out
 
 

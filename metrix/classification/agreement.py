@@ -34,7 +34,7 @@ from ._input import (
 )
 from ._lane import lane_inputs, lane_position, lane_problem, setwise_lane_problem
 from ._likelihood_ratios import check_replace_lr, likelihood_ratios_from_problem
-from ._prf import jaccard_from_counts
+from ._prf import check_macro_over, jaccard_from_counts
 from .confusion import (
     _check_labels_nonempty,
     _check_single_label_type,
@@ -76,18 +76,20 @@ def _single_label_problem(y_true, y_pred, sample_weight, labels, validate, *, wa
 
 # -- jaccard ---------------------------------------------------------------
 
-def jaccard_from_problem(prob, *, average, zero_division, validate):
+def jaccard_from_problem(prob, *, average, zero_division, validate, macro_over="all"):
     r"""Jaccard index per class ``tp / (tp + fp + fn)``, averaged as ``average``."""
     counts = tuple(cast(c, prob.acc_dtype, prob.xp) for c in prob.counts)
     jac = jaccard_from_counts(counts, average=average, zero_division=zero_division,
-                              weights=prob.weights, xp=prob.xp, validate=validate)
+                              weights=prob.weights, xp=prob.xp, validate=validate,
+                              macro_over=macro_over)
     return cast(jac, prob.float_dtype, prob.xp)
 
 
 def _jaccard_lane(xp, o, config, y_true, y_pred, weights):
-    c, pos, average, zd = config
+    c, pos, average, zd, macro_over = config
     prob = setwise_lane_problem(xp, o, y_true, y_pred, weights, c, pos)
-    return jaccard_from_problem(prob, average=average, zero_division=zd, validate=False)
+    return jaccard_from_problem(prob, average=average, zero_division=zd, validate=False,
+                                macro_over=macro_over)
 
 
 def check_jaccard_zero_division(zero_division):
@@ -112,6 +114,7 @@ def jaccard_score(
     average: Literal["binary", "micro", "macro", "weighted", "samples"] | None = "binary",
     sample_weight: ArrayLike | None = None,
     zero_division: Literal["warn"] | float = "warn",
+    macro_over: Literal["all", "present"] = "all",
     validate: bool = True,
 ) -> Array:
     r"""Jaccard similarity coefficient (intersection over union) per class, or averaged.
@@ -134,6 +137,7 @@ def jaccard_score(
     zero_division : {"warn", 0.0, 1.0}, default="warn"
         Value where ``tp + fp + fn == 0``; "warn" gives 0 and an
         ``UndefinedMetricWarning`` (with ``validate=True``).
+    %(macro_over)s
     validate : bool, default=True
         Check values; ``False`` reads no value on the host.
 
@@ -149,16 +153,20 @@ def jaccard_score(
     .. [2] P. Jaccard, "Etude comparative de la distribution florale", 1901.
     """
     check_jaccard_zero_division(zero_division)
+    if macro_over != "all":
+        check_macro_over(macro_over)
+        macro_over = macro_over if average == "macro" else "all"
     lane = lane_inputs(y_true, y_pred, sample_weight, labels, validate)
     pos = False if lane is None else lane_position(average, pos_label, lane.n_classes)
     if pos is not False:
         zd = 0.0 if zero_division == "warn" else float(zero_division)
-        return _ns.to_output(lane.ops.lane(_jaccard_lane, (lane.n_classes, pos, average, zd),
-                                           y_true, y_pred, sample_weight), lane.xp)
+        config = (lane.n_classes, pos, average, zd, macro_over)
+        return _ns.to_output(lane.ops.lane(_jaccard_lane, config, y_true, y_pred,
+                                           sample_weight), lane.xp)
     prob = setwise_problem(y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
                            sample_weight=sample_weight, validate=validate)
     res = jaccard_from_problem(prob, average=average, zero_division=zero_division,
-                               validate=validate)
+                               validate=validate, macro_over=macro_over)
     return _ns.to_output(res, prob.xp)
 
 

@@ -34,7 +34,7 @@ from ._lane import (
     lane_inputs,
     lane_position,
 )
-from ._prf import PRF, check_beta, prf_from_counts
+from ._prf import PRF, check_beta, check_macro_over, prf_from_counts
 from ._statistic import LabelCounts, normalize_confusion
 
 __all__ = [
@@ -92,9 +92,21 @@ _VALIDATE = """\
         ``False`` reads no value; with ``labels`` declared the call is then
         sync-free.
 """
+_MACRO_OVER = """\
+    macro_over : {"all", "present"}, default="all"
+        The classes of ``average="macro"``: ``"all"`` the classes counted
+        (``labels``, or those found in the data), as scikit-learn;
+        ``"present"`` only those with a non-zero (weighted) count in
+        ``y_true`` or ``y_pred`` (``tp + fp + fn > 0``), as TorchMetrics'
+        multiclass macro average.  It differs where ``labels`` declares classes
+        absent from the data (or a class has weight 0 only); computed on the
+        device, no host read.  With no class present (empty input) the average
+        is over all classes: the ``zero_division`` value.  Other averages
+        ignore it.
+"""
 _label_doc = sections(targets=_TARGETS, targets_1d=_TARGETS_1D, labels=_PRF_LABELS,
                       average=_PRF_AVERAGE, sample_weight=_SAMPLE_WEIGHT, validate=_VALIDATE,
-                      zero_division_and_validate=_ZERO_DIVISION + _VALIDATE)
+                      zero_division=_ZERO_DIVISION, macro_over=_MACRO_OVER)
 
 
 @metric_edge
@@ -406,6 +418,7 @@ def precision_recall_fscore_support(
     warn_for: tuple[str, ...] | set[str] = ("precision", "recall", "f-score"),
     sample_weight: ArrayLike | None = None,
     zero_division: Literal["warn"] | float = "warn",
+    macro_over: Literal["all", "present"] = "all",
     validate: bool = True,
 ) -> tuple[Array, Array, Array, Array | None]:
     r"""Precision, recall, F-beta and support per class, or averaged.
@@ -430,7 +443,9 @@ def precision_recall_fscore_support(
         The ratios among "precision", "recall" and "f-score" that warn when
         ill-defined (with ``zero_division="warn"``).
     %(sample_weight)s
-    %(zero_division_and_validate)s
+    %(zero_division)s
+    %(macro_over)s
+    %(validate)s
 
     Returns
     -------
@@ -451,17 +466,22 @@ def precision_recall_fscore_support(
     """
     return _prfs(y_true, y_pred, beta=beta, labels=labels, pos_label=pos_label,
                  average=average, warn_for=warn_for, sample_weight=sample_weight,
-                 zero_division=zero_division, validate=validate, want=PRF)
+                 zero_division=zero_division, validate=validate, want=PRF,
+                 macro_over=macro_over)
 
 
 def _prfs(y_true, y_pred, *, beta, labels, pos_label, average, warn_for, sample_weight,
-          zero_division, validate, want):
+          zero_division, validate, want, macro_over="all"):
     """``precision_recall_fscore_support`` computing the ratios in ``want`` only."""
     zd = check_zero_division(zero_division)
     check_beta(beta)
+    if macro_over != "all":
+        check_macro_over(macro_over)
+        macro_over = macro_over if average == "macro" else "all"
     if not validate:
         if sample_weight is None:
-            out = _prfs_on_host(y_true, y_pred, beta, labels, pos_label, average, zd, want)
+            out = _prfs_on_host(y_true, y_pred, beta, labels, pos_label, average, zd, want,
+                                macro_over)
             if out is not None:
                 return out
         lane = lane_inputs(y_true, y_pred, sample_weight, labels, validate)
@@ -475,7 +495,7 @@ def _prfs(y_true, y_pred, *, beta, labels, pos_label, average, warn_for, sample_
     if lane is not None:
         pos = lane_position(average, pos_label, lane.n_classes)
         if pos is not False:
-            config = _prfs_config(lane.n_classes, beta, average, zd, pos, want)
+            config = _prfs_config(lane.n_classes, beta, average, zd, pos, want, macro_over)
             out = lane.ops.lane(_prfs_lane, config, y_true, y_pred, sample_weight)
             if type(out) is not tuple:  # the F-score alone
                 return None, None, _ns.to_output(out, lane.xp), None
@@ -485,52 +505,56 @@ def _prfs(y_true, y_pred, *, beta, labels, pos_label, average, warn_for, sample_
     p, r, f, s = prf_from_counts(prob.counts, beta=beta, average=average, warn_for=warn_for,
                                  zero_division=zero_division, weights=prob.weights,
                                  xp=prob.xp, dtype=prob.float_dtype,
-                                 acc_dtype=prob.acc_dtype, validate=validate, want=want)
+                                 acc_dtype=prob.acc_dtype, validate=validate, want=want,
+                                 macro_over=macro_over)
     xp = prob.xp
     if s is not None and prob.weights is not None:
         s = xp.astype(s, prob.float_dtype)
     return _ns.to_output(p, xp), _ns.to_output(r, xp), _ns.to_output(f, xp), s
 
 
-def _prfs_on_host(y_true, y_pred, beta, labels, pos_label, average, zd, want):
+def _prfs_on_host(y_true, y_pred, beta, labels, pos_label, average, zd, want,
+                  macro_over="all"):
     """:func:`_prfs` of a training loop's host arrays (:func:`~metrix.backends.host_lane`:
     declared integer labels of eager torch CPU tensors, no weights), past the
     edge but before the namespace lookup and the adapter's lane (a third of
     the call on a batch of 256); None where the call takes the usual way."""
-    out = host_lane(_declared_prfs_lane, (beta, labels, pos_label, average, zd, want),
+    out = host_lane(_declared_prfs_lane,
+                    (beta, labels, pos_label, average, zd, want, macro_over),
                     y_true, y_pred, None)
     return out if out is None or type(out) is tuple else (None, None, out, None)
 
 
 def _declared_prfs_lane(xp, o, config, y_true, y_pred, weights):
     """:func:`_prfs_lane` of labels declared ``0..C-1`` (None for other ``labels``)."""
-    beta, labels, pos_label, average, zd, want = config
+    beta, labels, pos_label, average, zd, want, macro_over = config
     c = declared_range(labels)
     pos = None if c is None else lane_position(average, pos_label, c)
     if pos is False or c is None:
         return None
-    return _prfs_lane(xp, o, _prfs_config(c, beta, average, zd, pos, want), y_true, y_pred,
-                      weights)
+    return _prfs_lane(xp, o, _prfs_config(c, beta, average, zd, pos, want, macro_over),
+                      y_true, y_pred, weights)
 
 
 _declared_prfs_lane.input_kinds = ("integral", "bool")
 
 
-def _prfs_config(c, beta, average, zd, pos, want):
+def _prfs_config(c, beta, average, zd, pos, want, macro_over):
     """The configuration of :func:`_prfs_lane` (hashable: NaN as "nan")."""
-    return c, float(beta), average, "nan" if zd != zd else zd, pos, want
+    return c, float(beta), average, "nan" if zd != zd else zd, pos, want, macro_over
 
 
 def _prfs_lane(xp, o, config, y_true, y_pred, weights):
     """The lane's statistic and formula (see :mod:`._lane`)."""
-    c, beta, average, zd, pos, want = config
+    c, beta, average, zd, pos, want, macro_over = config
     acc, fdt = float_dtypes(xp, _ns.device_of(y_true), weights)
     counts = declared_counts(xp, o, y_true, y_pred, weights, c, acc)
     if pos is not None:
         counts = LabelCounts(*(v[pos:pos + 1] for v in counts))
     p, r, f, s = prf_from_counts(counts, beta=beta, average=average, warn_for=(),
                                  zero_division=float(zd), weights=weights, xp=xp, dtype=fdt,
-                                 acc_dtype=acc, validate=False, want=want)
+                                 acc_dtype=acc, validate=False, want=want,
+                                 macro_over=macro_over)
     if s is not None:
         s = xp.astype(s, _ns.count_dtype(xp, None) if weights is None else fdt)
     elif want == ("f-score",):
@@ -550,6 +574,7 @@ def fbeta_score(
     average: Literal["binary", "micro", "macro", "weighted", "samples"] | None = "binary",
     sample_weight: ArrayLike | None = None,
     zero_division: Literal["warn"] | float = "warn",
+    macro_over: Literal["all", "present"] = "all",
     validate: bool = True,
 ) -> Array:
     r"""F-beta score: weighted harmonic mean of precision and recall.
@@ -566,7 +591,9 @@ def fbeta_score(
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
         %(average)s
     %(sample_weight)s
-    %(zero_division_and_validate)s
+    %(zero_division)s
+    %(macro_over)s
+    %(validate)s
 
     Returns
     -------
@@ -580,16 +607,18 @@ def fbeta_score(
     """
     return _prfs(y_true, y_pred, beta=beta, labels=labels, pos_label=pos_label,
                  average=average, warn_for=("f-score",), sample_weight=sample_weight,
-                 zero_division=zero_division, validate=validate, want=("f-score",))[2]
+                 zero_division=zero_division, validate=validate, want=("f-score",),
+                 macro_over=macro_over)[2]
 
 
 @metric_edge
 def _f1_score(y_true, y_pred, *, labels=None, pos_label=1, average="binary",
-              sample_weight=None, zero_division="warn", validate=True):
+              sample_weight=None, zero_division="warn", macro_over="all", validate=True):
     """:func:`f1_score` past its host entry."""
     return _prfs(y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label,
                  average=average, warn_for=("f-score",), sample_weight=sample_weight,
-                 zero_division=zero_division, validate=validate, want=("f-score",))[2]
+                 zero_division=zero_division, validate=validate, want=("f-score",),
+                 macro_over=macro_over)[2]
 
 
 @host_entry(_f1_score)
@@ -603,6 +632,7 @@ def f1_score(
     average: Literal["binary", "micro", "macro", "weighted", "samples"] | None = "binary",
     sample_weight: ArrayLike | None = None,
     zero_division: Literal["warn"] | float = "warn",
+    macro_over: Literal["all", "present"] = "all",
     validate: bool = True,
 ) -> Array:
     r"""F1 score, the harmonic mean of precision and recall: ``2 tp / (2 tp + fp + fn)``.
@@ -614,7 +644,9 @@ def f1_score(
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
         %(average)s
     %(sample_weight)s
-    %(zero_division_and_validate)s
+    %(zero_division)s
+    %(macro_over)s
+    %(validate)s
 
     Returns
     -------
@@ -626,14 +658,15 @@ def f1_score(
     ----------
     .. [1] scikit-learn, ``sklearn.metrics.f1_score``.
     """
-    if not validate and sample_weight is None:  # a training loop's call, on host views
+    if not validate and sample_weight is None and macro_over == "all":
+        # a training loop's call, on host views
         out = _prfs_on_host(y_true, y_pred, 1.0, labels, pos_label, average,
                             check_zero_division(zero_division), ("f-score",))
         if out is not None:
             return out[2]
     return _f1_score(y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
                      sample_weight=sample_weight, zero_division=zero_division,
-                     validate=validate)
+                     macro_over=macro_over, validate=validate)
 
 
 @metric_edge
@@ -647,6 +680,7 @@ def precision_score(
     average: Literal["binary", "micro", "macro", "weighted", "samples"] | None = "binary",
     sample_weight: ArrayLike | None = None,
     zero_division: Literal["warn"] | float = "warn",
+    macro_over: Literal["all", "present"] = "all",
     validate: bool = True,
 ) -> Array:
     r"""Precision ``tp / (tp + fp)``: the fraction of predicted positives that are right.
@@ -658,7 +692,9 @@ def precision_score(
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
         %(average)s
     %(sample_weight)s
-    %(zero_division_and_validate)s
+    %(zero_division)s
+    %(macro_over)s
+    %(validate)s
 
     Returns
     -------
@@ -672,7 +708,8 @@ def precision_score(
     """
     return _prfs(y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label,
                  average=average, warn_for=("precision",), sample_weight=sample_weight,
-                 zero_division=zero_division, validate=validate, want=("precision",))[0]
+                 zero_division=zero_division, validate=validate, want=("precision",),
+                 macro_over=macro_over)[0]
 
 
 @metric_edge
@@ -686,6 +723,7 @@ def recall_score(
     average: Literal["binary", "micro", "macro", "weighted", "samples"] | None = "binary",
     sample_weight: ArrayLike | None = None,
     zero_division: Literal["warn"] | float = "warn",
+    macro_over: Literal["all", "present"] = "all",
     validate: bool = True,
 ) -> Array:
     r"""Recall ``tp / (tp + fn)``: the fraction of true positives that are found.
@@ -697,7 +735,9 @@ def recall_score(
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
         %(average)s
     %(sample_weight)s
-    %(zero_division_and_validate)s
+    %(zero_division)s
+    %(macro_over)s
+    %(validate)s
 
     Returns
     -------
@@ -711,4 +751,5 @@ def recall_score(
     """
     return _prfs(y_true, y_pred, beta=1.0, labels=labels, pos_label=pos_label,
                  average=average, warn_for=("recall",), sample_weight=sample_weight,
-                 zero_division=zero_division, validate=validate, want=("recall",))[1]
+                 zero_division=zero_division, validate=validate, want=("recall",),
+                 macro_over=macro_over)[1]

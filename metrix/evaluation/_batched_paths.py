@@ -141,7 +141,8 @@ def _int_counts(idx, n, *, xp, o):
 # ---------------------------------------------------------------------------
 # label metrics
 
-_PRF_KW = {"labels", "pos_label", "average", "sample_weight", "zero_division", "beta"}
+_PRF_KW = {"labels", "pos_label", "average", "sample_weight", "zero_division", "beta",
+           "macro_over"}
 _LABEL_KW = {
     "accuracy_score": {"sample_weight", "normalize"},
     "precision_score": _PRF_KW - {"beta"},
@@ -316,7 +317,8 @@ class LabelPath(_Path):
         return prf_from_counts(counts, beta=beta, average=kw.get("average", "binary"),
                                warn_for=(), zero_division=kw.get("zero_division", "warn"),
                                weights=None, xp=xp, dtype=self.acc, acc_dtype=self.acc,
-                               validate=False, want=(PRF[which],))[which]
+                               validate=False, want=(PRF[which],),
+                               macro_over=kw.get("macro_over", "all"))[which]
 
 
 # ---------------------------------------------------------------------------

@@ -32,6 +32,8 @@ stopping at 2**24 as a float32 counter does.
   as labels or one-hot (a binary ``(N, 2)`` score matrix gives its column 1
   to the binary ranking metrics; multilabel ``y_true`` is the indicator);
 * regression metrics take ``y_true`` and ``y_pred`` as they are.
+* the retrieval metrics (``RetrievalMAP``, ...) take the query id of each row
+  as the third argument of ``update_state`` (where ``sample_weight`` goes).
 
 ``result()`` is cast to the metric's ``dtype`` (Keras' ``floatx()``,
 float32, unless ``dtype=`` is given); an integer result (a confusion matrix)

@@ -258,9 +258,15 @@ def _ranked_subset(y_true, y_score, q, idx, n_queries, k, *, xp, o, **kw):
 
 
 def _ranked_pairs(y_true, y_score, q, counts, n_queries, width, k, *, xp, o, device, maxf,
-                  cdt, ideal):
+                  cdt, ideal, tie_average=False):
     """Rank encoded ragged pairs: the padded layout when ``width`` is known and the
-    padding stays small, else the lexsort."""
+    padding stays small, else the lexsort.
+
+    ``tie_average`` (lexsort path): also ``dcg_gain``, each pair's gain replaced
+    by the mean gain of its run of tied scores in its query, so that the DCG
+    averages over the orders of tied items (scikit-learn's and TorchMetrics'
+    rule for nDCG).
+    """
     n = int(q.shape[0])
     offsets = xp.cumulative_sum(counts) - counts
     if width is not None and n_queries * width <= _PAD_FACTOR * n + _PAD_SLACK:
@@ -290,6 +296,14 @@ def _ranked_pairs(y_true, y_score, q, counts, n_queries, width, k, *, xp, o, dev
         n_queries=n_queries, gain=gain, hit=hit, rank=rank, cum_hits=cum_hits, in_k=in_k,
         n_rel=segsum(hit), gain_sum=segsum(gain), n_items=xp.astype(counts, maxf),
         segsum=segsum)
+    if tie_average:
+        s_s = xp.take(y_score, order)
+        head = xp.ones((1,), dtype=xp.bool, device=device)
+        first = xp.concat([head, (q_s[1:] != q_s[:-1]) | (s_s[1:] != s_s[:-1])])
+        run = xp.cumulative_sum(xp.astype(first, cdt)) - 1
+        run_gain = o.scatter_add(run, gain, length=n)
+        run_size = o.scatter_add(run, xp.ones_like(gain), length=n)
+        out["dcg_gain"] = xp.take(safe_divide(run_gain, run_size, zero_value=0.0, xp=xp), run)
     if ideal:
         # the gains ranked by themselves share the segments and their offsets
         by_gain = xp.argsort(gain_all, descending=True, stable=True)
@@ -299,8 +313,10 @@ def _ranked_pairs(y_true, y_score, q, counts, n_queries, width, k, *, xp, o, dev
     return out
 
 
-def _mean_over_queries(values, rk, empty, empty_target_action):
-    """Mean over queries of ``values`` after the empty-target rule."""
+def _query_mean(values, rk, empty, empty_target_action):
+    """Mean over queries of ``values`` after the empty-target rule (an array in
+    ``rk.out_dtype``).  Queries with no item (``rk.n_items == 0``) are left out;
+    ``"error"`` reads on the host whether a query is empty (documented)."""
     xp = rk.xp
     present = rk.n_items > 0
     if empty_target_action == "error":
@@ -317,12 +333,59 @@ def _mean_over_queries(values, rk, empty, empty_target_action):
         include = present
     inc = xp.astype(include, values.dtype)
     mean = safe_divide(xp.sum(values * inc), xp.sum(inc), zero_value=0.0, xp=xp)
-    return _ns.to_output(xp.astype(mean, rk.out_dtype), xp)
+    return xp.astype(mean, rk.out_dtype)
+
+
+def _mean_over_queries(values, rk, empty, empty_target_action):
+    """:func:`_query_mean` in the user-facing form."""
+    return _ns.to_output(_query_mean(values, rk, empty, empty_target_action), rk.xp)
 
 
 def _hits_at_k(rk):
     xp = rk.xp
     return rk.segsum(xp.where(rk.in_k, rk.hit, xp.zeros_like(rk.hit)))
+
+
+# -- per-query values (shared with the streaming classes of metrix.stream._retrieval) --
+
+def precision_values(rk, k, adaptive_k):
+    """Per-query precision@k: hits in the top k / k (``k=None``: / items;
+    ``adaptive_k``: / ``min(k, items)``)."""
+    xp = rk.xp
+    if k is None:
+        denom = rk.n_items
+    elif adaptive_k:
+        denom = xp.minimum(rk.n_items, xp.asarray(float(k), dtype=rk.maxf, device=rk.device))
+    else:
+        denom = xp.full_like(rk.n_items, float(k))
+    return safe_divide(_hits_at_k(rk), denom, zero_value=0.0, xp=xp)
+
+
+def recall_values(rk):
+    """Per-query recall@k: hits in the top k / relevant items."""
+    return safe_divide(_hits_at_k(rk), rk.n_rel, zero_value=0.0, xp=rk.xp)
+
+
+def mrr_values(rk):
+    """Per-query reciprocal rank of the first relevant item in the top k (else 0)."""
+    xp = rk.xp
+    first = rk.in_k & (rk.hit > 0) & (rk.cum_hits == 1)
+    return rk.segsum(xp.where(first, 1.0 / (rk.rank + 1.0), xp.zeros_like(rk.rank)))
+
+
+def map_values(rk):
+    """Per-query AP@k: mean of precision@rank over the relevant items in the top k."""
+    xp = rk.xp
+    take = rk.in_k & (rk.hit > 0)
+    prec = xp.where(take, rk.cum_hits / (rk.rank + 1.0), xp.zeros_like(rk.rank))
+    return safe_divide(rk.segsum(prec), _hits_at_k(rk), zero_value=0.0, xp=xp)
+
+
+def ndcg_values(rk):
+    """Per-query nDCG@k (the tie-averaged DCG where the ranking made ``dcg_gain``)."""
+    r = rk.__dict__
+    dcg = _dcg(dict(r, gain=r["dcg_gain"]) if "dcg_gain" in r else r, rk.xp)
+    return safe_divide(dcg, rk.idcg, zero_value=0.0, xp=rk.xp)
 
 
 _PARAMS = """
@@ -399,14 +462,7 @@ def precision_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids
     """
     rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
                validate)
-    xp = rk.xp
-    if k is None:
-        denom = rk.n_items
-    elif adaptive_k:
-        denom = xp.minimum(rk.n_items, xp.asarray(float(k), dtype=rk.maxf, device=rk.device))
-    else:
-        denom = xp.full_like(rk.n_items, float(k))
-    values = safe_divide(_hits_at_k(rk), denom, zero_value=0.0, xp=xp)
+    values = precision_values(rk, k, adaptive_k)
     return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
 
 
@@ -422,7 +478,7 @@ def recall_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: A
     """
     rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
                validate)
-    values = safe_divide(_hits_at_k(rk), rk.n_rel, zero_value=0.0, xp=rk.xp)
+    values = recall_values(rk)
     return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
 
 
@@ -451,9 +507,7 @@ def mrr(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any = Non
     """
     rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
                validate)
-    xp = rk.xp
-    first = rk.in_k & (rk.hit > 0) & (rk.cum_hits == 1)
-    values = rk.segsum(xp.where(first, 1.0 / (rk.rank + 1.0), xp.zeros_like(rk.rank)))
+    values = mrr_values(rk)
     return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
 
 
@@ -471,10 +525,7 @@ def map_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any 
     """
     rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
                validate)
-    xp = rk.xp
-    take = rk.in_k & (rk.hit > 0)
-    prec = xp.where(take, rk.cum_hits / (rk.rank + 1.0), xp.zeros_like(rk.rank))
-    values = safe_divide(rk.segsum(prec), _hits_at_k(rk), zero_value=0.0, xp=xp)
+    values = map_values(rk)
     return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
 
 
@@ -496,7 +547,5 @@ def ndcg_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any
     """
     rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
                validate, graded=True, ideal=True)
-    xp = rk.xp
-    dcg = _dcg(rk.__dict__, xp)
-    values = safe_divide(dcg, rk.idcg, zero_value=0.0, xp=xp)
+    values = ndcg_values(rk)
     return _mean_over_queries(values, rk, rk.gain_sum == 0, empty_target_action)

@@ -7,7 +7,7 @@ Two layers:
   ``SegmentationStream``, ``CollectionStream``, and the aggregators ``MeanStream``, ``SumStream``,
 * **functional** metric objects (``LabelStream``, ``MultilabelStream``, ``RegressionStream``,
   ``RankingStream``, ``LogLossStream``, ``SegmentationStream``,
-  ``CorrelationStream``, ``PerplexityStream``,
+  ``CorrelationStream``, ``PerplexityStream``, ``RetrievalStream``,
   ``CollectionStream``, and the aggregators ``MeanStream``, ``SumStream``,
   ``MaxStream``, ``MinStream``, ``CatStream``) with
   ``init / update / merge / compute``; states are dicts of arrays (pytrees)
@@ -43,6 +43,14 @@ from ._perplexity import Perplexity, PerplexityStream
 from ._probabilistic import LogLossStream
 from ._ranking import DEFAULT_THRESHOLDS, RankingStream
 from ._regression import RegressionStream
+from ._retrieval import (
+    RetrievalMAP,
+    RetrievalMRR,
+    RetrievalNormalizedDCG,
+    RetrievalPrecision,
+    RetrievalRecall,
+    RetrievalStream,
+)
 from ._running import Running, RunningStream
 from ._segmentation import SegmentationStream
 from ._sync import SyncTimeoutError, psum, sync
@@ -111,8 +119,10 @@ __all__ = [
     "MultilabelStream", "MutualInfoScore", "NormalizedMutualInfoScore", "PearsonCorrCoef",
     "Perplexity", "PerplexityStream", "PixelAccuracy", "Precision", "PrecisionAtFixedRecall",
     "R2Score", "RandScore", "RankingStream", "Recall", "RecallAtFixedPrecision",
-    "RegressionStream", "RootMeanSquaredError", "RootMeanSquaredLogError", "Running",
-    "RunningStream", "SegmentationStream", "SensitivityAtSpecificity", "SpearmanCorrCoef",
-    "SpecificityAtSensitivity", "StreamMetric", "SumMetric", "SumStream", "SyncTimeoutError",
-    "VMeasureScore", "ZeroOneLoss", "merge_states", "psum", "sync",
+    "RegressionStream", "RetrievalMAP", "RetrievalMRR", "RetrievalNormalizedDCG",
+    "RetrievalPrecision", "RetrievalRecall", "RetrievalStream", "RootMeanSquaredError",
+    "RootMeanSquaredLogError", "Running", "RunningStream", "SegmentationStream",
+    "SensitivityAtSpecificity", "SpearmanCorrCoef", "SpecificityAtSensitivity", "StreamMetric",
+    "SumMetric", "SumStream", "SyncTimeoutError", "VMeasureScore", "ZeroOneLoss", "merge_states",
+    "psum", "sync",
 ]

@@ -51,7 +51,13 @@ from .._core import namespace as _ns
 from .._core.validation import check_targets
 from ..backends import ops as _ops
 from ..classification._encoding import encode
-from ..classification._prf import PRF, check_beta, jaccard_from_counts, prf_from_counts
+from ..classification._prf import (
+    PRF,
+    check_beta,
+    check_macro_over,
+    jaccard_from_counts,
+    prf_from_counts,
+)
 from ..classification._statistic import (
     LabelCounts,
     counts_from_confusion,
@@ -119,12 +125,21 @@ class LabelStream(StreamMetric):
         labels (a value that is not exactly 0 or 1 is neither class).  With
         ``validate=True`` a probability outside [0, 1] raises (when the
         threshold is inside (0, 1): a probability threshold).
+    macro_over : {"all", "present"}, default="all"
+        The classes of ``average="macro"`` (precision, recall, F-beta,
+        jaccard, macro accuracy): all ``num_classes`` (scikit-learn's
+        ``labels=range(num_classes)``), or only those present, with a non-zero
+        (weighted) count in ``y_true`` or ``y_pred`` (``tp + fp + fn > 0``) of
+        all the data seen, as TorchMetrics' multiclass macro average; read off
+        the state on the device at ``compute``.  With no class present, the
+        mean over all classes (the ``zero_division`` value).  Other averages
+        and metrics ignore it.
     """
 
     def __init__(self, num_classes, metric="accuracy", *, average="macro", beta=1.0,
                  pos_label=1, zero_division="warn", weights=None, adjusted=False,
                  normalize=None, weighted=False, validate=False, assume_valid=False,
-                 ignore_index=None, threshold=0.5):
+                 ignore_index=None, threshold=0.5, macro_over="all"):
         if not isinstance(num_classes, int) or isinstance(num_classes, bool) or num_classes < 1:
             raise ValueError(f"num_classes must be a positive int, got {num_classes!r}")
         if metric not in _METRICS:
@@ -135,12 +150,14 @@ class LabelStream(StreamMetric):
             raise ValueError(f"pos_label={pos_label!r} is not in 0..{num_classes - 1}")
         if metric == "fbeta":
             check_beta(beta)
+        check_macro_over(macro_over)
         if weights not in (None, "linear", "quadratic"):
             raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
         if normalize not in (None, "true", "pred", "all"):
             raise ValueError(f"normalize must be None, 'true', 'pred' or 'all', got "
                              f"{normalize!r}")
         self.num_classes, self.metric, self.average = num_classes, metric, average
+        self.macro_over = macro_over
         self.beta = 1.0 if metric == "f1" else float(beta)
         self.pos_label, self.zero_division = pos_label, zero_division
         self.kappa_weights, self.adjusted, self.normalize = weights, adjusted, normalize
@@ -162,12 +179,15 @@ class LabelStream(StreamMetric):
     def config(self):
         """What the state means (checked by ``load_state_dict``)."""
         zd = self.zero_division
-        return {"kind": "LabelStream", "metric": self.metric, "num_classes": self.num_classes,
-                "average": self.average, "beta": self.beta, "pos_label": _plain(self.pos_label),
-                "zero_division": zd if isinstance(zd, str) else float(zd),
-                "weights": self.kappa_weights, "adjusted": bool(self.adjusted),
-                "normalize": self.normalize, "weighted": self.weighted,
-                "ignore_index": self.ignore_index}
+        out = {"kind": "LabelStream", "metric": self.metric, "num_classes": self.num_classes,
+               "average": self.average, "beta": self.beta, "pos_label": _plain(self.pos_label),
+               "zero_division": zd if isinstance(zd, str) else float(zd),
+               "weights": self.kappa_weights, "adjusted": bool(self.adjusted),
+               "normalize": self.normalize, "weighted": self.weighted,
+               "ignore_index": self.ignore_index}
+        if self.macro_over != "all":  # states saved before the option load as "all"
+            out["macro_over"] = self.macro_over
+        return out
 
     # -- state ---------------------------------------------------------------
     def _init(self, xp, device, fdt):
@@ -293,7 +313,8 @@ class LabelStream(StreamMetric):
         if m == "jaccard":
             counts, average = self._counts(cm, xp, device)
             out = jaccard_from_counts(tuple(xp.astype(v, fdt) for v in counts), average=average,
-                                      zero_division=self.zero_division, xp=xp)
+                                      zero_division=self.zero_division, xp=xp,
+                                      macro_over=self.macro_over)
             return xp.reshape(out, ()) if self.average == "binary" else out
         if m == "mcc":
             return mcc_from_confusion(inner, fdt=fdt, xp=xp)
@@ -317,7 +338,7 @@ class LabelStream(StreamMetric):
         out = prf_from_counts(counts, beta=self.beta, average=avg, warn_for=(),
                               zero_division=self.zero_division, weights=None, xp=xp,
                               dtype=fdt, acc_dtype=fdt, validate=False,
-                              want=(PRF[which],))[which]
+                              want=(PRF[which],), macro_over=self.macro_over)[which]
         if self.average == "binary":
             out = xp.reshape(out, ())
         return out

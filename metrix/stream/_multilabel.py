@@ -38,7 +38,13 @@ from .._core import namespace as _ns
 from .._core.validation import check_zero_division
 from ..backends import ops as _ops
 from ..backends._generic import indicators
-from ..classification._prf import PRF, check_beta, jaccard_from_counts, prf_from_counts
+from ..classification._prf import (
+    PRF,
+    check_beta,
+    check_macro_over,
+    jaccard_from_counts,
+    prf_from_counts,
+)
 from ..classification._statistic import LabelCounts, normalize_confusion
 from ..classification.confusion import accuracy_from_totals, multilabel_confusion_from_counts
 from ._functional import StreamMetric, array_namespace, count_dtype, is_float
@@ -93,11 +99,18 @@ class MultilabelStream(StreamMetric):
         Check the values on the host (a device sync per batch): targets in
         {0, 1}, scores in [0, 1] (with a threshold inside (0, 1)), integer
         predictions in {0, 1}.
+    macro_over : {"all", "present"}, default="all"
+        The labels of ``average="macro"``: all ``num_labels`` (scikit-learn's,
+        and TorchMetrics' multilabel macro average, which keeps absent labels),
+        or only those present, set in some ``y_true`` or ``y_pred`` row
+        (``tp + fp + fn > 0``; scikit-learn's ``labels=`` restricted to them);
+        read off the state on the device at ``compute``.  With no label
+        present, the mean over all labels (the ``zero_division`` value).
     """
 
     def __init__(self, num_labels, metric="accuracy", *, average="macro", beta=1.0,
                  zero_division="warn", normalize=None, threshold=0.5, weighted=False,
-                 validate=False):
+                 validate=False, macro_over="all"):
         if not isinstance(num_labels, int) or isinstance(num_labels, bool) or num_labels < 1:
             raise ValueError(f"num_labels must be a positive int, got {num_labels!r}")
         metric = _ALIASES.get(metric, metric)
@@ -108,6 +121,7 @@ class MultilabelStream(StreamMetric):
         if metric == "fbeta":
             check_beta(beta)
         check_zero_division(zero_division)
+        check_macro_over(macro_over)
         if normalize not in (None, "true", "pred", "all"):
             raise ValueError(f"normalize must be None, 'true', 'pred' or 'all', got "
                              f"{normalize!r}")
@@ -116,6 +130,7 @@ class MultilabelStream(StreamMetric):
             if threshold != threshold:
                 raise ValueError("threshold must be a number or None, got NaN")
         self.num_labels, self.metric, self.average = num_labels, metric, average
+        self.macro_over = macro_over
         self.beta = 1.0 if metric != "fbeta" else float(beta)
         self.zero_division, self.normalize, self.threshold = zero_division, normalize, threshold
         self.weighted, self.validate = bool(weighted), bool(validate)
@@ -134,11 +149,14 @@ class MultilabelStream(StreamMetric):
     def config(self):
         """What the state means (checked by ``load_state_dict``)."""
         zd = self.zero_division
-        return {"kind": "MultilabelStream", "metric": self.metric,
-                "num_labels": self.num_labels, "average": self.average, "beta": self.beta,
-                "zero_division": zd if isinstance(zd, str) else float(zd),
-                "normalize": self.normalize, "threshold": self.threshold,
-                "weighted": self.weighted}
+        out = {"kind": "MultilabelStream", "metric": self.metric,
+               "num_labels": self.num_labels, "average": self.average, "beta": self.beta,
+               "zero_division": zd if isinstance(zd, str) else float(zd),
+               "normalize": self.normalize, "threshold": self.threshold,
+               "weighted": self.weighted}
+        if self.macro_over != "all":  # states saved before the option load as "all"
+            out["macro_over"] = self.macro_over
+        return out
 
     # -- state ---------------------------------------------------------------
     def _init(self, xp, device, fdt):
@@ -255,12 +273,13 @@ class MultilabelStream(StreamMetric):
         counts = LabelCounts(tp, pred, true)
         if m == "jaccard":
             return jaccard_from_counts(counts, average=self.average,
-                                       zero_division=self.zero_division, xp=xp)
+                                       zero_division=self.zero_division, xp=xp,
+                                       macro_over=self.macro_over)
         which = {"precision": 0, "recall": 1}.get(m, 2)
         return prf_from_counts(counts, beta=self.beta, average=self.average, warn_for=(),
                                zero_division=self.zero_division, weights=None, xp=xp,
                                dtype=fdt, acc_dtype=fdt, validate=False,
-                               want=(PRF[which],))[which]
+                               want=(PRF[which],), macro_over=self.macro_over)[which]
 
     def _samples_average(self, state, fdt, xp):
         """scikit-learn's ``average="samples"``: the (weighted) mean of the samples'

@@ -439,7 +439,7 @@ _LABEL_DOC = """Streaming {what} over classes ``0..num_classes-1`` (one confusio
 
     ``{name}(num_classes, average={average!r}, *, zero_division="warn",
     weighted=False, validate=False, ignore_index=None, threshold=0.5, ...)``;
-    see :class:`metrix.stream.LabelStream` for the parameters.  Equals
+    see :class:`metrix.stream.LabelStream` for the parameters.{macro}  Equals
     ``metrix.{fn}(..., labels=range(num_classes))`` on all the data (binary
     probabilities thresholded; samples whose target is ``ignore_index`` left out).
     """
@@ -461,9 +461,17 @@ _MULTILABEL_EXTRA = {
                        "``(L, 2, 2)``, ``[[tn, fp], [fn, tp]]`` per label.",
 }
 
+#: the label metrics whose ``average="macro"`` takes ``macro_over``
+_MACRO_OVER = ("accuracy", "precision", "recall", "f1", "fbeta", "jaccard")
+_MACRO_OVER_DOC = """
+    ``macro_over="present"``: the macro average over the classes seen in
+    ``y_true`` or ``y_pred`` (TorchMetrics' multiclass macro average), not
+    all ``num_classes`` (the default, ``"all"``)."""
+
 for _e in entries(family="label"):
     _doc = _LABEL_DOC.format(what=_e.what, name=_e.stream, average=_e.average,
-                             fn=_e.function)
+                             fn=_e.function,
+                             macro=_MACRO_OVER_DOC if _e.key in _MACRO_OVER else "")
     if (_e.spec or _e.key) in MULTILABEL_SPECS:
         fn = "multilabel_confusion_matrix" if _e.key == "confusion" else _e.function
         _doc += _MULTILABEL_DOC.format(name=_e.stream, fn=fn,

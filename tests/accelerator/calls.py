@@ -32,6 +32,11 @@ EXEMPT = {
     "bootstrap": "resampling draws on the host generator and reads the estimates",
     "evaluate": "covered by its metrics; it returns host-keyed results",
     "contingency_matrix": "its shape is the number of distinct labels, read on the host",
+    "consensus_score": "the one-to-one pairing of biclusters (SciPy's Hungarian "
+                       "algorithm) runs on the host",
+    **{name: "a scikit-learn scorer: it calls an estimator on the host, then a metric "
+             "(the metrics are called here)"
+       for name in ("make_scorer", "get_scorer", "get_scorer_names", "check_scoring")},
     "adjusted_mutual_info_score": "the number of expected-mutual-information terms depends "
                                   "on the data and is read on the host",
     "stream.AdjustedMutualInfoScore": "its compute is adjusted_mutual_info_score's formula: "
@@ -59,6 +64,12 @@ def _label_calls():
                                                  average="micro", **NV),
         "f1_score[weighted]": lambda mk: m.f1_score(mk("labels"), mk("labels"), labels=L,
                                                     average="weighted", **NV),
+        "f1_score[macro_present]": lambda mk: m.f1_score(
+            mk("labels"), mk("labels"), labels=L, average="macro", macro_over="present",
+            **NV),
+        "jaccard_score[macro_present]": lambda mk: m.jaccard_score(
+            mk("labels"), mk("labels"), labels=L, average="macro", macro_over="present",
+            **NV),
         "f1_score[binary]": lambda mk: m.f1_score(mk("binary"), mk("binary"), labels=B,
                                                   **NV),
         "fbeta_score": lambda mk: m.fbeta_score(mk("labels"), mk("labels"), beta=2.0,
@@ -215,6 +226,11 @@ def _stream_calls():
         out[f"stream.{name}[multilabel]"] = stream(
             (lambda cls: lambda: cls(num_labels=C))(cls), "multilabel", ("score", (N, C)))
     out["stream.ExactMatch"] = stream(lambda: ms.ExactMatch(C), "multilabel", "multilabel")
+    out["stream.F1Score[macro_present]"] = stream(
+        lambda: ms.F1Score(C, macro_over="present"), "labels", "labels")
+    out["stream.F1Score[multilabel-macro_present]"] = stream(
+        lambda: ms.F1Score(num_labels=C, macro_over="present"), "multilabel",
+        ("score", (N, C)))
     out["stream.F1Score[multilabel-samples]"] = stream(
         lambda: ms.F1Score(num_labels=C, average="samples"), "multilabel", ("score", (N, C)))
     out["stream.AUROC"] = stream(lambda: ms.AUROC(), "binary", "score")
@@ -253,6 +269,16 @@ def _stream_calls():
     # token ids (8 sequences of 32) and their logits over a vocabulary of C
     out["stream.Perplexity"] = stream(lambda: ms.Perplexity(ignore_index=0),
                                       ("labels", (8, 32)), ("real", (8, 32, C)))
+    # retrieval: relevance, scores and query ids (0..C-1) of N rows
+    out["stream.RetrievalNormalizedDCG"] = stream(
+        lambda: ms.RetrievalNormalizedDCG(4 * N, top_k=5), "labels", "score", "labels")
+    for name in ("RetrievalMAP", "RetrievalMRR", "RetrievalRecall"):
+        cls = getattr(ms, name)
+        out["stream." + name] = stream((lambda cls: lambda: cls(4 * N, top_k=5))(cls),
+                                       "binary", "score", "labels")
+    out["stream.RetrievalPrecision[adaptive_k]"] = stream(
+        lambda: ms.RetrievalPrecision(4 * N, top_k=5, adaptive_k=True, ignore_index=-1),
+        "binary", "score", "labels")
     seg = ("labels", (4, 16, 16))  # four 16 x 16 label maps
     for name in ("MeanIoU", "DiceScore", "PixelAccuracy", "GeneralizedDiceScore"):
         cls = getattr(ms, name)

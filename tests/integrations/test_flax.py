@@ -88,6 +88,8 @@ def _all_faces():
     text = {"y_true_arg": "tokens", "y_pred_arg": "token_logits"}
     binary = {"y_true_arg": "bin_true", "y_pred_arg": "bin_score"}
     multilabel = {"y_true_arg": "ml_true", "y_pred_arg": "probs"}  # one-hot rows, scores
+    retrieval = {"y_true_arg": "bin_true", "y_pred_arg": "bin_score",
+                 "sample_weight_arg": "query_ids"}
     faces, streams = {}, {}
     for name in mf.STREAM_METRICS:
         cls, stream = getattr(mf, name), getattr(ms, name)
@@ -107,6 +109,8 @@ def _all_faces():
             args, kw, names = (), {}, text
         elif name == "ExactMatch":
             args, kw, names = (C,), {}, multilabel
+        elif name.startswith("Retrieval"):  # the query ids go where sample_weight goes
+            args, kw, names = (256,), {"top_k": 3}, retrieval
         elif "input_format" in inspect.signature(stream).parameters:
             args, kw, names = (C,), {}, seg
         elif "num_outputs" in inspect.signature(stream).parameters:
@@ -141,7 +145,8 @@ def test_every_stream_metric_has_an_nnx_metric_of_the_same_name_and_value():
                        tokens=jnp.reshape(batch["labels"], (-1, 2)),
                        token_logits=jnp.reshape(batch["logits"], (-1, 2, C)),
                        bin_true=batch["labels"] % 2, bin_score=batch["probs"][:, 1],
-                       ml_true=jax.nn.one_hot(batch["labels"], C, dtype=jnp.int32))
+                       ml_true=jax.nn.one_hot(batch["labels"], C, dtype=jnp.int32),
+                       query_ids=batch["labels"])
 
     batches = _batches(1, n_batches=2)
     for b in batches:
@@ -157,7 +162,8 @@ def test_every_stream_metric_has_an_nnx_metric_of_the_same_name_and_value():
                         token_logits=b["logits"].reshape(-1, 2, C),
                         bin_true=b["labels"] % 2, bin_score=b["probs"][:, 1],
                         ml_true=np.eye(C, dtype=np.int64)[b["labels"]])
-            stream.update(data[names["y_true_arg"]], data[names["y_pred_arg"]])
+            ids = (data["labels"],) if "sample_weight_arg" in names else ()
+            stream.update(data[names["y_true_arg"]], data[names["y_pred_arg"]], *ids)
         np.testing.assert_allclose(np.asarray(got[name]), stream.compute(), rtol=2e-5,
                                    atol=1e-6, err_msg=name)
 

@@ -283,6 +283,12 @@ def test_the_traps_the_page_warns_of():
     assert f1.compute() == pytest.approx(0.75 * tm_f1, rel=1e-6)
     assert f1.compute() == pytest.approx(skm.f1_score(y, p, average="macro", labels=range(4),
                                                       zero_division=0))
+    # ... and macro_over="present" is TorchMetrics' value (on every label class)
+    for name in ("F1Score", "Precision", "Recall", "JaccardIndex"):
+        m = getattr(ms, name)(4, macro_over="present")
+        m.update(y, p)
+        want = float(getattr(tc, "Multiclass" + name)(num_classes=4)(pt, yt))
+        assert m.compute() == pytest.approx(want, rel=1e-6), name
 
     # MulticlassAccuracy's default is the mean recall, metrix's Accuracy(average="macro")
     y4 = np.where(rng.random(n) < 0.1, 3, y)

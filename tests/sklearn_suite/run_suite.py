@@ -1,7 +1,8 @@
 """scikit-learn's own metric tests, run with metrix swapped in.
 
-The four modules (``test_classification.py``, ``test_ranking.py``,
-``test_regression.py``, ``test_common.py``) are copied from the installed
+The modules (``test_classification.py``, ``test_ranking.py``,
+``test_regression.py``, ``test_common.py``, ``test_score_objects.py``, and the
+displays' tests of ``metrics/_plot/tests`` in the plain run) are copied from the installed
 scikit-learn into a temporary folder beside ``swap_conftest.py`` and run
 twice with pytest (scikit-learn's own ``conftest`` loaded as a plugin, for
 its fixtures): once as they are (the baseline) and once with metrix's
@@ -28,7 +29,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 MODULES = ("test_classification.py", "test_ranking.py", "test_regression.py",
-           "test_common.py")
+           "test_common.py", "test_score_objects.py")
+#: the displays' tests (``sklearn/metrics/_plot/tests``): the plain run only (they
+#: draw with matplotlib on the host; scikit-learn has no array-API variant of them)
+PLOT_MODULES = ("test_common_curve_display.py", "test_confusion_matrix_display.py",
+                "test_det_curve_display.py", "test_precision_recall_display.py",
+                "test_predict_error_display.py", "test_roc_curve_display.py")
 
 
 def load_allowlist(path: Path = HERE / "allowlist.txt") -> dict[str, str]:
@@ -49,11 +55,13 @@ def _matcher(pattern: str):
 
 
 def copy_modules(dest: Path) -> None:
+    import sklearn.metrics._plot.tests as sk_plot_tests
     import sklearn.metrics.tests as sk_tests
 
-    src = Path(sk_tests.__file__).parent
-    for name in MODULES:
-        shutil.copy(src / name, dest / name)
+    for package, names in ((sk_tests, MODULES), (sk_plot_tests, PLOT_MODULES)):
+        src = Path(package.__file__).parent
+        for name in names:
+            shutil.copy(src / name, dest / name)
     shutil.copy(HERE / "swap_conftest.py", dest / "conftest.py")
 
 
@@ -76,7 +84,7 @@ def outcomes(junit: Path) -> dict[str, tuple[str, str]]:
 
 def run_once(folder: Path, *, swap: bool, array_api: bool, workers: int) -> dict:
     junit = folder / f"junit-{'swap' if swap else 'base'}-{int(array_api)}.xml"
-    env = dict(os.environ, METRIX_SWAP="1" if swap else "0",
+    env = dict(os.environ, METRIX_SWAP="1" if swap else "0", MPLBACKEND="Agg",
                SKLEARN_SKIP_NETWORK_TESTS="1", PYTHONPATH=str(folder))
     env.pop("SCIPY_ARRAY_API", None)
     if array_api:
@@ -86,7 +94,7 @@ def run_once(folder: Path, *, swap: bool, array_api: bool, workers: int) -> dict
            f"--junitxml={junit}", "-W", "ignore"]
     if workers > 1:
         cmd += ["-n", str(workers)]
-    cmd += [str(folder / m) for m in MODULES]
+    cmd += [str(folder / m) for m in MODULES + (() if array_api else PLOT_MODULES)]
     subprocess.run(cmd, cwd=folder, env=env, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, check=False)
     return outcomes(junit)
@@ -116,7 +124,7 @@ def compare(base: dict, swapped: dict, allow: dict[str, str]) -> dict:
 
 
 def run(*, array_api: bool = False, workers: int = 2) -> dict:
-    """Baseline and swapped runs of the four modules; the comparison."""
+    """Baseline and swapped runs of the modules; the comparison."""
     with tempfile.TemporaryDirectory(prefix="metrix-sklearn-suite-") as tmp:
         folder = Path(tmp)
         copy_modules(folder)

@@ -1,11 +1,11 @@
 """conftest.py of the copied scikit-learn test modules (see run_suite.py).
 
 With ``METRIX_SWAP=1`` every public ``sklearn.metrics`` function that metrix
-also has is replaced by metrix's before the test modules are collected (they
-import the names from ``sklearn.metrics``): the tests then check metrix's
-values, errors and warning texts.  scikit-learn's ``UndefinedMetricWarning``
-is left as it is: metrix's warnings are instances of it once scikit-learn is
-imported.  Without it, scikit-learn runs its own tests: the baseline.
+also has, and its display classes, are replaced by metrix's before the test
+modules are collected (they import the names from ``sklearn.metrics``): the
+tests then check metrix's values, errors and warning texts.  scikit-learn's
+``UndefinedMetricWarning`` is left as it is: metrix's warnings are instances of
+it once scikit-learn is imported.  Without it, scikit-learn runs its own tests: the baseline.
 """
 
 import os
@@ -27,3 +27,11 @@ if os.environ.get("METRIX_SWAP") == "1":
             for _module in _modules:
                 if hasattr(_module, _name):
                     setattr(_module, _name, _fn)
+
+    # the display classes (metrix.display subclasses scikit-learn's)
+    import sklearn.calibration
+
+    for _name in metrix.DISPLAYS:
+        for _module in (sklearn.metrics, sklearn.calibration):
+            if hasattr(_module, _name):
+                setattr(_module, _name, getattr(metrix, _name))

@@ -81,6 +81,7 @@ def tensor(a, float_dtype, cast=None):
 def run_face(make, args, kwargs, float_dtype, casts=(None, None), jit=False):
     """``KerasMetric(make())`` fed the uneven batches, then ``result()``."""
     metric = mk.KerasMetric(make(), dtype=float_dtype)
+    casts = tuple(casts) + (None,) * (len(args) - len(casts))  # a third array: query ids
     tensors = [tensor(a, float_dtype, c) for a, c in zip(args, casts)]
     w = kwargs.get("sample_weight")
     w = None if w is None else tensor(w, float_dtype)
