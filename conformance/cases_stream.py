@@ -339,6 +339,17 @@ add("MeanPinballLoss", lambda: ms.MeanPinballLoss(num_outputs=2, alpha=0.9,
                                                   multioutput="raw_values"),
     lambda t, p: skm.mean_pinball_loss(t, p, alpha=0.9, multioutput="raw_values"),
     (Y2, Y2_PRED), id="raw_values")
+add("D2TweedieScore", lambda: ms.D2TweedieScore(power=1.5),
+    lambda t, p, sample_weight: skm.d2_tweedie_score(t, p, power=1.5,
+                                                     sample_weight=sample_weight),
+    (Y, Y_PRED), WEIGHTED, id="power-1.5-weighted")
+add("D2TweedieScore", ms.D2TweedieScore, skm.d2_tweedie_score, (Y, Y_PRED), id="power-0")
+add("D2PinballScore", lambda: ms.D2PinballScore(capacity=N, num_outputs=2, alpha=0.9,
+                                                multioutput="raw_values"),
+    lambda t, p: skm.d2_pinball_score(t, p, alpha=0.9, multioutput="raw_values"),
+    (Y2, Y2_PRED), id="raw_values")
+add("D2AbsoluteErrorScore", lambda: ms.D2AbsoluteErrorScore(capacity=N),
+    skm.d2_absolute_error_score, (Y, Y_PRED), WEIGHTED, id="weighted")
 
 # -- correlations and perplexity (SciPy and a float64 NumPy reference) ---------------------
 from scipy import stats as _stats  # noqa: E402

@@ -147,6 +147,12 @@ REGISTRY = (
           what="mean Tweedie deviance (``power=``)", greater_is_better=False),
     Entry("mean_pinball_loss", "pinball", "regression", "MeanPinballLoss",
           what="mean pinball loss (``alpha=``)", greater_is_better=False),
+    Entry("d2_tweedie_score", "d2_tweedie", "regression", "D2TweedieScore",
+          what="D^2 Tweedie score (fraction of Tweedie deviance explained, ``power=``; "
+               "one output)"),
+    # exact buffers of ``capacity`` (the weighted quantile of y_true): written classes
+    Entry("d2_pinball_score", "d2_pinball", "regression"),
+    Entry("d2_absolute_error_score", "d2_absolute_error", "regression"),
 )
 
 _BY_FUNCTION = {e.function: e for e in REGISTRY}

@@ -195,14 +195,16 @@ def explained_fraction(num, den, force_finite, xp):
     every face: ``1 - num / den``, as scikit-learn's
     ``_assemble_fraction_of_explained_deviance`` (no masked writes, no division
     warning).  ``force_finite``: 1.0 where ``num == 0``, else 0.0 where
-    ``den == 0``; otherwise ``num / 0`` gives -inf (``num > 0``), inf or NaN."""
-    ratio = num / xp.where(den == 0, xp.ones_like(den), den)
+    ``den == 0``; otherwise ``1 - num / 0`` gives -inf (``num > 0``), inf or NaN
+    (the D2 Tweedie score's formula too, whose ``force_finite`` is False)."""
+    zero = den == 0
+    ratio = num / xp.where(zero, xp.ones_like(den), den)
     if force_finite:
         return xp.where(num == 0, xp.ones_like(num),
-                        xp.where(den == 0, xp.zeros_like(num), 1 - ratio))
-    inf = xp.full_like(num, math.inf)
-    at_zero = xp.where(num == 0, xp.full_like(num, math.nan), xp.where(num > 0, -inf, inf))
-    return xp.where(den == 0, at_zero, 1 - ratio)
+                        xp.where(zero, xp.zeros_like(num), 1 - ratio))
+    inf = xp.full_like(num, math.inf)  # 1 - num / 0 of IEEE: NaN for a zero or NaN num
+    at_zero = xp.where(num > 0, -inf, xp.where(num < 0, inf, xp.full_like(num, math.nan)))
+    return xp.where(zero, at_zero, 1 - ratio)
 
 
 def _explained_fraction(num, den, t, force_finite):
@@ -397,24 +399,45 @@ mean_absolute_percentage_error.__doc__ = _doc(
 
 
 def _pinball_raw(t, alpha, *preds):
-    """Mean pinball loss per output of each prediction in ``preds`` (one pass).
+    """Mean pinball loss per output of each prediction in ``preds`` (one pass):
+    :func:`pinball_losses` of the checked targets."""
+    return pinball_losses(t.y_true, preds, alpha, t.sample_weight, _total_weight(t), t.xp)
+
+
+def pinball_part(d, alpha, xp):
+    """The clipped per-row term of the pinball loss of ``d = y - pred``: its
+    positive part (``alpha >= 0.5``) or its negative part; with ``d`` itself,
+    their weighted means make the loss (:func:`pinball_from_means`)."""
+    return xp.clip(d, min=0.0) if alpha >= 0.5 else xp.clip(d, max=0.0)
+
+
+def pinball_losses(y_true, preds, alpha, weights, total, xp):
+    """Mean pinball loss per output of each prediction in ``preds`` (one fused pass).
 
     ``alpha * mean(d+) + (1 - alpha) * mean(d-)`` from ``mean(d)`` and one
-    clipped mean: the part with the larger coefficient is summed directly,
-    the other is the difference, so the rounding stays below eps of the result.
+    clipped mean (:func:`pinball_part`, :func:`pinball_from_means`): the part
+    with the larger coefficient is summed directly, the other is the
+    difference, so the rounding stays below eps of the result.  ``weights``
+    (``(n,)`` or None) and their ``total`` (``n`` for None) weigh the rows;
+    ``preds`` may broadcast against ``y_true`` (a ``(1, k)`` constant).
     """
-    xp = t.xp
-    upper = alpha >= 0.5
-
     def terms(a, *bs):
-        out = []
-        for b in bs:
-            d = a - b
-            out += [d, xp.clip(d, min=0.0) if upper else xp.clip(d, max=0.0)]
-        return tuple(out)
+        ds = [a - b for b in bs]
+        return tuple(v for d in ds for v in (d, pinball_part(d, alpha, xp)))
 
-    means = _means(t, terms, t.y_true, *preds)
+    sums = ops(xp).fused_sums(terms, (y_true, *preds), weights=weights)
+    means = [s / total for s in sums]
     return [pinball_from_means(s, part, alpha) for s, part in zip(means[0::2], means[1::2])]
+
+
+def d2_pinball_baseline(y_true, alpha, weights, xp):
+    """The D2 pinball score's baseline prediction per output, shape ``(1, k)``:
+    the weighted ``alpha``-quantile of ``y_true`` (scikit-learn's
+    ``_weighted_percentile(..., average=True)``, the "averaged inverted CDF",
+    through ``ops(xp).weighted_quantile``; a zero weight leaves a row out).
+    The denominator is its mean pinball loss (:func:`pinball_losses`)."""
+    q = ops(xp).weighted_quantile(y_true, alpha, weights=weights, average=True)
+    return q[None, :]
 
 
 def pinball_from_means(mean_d, mean_part, alpha):
@@ -666,8 +689,50 @@ def _d2_tweedie_parts(t, p):
         return dev, base
 
     num, mean_base = _means(t, rows, t.y_true, t.y_pred)
-    den = mean_base - _times_pow(1 / ((1 - p) * (2 - p)), m, 2 - p, xp)
-    return 2 * num[0], 2 * den[0]
+    return 2 * num[0], 2 * tweedie_null_half_deviance(mean_base, m, p, xp)[0]
+
+
+def tweedie_null_terms(a, p, xp):
+    """The per-row term of ``y_true`` alone in the null deviance's expansion
+    (:func:`tweedie_null_half_deviance`): ``a^2`` (power 0), ``a log a`` (1;
+    0 at ``a = 0``), ``log a`` (2), else ``max(a, 0)^(2-p) / ((1-p)(2-p))`` (the
+    first term of :func:`_general_half_deviances`; ``max`` only for p < 0)."""
+    if p == 0:
+        return a * a
+    if p == 1:  # xlogy(a, a): 0 at a = 0
+        pos = a > 0
+        return xp.where(pos, a * xp.log(xp.where(pos, a, xp.ones_like(a))), xp.zeros_like(a))
+    if p == 2:
+        return xp.log(a)
+    at = xp.where(a > 0, a, xp.zeros_like(a)) if p < 0 else a
+    return _times_pow(1 / ((1 - p) * (2 - p)), at, 2 - p, xp)
+
+
+def tweedie_null_half_deviance(mean_term, m, p, xp):
+    """The mean halved Tweedie deviance of ``y`` against its weighted mean ``m``,
+    from ``mean_term``, the weighted mean of :func:`tweedie_null_terms`.
+
+    Summing the unit deviance ``d_p(y, m)`` with ``sum w y = m sum w`` leaves
+    one sum of a function of ``y`` alone:
+
+    * p = 0: ``mean(y^2) - m^2`` (clipped at 0: rounding);
+    * p = 1: ``mean(y log y) - m log m`` (``-y + m`` sums to 0);
+    * p = 2: ``log m - mean(log y)`` (``y / m - 1`` sums to 0);
+    * else: ``mean(max(y, 0)^(2-p)) / ((1-p)(2-p)) - m^(2-p) / ((1-p)(2-p))``
+      (``m^(1-p) (y / (1-p) - m / (2-p))`` sums to ``m^(2-p) / ((1-p)(2-p))``).
+
+    So the D2 Tweedie score's state is a fixed set of weighted sums (``sum w``,
+    ``sum w y``, ``sum w term``).  The one-shot function uses it for powers
+    outside {0, 1, 2}, where it saves the second pass; for 0, 1 and 2 it keeps
+    the two-pass deviance around ``m`` (no cancellation).
+    """
+    if p == 0:
+        return xp.clip(mean_term - m * m, min=0.0)
+    if p == 1:
+        return mean_term - tweedie_null_terms(m, 1, xp)
+    if p == 2:
+        return xp.log(m) - mean_term
+    return mean_term - _times_pow(1 / ((1 - p) * (2 - p)), m, 2 - p, xp)
 
 
 @metric_edge
@@ -682,7 +747,7 @@ def d2_tweedie_score(
     num, den = _d2_tweedie_parts(t, power)
     if validate and bool(den == 0):  # scikit-learn divides Python floats: host read
         raise ZeroDivisionError("float division by zero")
-    return _out(1 - num / den, t)
+    return _out(explained_fraction(num, den, False, t.xp), t)
 d2_tweedie_score.__doc__ = _doc(
     "d2_tweedie_score", "Fraction of Tweedie deviance explained (single output).",
     r"D^2 = 1 - D_p(y, \hat y) / D_p(y, \bar y_w)", _POWER, mo=False)
@@ -708,9 +773,8 @@ def _d2_pinball(y_true, y_pred, sample_weight, alpha, multioutput, validate, fun
         return _nan_result(t, "D^2 score is not well-defined with less than two samples.")
     if validate:
         check_output_weights(t)
-    xp = t.xp
-    q = ops(xp).weighted_quantile(t.y_true, alpha, weights=t.sample_weight, average=True)
-    num, den = _pinball_raw(t, alpha, t.y_pred, q[None, :])
+    q = d2_pinball_baseline(t.y_true, alpha, t.sample_weight, t.xp)
+    num, den = _pinball_raw(t, alpha, t.y_pred, q)  # one pass for both
     return _explained_fraction(num, den, t, True)
 
 

@@ -12,11 +12,24 @@ about ``eps * mean^2 / variance`` relative.
 
 ``MedianAbsoluteError`` keeps ``|e|`` in an exact buffer of declared
 ``capacity`` (:mod:`metrix.stream._buffer`) and applies scikit-learn's
-"averaged inverted CDF" weighted median to it.
+"averaged inverted CDF" weighted median to it (the adapter op
+``ops(xp).weighted_quantile``, as the one-shot function).
 
-The mean errors, R2 and explained variance apply the one-shot functions'
-formulas (:func:`metrix.regression.scores.mean_error_formula`,
-:func:`metrix.regression.scores.explained_fraction`) to these sums.
+The D2 Tweedie score (``d2_tweedie``) is exact from sums too: with ``m = s_y /
+sw`` the null deviance ``sum w d_p(y, m)`` expands into ``sum w``, ``sum w y``
+and one sum ``s_null`` of a function of ``y`` alone (``y^2`` for power 0, ``y
+log y`` for 1, ``log y`` for 2, ``max(y, 0)^(2-p)`` otherwise; derived in
+:func:`metrix.regression.scores.tweedie_null_half_deviance`), beside the
+model's deviance ``s_dev``; the running minimum and maximum of ``y_true``
+(rows of non-zero weight) make a constant ``y_true``'s null deviance exactly 0.
+The D2 pinball and absolute error scores need the weighted quantile of all of
+``y_true``: they keep ``y_true`` in an exact buffer of ``capacity`` rows (the
+baseline's loss) and the model's pinball sums ``s_d, s_part`` (mergeable).
+
+The mean errors, R2, explained variance and the D2 scores apply the one-shot
+functions' formulas (:func:`metrix.regression.scores.mean_error_formula`,
+:func:`metrix.regression.scores.explained_fraction`,
+:func:`~metrix.regression.scores.pinball_losses`, ...) to these sums.
 """
 
 from __future__ import annotations
@@ -30,11 +43,16 @@ from ..backends import ops as _ops
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ..regression._input import check_alpha, check_power
 from ..regression.scores import (
+    d2_pinball_baseline,
     deviance_scale,
     explained_fraction,
     half_deviances,
     mean_error_formula,
     pinball_from_means,
+    pinball_losses,
+    pinball_part,
+    tweedie_null_half_deviance,
+    tweedie_null_terms,
 )
 from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
 from ._functional import StreamMetric, array_namespace, dtype_probe, result_dtype
@@ -48,12 +66,21 @@ _SUMS = {
     "deviance": ("s_dev",),
     "pinball": ("s_d", "s_part"),
     "max": ("max_abs",),
+    "d2_tweedie": ("s_dev", "s_y", "s_null"),
+    "d2_pinball": ("s_d", "s_part"),
 }
 # each metric keeps only the sums it reads (an update of MSE is one sum of squares)
 _STATISTIC = {"mse": "sq", "rmse": "sq", "mae": "abs", "r2": "moments",
               "explained_variance": "moments", "msle": "log", "rmsle": "log", "mape": "pct",
               "median_ae": "buffer", "max_error": "max", "poisson": "deviance",
-              "gamma": "deviance", "tweedie": "deviance", "pinball": "pinball"}
+              "gamma": "deviance", "tweedie": "deviance", "pinball": "pinball",
+              "d2_tweedie": "d2_tweedie", "d2_pinball": "d2_pinball",
+              "d2_absolute_error": "d2_pinball"}
+#: the buffered statistics (``capacity=`` required)
+_BUFFERED = ("buffer", "d2_pinball")
+#: NaN below two samples (scikit-learn), with check_seen's warning
+_TWO_SAMPLES = {"r2": "R^2 score", "d2_tweedie": "D^2 score", "d2_pinball": "D^2 score",
+                "d2_absolute_error": "D^2 score"}
 #: the Tweedie power of the deviance metrics (``tweedie`` takes ``power=``)
 _POWER = {"poisson": 1, "gamma": 2}
 _MULTI = ("raw_values", "uniform_average", "variance_weighted")
@@ -66,7 +93,8 @@ class RegressionStream(StreamMetric):
     ----------
     metric : str
         ``mse, rmse, mae, r2, explained_variance, msle, rmsle, mape, median_ae,
-        max_error, poisson, gamma, tweedie, pinball``.
+        max_error, poisson, gamma, tweedie, pinball, d2_tweedie, d2_pinball,
+        d2_absolute_error``.
     num_outputs : int or None, default=None
         ``None``: 1-D targets and 0-d results; ``k``: targets ``(n, k)``.
     multioutput : {"raw_values", "uniform_average", "variance_weighted"} or host
@@ -74,17 +102,27 @@ class RegressionStream(StreamMetric):
     force_finite : bool, default=True
         scikit-learn's rule for constant targets (R2, explained variance).
     capacity : int, default=None
-        Rows of the exact buffer (``median_ae`` only; required there).
+        Rows of the exact buffer (``median_ae``, ``d2_pinball`` and
+        ``d2_absolute_error``; required there).
     power : float, default=0
-        The Tweedie power of ``tweedie`` (``poisson`` is 1, ``gamma`` 2).
+        The Tweedie power of ``tweedie`` and ``d2_tweedie`` (``poisson`` is 1,
+        ``gamma`` 2).
     alpha : float, default=0.5
-        The quantile of ``pinball``.
+        The quantile of ``pinball`` and ``d2_pinball`` (``d2_absolute_error``
+        is 0.5).
 
     Notes
     -----
     Out of the deviances' domain (``poisson`` needs ``y_true >= 0`` and
     ``y_pred > 0``, ``gamma`` both positive) the result is NaN or infinite: the
     stream reads nothing to check it (the one-shot functions raise).
+
+    The D2 scores are NaN below two samples (``check_seen`` warns, as
+    scikit-learn).  A constant ``y_true`` (null deviance 0): the D2 Tweedie
+    score is ``1 - dev / 0`` (-inf, or NaN for a perfect prediction) where
+    scikit-learn raises ``ZeroDivisionError``; the D2 pinball and absolute
+    error scores follow scikit-learn (1.0 for a perfect prediction, else 0.0).
+    All-zero weights give NaN (scikit-learn raises).
     """
 
     def __init__(self, metric="mse", *, num_outputs=None, multioutput="uniform_average",
@@ -110,23 +148,27 @@ class RegressionStream(StreamMetric):
         self.metric, self.num_outputs, self.multioutput = metric, num_outputs, multioutput
         self.force_finite = bool(force_finite)
         self.statistic = _STATISTIC[metric]
-        self.power = _POWER.get(metric, check_power(power, "MeanTweedieDeviance"))
-        self.alpha = check_alpha(alpha, "MeanPinballLoss")
-        if metric in ("max_error", "poisson", "gamma", "tweedie") and num_outputs not in (
-                None, 1):
+        self.power = _POWER.get(metric, check_power(
+            power, "D2TweedieScore" if metric == "d2_tweedie" else "MeanTweedieDeviance"))
+        self.alpha = 0.5 if metric == "d2_absolute_error" else check_alpha(
+            alpha, "D2PinballScore" if metric == "d2_pinball" else "MeanPinballLoss")
+        if metric in ("max_error", "poisson", "gamma", "tweedie",
+                      "d2_tweedie") and num_outputs not in (None, 1):
             raise ValueError(f"{metric} takes one output (scikit-learn's rule), got "
                              f"num_outputs={num_outputs}")
         k = num_outputs or 1
-        if self.statistic == "buffer":
+        if self.statistic in _BUFFERED:
             self.capacity = check_capacity(capacity)
-            self.key = ("reg_buffer", k, self.capacity)
+            self.key = ("reg_" + self.statistic, k, self.capacity) + (
+                (self.alpha,) if self.statistic == "d2_pinball" else ())
         else:
             if capacity is not None:
-                raise ValueError(f"capacity is only used by median_ae, not {metric!r}")
+                raise ValueError("capacity is only used by median_ae, d2_pinball and "
+                                 f"d2_absolute_error, not {metric!r}")
             self.capacity = None
             # R2 also counts samples (NaN below two, whatever the weights)
             self.key = ("reg_" + self.statistic, k) + (("n",) if metric == "r2" else ()) + (
-                (self.power,) if self.statistic == "deviance" else
+                (self.power,) if self.statistic in ("deviance", "d2_tweedie") else
                 (self.alpha,) if self.statistic == "pinball" else ())
 
     def config(self):
@@ -143,14 +185,22 @@ class RegressionStream(StreamMetric):
         acc = _ns.max_float_dtype(xp, device)
         if self.statistic == "buffer":
             state = init_buffer(xp, device, self.capacity, {"abs": ((k,), acc)})
+        elif self.statistic == "d2_pinball":  # y_true's rows, and the model's sums
+            state = init_buffer(xp, device, self.capacity, {"true": ((k,), acc)})
+            state.update({name: xp.zeros((k,), dtype=acc, device=device)
+                          for name in _SUMS["d2_pinball"]})
+            state["sw"] = xp.zeros((), dtype=acc, device=device)
         else:
             state = {name: xp.zeros((k,), dtype=acc, device=device)
                      for name in _SUMS[self.statistic]}
             if self.statistic == "max":  # a running maximum starts below every value
                 state["max_abs"] = xp.full((k,), -math.inf, dtype=acc, device=device)
             state["sw"] = xp.zeros((), dtype=acc, device=device)
-            if self.metric == "r2":  # NaN below two samples, whatever the weights
+            if self.metric in _TWO_SAMPLES:  # NaN below two samples, whatever the weights
                 state["n"] = xp.zeros((), dtype=_ns.count_dtype(xp, device), device=device)
+            if self.statistic == "d2_tweedie":  # y_true range (max_* / min_*: extremes)
+                state["min_y"] = xp.full((k,), math.inf, dtype=acc, device=device)
+                state["max_y"] = xp.full((k,), -math.inf, dtype=acc, device=device)
         state["meta_dtype"] = dtype_probe(xp, device, fdt)
         return state
 
@@ -163,7 +213,8 @@ class RegressionStream(StreamMetric):
         k = self.num_outputs or 1
         yt, yp = xp.astype(yt, acc, copy=False), xp.astype(yp, acc, copy=False)
         self._check_outputs(yt, yp)
-        flat = k == 1 and yt.ndim == 1 and yp.ndim == 1 and self.statistic != "buffer"
+        flat = (k == 1 and yt.ndim == 1 and yp.ndim == 1
+                and self.statistic not in _BUFFERED)
         if not flat:  # (1-D sums are 0-d and broadcast into the (1,) state)
             yt, yp = xp.reshape(yt, (-1, k)), xp.reshape(yp, (-1, k))
         if yt.shape != yp.shape:
@@ -177,6 +228,10 @@ class RegressionStream(StreamMetric):
             w = (xp.ones((n,), dtype=acc, device=device) if w is None
                  else xp.reshape(xp.astype(w, acc, copy=False), (-1,)))
             return write_rows(state, {"abs": xp.abs(e)}, w, xp=xp)
+        if self.statistic == "d2_pinball":  # y_true's rows; the sums below
+            wb = (xp.ones((n,), dtype=acc, device=device) if w is None
+                  else xp.reshape(xp.astype(w, acc, copy=False), (-1,)))
+            state = write_rows(state, {"true": yt}, wb, xp=xp)
         out = dict(state)
         if "n" in state:
             out["n"] = out_n
@@ -196,6 +251,8 @@ class RegressionStream(StreamMetric):
                 return xp.sum(wc * v, axis=0)
         for name, rows in self._terms(yt, yp, e, xp).items():
             out[name] = state[name] + total(rows)
+        if self.statistic == "d2_tweedie" and n:
+            out["min_y"], out["max_y"] = _running_range(state, yt, w, xp)
         return out
 
     def _terms(self, yt, yp, e, xp):
@@ -215,8 +272,10 @@ class RegressionStream(StreamMetric):
             return {"s_pct": xp.abs(e) / xp.clip(xp.abs(yt), min=eps)}
         if stat == "deviance":
             return {"s_dev": half_deviances(yt, (yp,), self.power, xp)[0]}
-        part = xp.clip(e, min=0.0) if self.alpha >= 0.5 else xp.clip(e, max=0.0)
-        return {"s_d": e, "s_part": part}  # pinball
+        if stat == "d2_tweedie":
+            return {"s_dev": half_deviances(yt, (yp,), self.power, xp)[0], "s_y": yt,
+                    "s_null": tweedie_null_terms(yt, self.power, xp)}
+        return {"s_d": e, "s_part": pinball_part(e, self.alpha, xp)}  # pinball, d2_pinball
 
     def _update_max(self, state, out, e, w, n, xp):
         """``max_error``: the running maximum of ``|y_true - y_pred|`` (no weights)."""
@@ -246,9 +305,10 @@ class RegressionStream(StreamMetric):
                                  f"(num_outputs={k}){hint}.")
 
     def check_seen(self, n_samples):
-        if self.metric == "r2" and n_samples < 2:
-            warnings.warn("R^2 score is not well-defined with less than two samples.",
-                          as_sklearn_too(UndefinedMetricWarning), stacklevel=3)
+        if self.metric in _TWO_SAMPLES and n_samples < 2:
+            warnings.warn(f"{_TWO_SAMPLES[self.metric]} is not well-defined with less "
+                          "than two samples.", as_sklearn_too(UndefinedMetricWarning),
+                          stacklevel=3)
 
     def accumulator(self, state):
         """``(state', add)`` where the backend adds batches in place (eager CPU
@@ -274,8 +334,13 @@ class RegressionStream(StreamMetric):
         fdt = result_dtype(state, xp)
         m = self.metric
         if m == "median_ae":
-            per_output = nan_if_dropped(_median_from_buffer(state, xp=xp), state, xp=xp)
+            # the one-shot's weighted median; a free row weighs 0 and counts for nothing
+            median = _ops(xp).weighted_quantile(state["buf_abs"], 0.5,
+                                                weights=state["buf_weight"], average=True)
+            per_output = nan_if_dropped(median, state, xp=xp)
             return xp.astype(self._average(per_output, None, xp), fdt)
+        if self.statistic in ("d2_tweedie", "d2_pinball"):
+            return xp.astype(self._d2(state, xp), fdt)
         sw = state["sw"]
         if m in ("r2", "explained_variance"):
             num, den = _explained_fraction_terms(state, m, xp=xp)
@@ -293,6 +358,29 @@ class RegressionStream(StreamMetric):
         per_output = mean_error_formula("root" if m in ("rmse", "rmsle") else "mean",
                                         state[name], sw, xp)
         return xp.astype(self._average(per_output, None, xp), fdt)
+
+    def _d2(self, state, xp):
+        """The D2 scores: the one-shot functions' formulas on the sums (and, for
+        the pinball loss, on the buffered ``y_true``); NaN below two samples,
+        with no weight, or (the buffer) when rows were dropped."""
+        sw = state["sw"]
+        sw = xp.where(sw == 0, xp.full_like(sw, math.nan), sw)
+        if self.statistic == "d2_tweedie":
+            p = self.power
+            num = state["s_dev"] / sw
+            den = tweedie_null_half_deviance(state["s_null"] / sw, state["s_y"] / sw, p, xp)
+            den = xp.where(state["min_y"] == state["max_y"], xp.zeros_like(den), den)
+            scores = explained_fraction(num, den, False, xp)  # 1 - num / den
+            n = state["n"]
+        else:
+            num = pinball_from_means(state["s_d"] / sw, state["s_part"] / sw, self.alpha)
+            y, w = state["buf_true"], state["buf_weight"]
+            q = d2_pinball_baseline(y, self.alpha, w, xp)
+            den = pinball_losses(y, (q,), self.alpha, w, xp.sum(w), xp)[0]
+            scores = nan_if_dropped(explained_fraction(num, den, True, xp), state, xp=xp)
+            n = state["count"] + state["dropped"]
+        value = self._average(scores, None, xp)
+        return xp.where(n < 2, xp.full_like(value, math.nan), value)
 
     def _loss(self, state, sw, xp):
         """Per output: the maximum error, the mean deviance or the pinball loss
@@ -332,32 +420,15 @@ def _explained_fraction_terms(state, metric, *, xp):
     return var_e, safe_divide(ss_tot, sw, zero_value=0.0, xp=xp)
 
 
-def _median_from_buffer(state, *, xp):
-    """Weighted median of each column of ``buf_abs`` ("averaged inverted CDF").
 
-    Free rows weigh nothing (their value is set to +inf so they sort last).
-    Equal to ``np.median`` for unit weights.
-    """
-    x = state["buf_abs"]
-    w = state["buf_weight"]
-    k = x.shape[1]
-    x = xp.where(xp.reshape(w == 0, (-1, 1)), xp.full_like(x, math.inf), x)
-    order = xp.argsort(x, axis=0)
-    xs = xp.take_along_axis(x, order, axis=0)
-    ws = xp.take(w, xp.reshape(order, (-1,)))
-    ws = xp.reshape(ws, order.shape)
-    cw = xp.cumulative_sum(ws, axis=0)
-    total = cw[-1:, :]
-    target = 0.5 * total
-    last = x.shape[0] - 1
-    cdt = _ns.count_dtype(xp, _ns.device_of(x))
-    i = xp.clip(xp.sum(xp.astype(cw < target, cdt), axis=0), 0, last)
-    i2 = xp.reshape(i, (1, k))
-    cw_i = xp.take_along_axis(cw, i2, axis=0)
-    x_i = xp.take_along_axis(xs, i2, axis=0)
-    j = xp.sum(xp.astype(cw <= cw_i, cdt), axis=0)
-    j = xp.where(j > last, i, j)
-    x_j = xp.take_along_axis(xs, xp.reshape(j, (1, k)), axis=0)
-    eps = xp.finfo(x.dtype).eps
-    med = xp.where(cw_i - target > eps, x_i, 0.5 * (x_i + x_j))[0, :]
-    return xp.where(total[0, :] == 0, xp.full_like(med, math.nan), med)
+def _running_range(state, yt, w, xp):
+    """``(min_y, max_y)`` updated with the batch's ``y_true`` (rows of non-zero
+    weight; a batch of at least one row)."""
+    if w is not None:
+        keep = xp.reshape(w, (-1,) + (1,) * (yt.ndim - 1)) != 0
+        lo = xp.where(keep, yt, xp.full_like(yt, math.inf))
+        hi = xp.where(keep, yt, xp.full_like(yt, -math.inf))
+    else:
+        lo = hi = yt
+    return (xp.minimum(state["min_y"], xp.min(lo, axis=0)),
+            xp.maximum(state["max_y"], xp.max(hi, axis=0)))

@@ -537,6 +537,42 @@ class MedianAbsoluteError(Metric):
                                           multioutput=multioutput, capacity=capacity))
 
 
+class D2PinballScore(Metric):
+    """Streaming D^2 pinball score, exact, with ``y_true`` in a buffer of ``capacity`` rows.
+
+    ``D2PinballScore(capacity, num_outputs=None, multioutput="uniform_average",
+    alpha=0.5)``: equals ``metrix.d2_pinball_score`` (scikit-learn's) on all
+    the data.  The baseline is the weighted ``alpha``-quantile of all of
+    ``y_true`` (scikit-learn's averaged inverted CDF), so ``y_true`` is kept;
+    the model's pinball loss is two weighted sums per output.  More than
+    ``capacity`` samples raise :class:`~metrix.stream.BufferFullError`.  See
+    :class:`metrix.stream.RegressionStream`.
+    """
+
+    higher_is_better = True
+
+    def __init__(self, capacity, num_outputs=None, multioutput="uniform_average", alpha=0.5):
+        super().__init__(RegressionStream("d2_pinball", num_outputs=num_outputs,
+                                          multioutput=multioutput, capacity=capacity,
+                                          alpha=alpha))
+
+
+class D2AbsoluteErrorScore(Metric):
+    """Streaming D^2 absolute error score (D^2 pinball at ``alpha=0.5``), exact.
+
+    ``D2AbsoluteErrorScore(capacity, num_outputs=None, multioutput="uniform_average")``:
+    equals ``metrix.d2_absolute_error_score`` (scikit-learn's) on all the data;
+    ``y_true`` is kept in a buffer of ``capacity`` rows for its weighted median
+    (see :class:`D2PinballScore`).
+    """
+
+    higher_is_better = True
+
+    def __init__(self, capacity, num_outputs=None, multioutput="uniform_average"):
+        super().__init__(RegressionStream("d2_absolute_error", num_outputs=num_outputs,
+                                          multioutput=multioutput, capacity=capacity))
+
+
 # -- ranking and probabilistic -------------------------------------------------------
 
 class _Ranking(_Accumulating):

@@ -257,6 +257,12 @@ def _stream_calls():
         out["stream." + name] = stream(cls, "score", "score")
     out["stream.MedianAbsoluteError"] = stream(lambda: ms.MedianAbsoluteError(4 * N),
                                                "score", "score")
+    out["stream.D2TweedieScore"] = stream(lambda: ms.D2TweedieScore(power=1.5), "score",
+                                          "score")
+    out["stream.D2PinballScore"] = stream(lambda: ms.D2PinballScore(4 * N, alpha=0.9),
+                                          "score", "score")
+    out["stream.D2AbsoluteErrorScore"] = stream(lambda: ms.D2AbsoluteErrorScore(4 * N),
+                                                "score", "score")
     out["stream.PearsonCorrCoef"] = stream(ms.PearsonCorrCoef, "real", "real")
     out["stream.PearsonCorrCoef[weights]"] = stream(ms.PearsonCorrCoef, "real", "real", "weight")
     out["stream.SpearmanCorrCoef"] = stream(lambda: ms.SpearmanCorrCoef(4 * N), "real", "real")

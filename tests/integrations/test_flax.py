@@ -102,7 +102,8 @@ def _all_faces():
             args, kw, names = (C,), {}, rank
         elif name == "CalibrationError":
             args, kw, names = (), {"n_bins": 10, "num_classes": C}, rank
-        elif name in ("MedianAbsoluteError", "SpearmanCorrCoef"):
+        elif name in ("MedianAbsoluteError", "SpearmanCorrCoef", "D2PinballScore",
+                      "D2AbsoluteErrorScore"):
             args, kw, names = (256,), {}, reg
         elif name == "Perplexity":
             args, kw, names = (), {}, text

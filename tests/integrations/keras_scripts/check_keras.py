@@ -260,7 +260,8 @@ def check_input_forms():
 # -- exactness, dtypes, configuration ---------------------------------------------------
 
 def _minimal_args(name):
-    if name in ("MedianAbsoluteError", "SpearmanCorrCoef") or name.startswith("Retrieval"):
+    if name in ("MedianAbsoluteError", "SpearmanCorrCoef", "D2PinballScore",
+                "D2AbsoluteErrorScore") or name.startswith("Retrieval"):
         return {"capacity": 64}
     first = next(iter(inspect.signature(getattr(ms, name)).parameters))
     if first.startswith("min_"):  # the operating points: their least constraint
