@@ -204,6 +204,8 @@ class BrierScoreStream(_SumOfLosses):
             else:
                 proba_problem(yt, p, None, labels=list(range(self.num_classes)))
         acc = state["sw"].dtype
+        if not is_float(p, xp) or xp.finfo(p.dtype).bits < 32:
+            p = xp.astype(p, acc)  # integers, float16 / bfloat16: the terms in ``acc``
         if not binary:
             codes, _ = _class_codes(yt, self.num_classes, xp)
             q = true_proba_rows(codes, p, xp, outside=self.num_classes)
