@@ -7,6 +7,11 @@ metrics the squared error.  Logarithms and sums are computed in the widest
 float of the device (float64 where available); results have the dtype of
 ``y_proba``.  With ``labels`` declared (or ``pos_label`` for 1-D Brier) and
 ``validate=False`` each metric is a pure array program.
+
+Each loss's per-sample term is written here once (:func:`log_loss_terms`,
+:func:`brier_terms`, :func:`hinge_terms`): the one-shot functions,
+``evaluate``, the bootstrap and the ``metrix.stream`` classes (``LogLoss``,
+``BrierScore``, ``HingeLoss``) all read it.
 """
 
 from __future__ import annotations
