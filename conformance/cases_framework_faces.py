@@ -182,12 +182,14 @@ def add(name, make, ref, args, kw, id, face, fn, skip, **extra):
 MASK_ROWS = {"Accuracy", "Accuracy/weighted", "F1Score/binary",
              "ConfusionMatrix/normalize-weighted", "MetricCollection/shared-statistic",
              "LogLoss/multiclass", "LogLoss/binary-weighted", "AUROC/binned-labels-1-2",
-             "AveragePrecision/binned-weighted", "MeanSquaredError", "R2Score/variance_weighted"}
+             "AveragePrecision/binned-weighted", "MeanSquaredError", "R2Score/variance_weighted",
+             "HingeLoss/crammer-singer", "Accuracy/top-2"}
 #: rows also run under ``nnx.jit`` / ``jax.jit`` (Keras) with the uneven batches (one
 #: compilation per shape): a collection, an exact buffer of each family, float sums
 JIT_ROWS = {"MetricCollection/shared-statistic", "AUROC/exact-ties-weighted",
             "AveragePrecision/exact-multilabel-micro", "MedianAbsoluteError",
-            "LogLoss/multiclass", "R2Score/variance_weighted"}
+            "LogLoss/multiclass", "R2Score/variance_weighted", "BrierScore/multiclass",
+            "Accuracy/top-3-weighted"}
 #: narrow integer labels (one dtype per kind of label statistic)
 NARROW = {"Accuracy": "uint8", "F1Score/binary": "int8",
           "MetricCollection/shared-statistic": "int16"}

@@ -231,6 +231,28 @@ add("LogLoss", lambda: ms.LogLoss(C), lambda t, p: skm.log_loss(t, p, labels=LAB
     (MC_T, MC_PROBA), id="multiclass", **PROBA)
 add("LogLoss", lambda: ms.LogLoss(), skm.log_loss, (BIN_T, BIN_SCORE), WEIGHTED,
     id="binary-weighted")
+add("BrierScore", lambda: ms.BrierScore(C), lambda t, p: skm.brier_score_loss(t, p, labels=LABELS),
+    (MC_T, MC_PROBA), id="multiclass", **PROBA)
+add("BrierScore", lambda: ms.BrierScore(), skm.brier_score_loss, (2 * BIN_T - 1, BIN_SCORE),
+    WEIGHTED, id="binary-minus-one-weighted")
+add("BrierScore", lambda: ms.BrierScore(pos_label=2),
+    lambda t, p: skm.brier_score_loss(t, p, pos_label=2), (BIN_T + 1, BIN_SCORE),
+    id="pos-label-2")
+# decision values (beyond [0, 1]), made from the data above (no new draw: the rows below
+# keep their data)
+BIN_DEC = 4 * BIN_SCORE - 2
+MC_DEC = 3 * MC_PROBA - 1
+add("HingeLoss", lambda: ms.HingeLoss(), skm.hinge_loss, (2 * BIN_T - 1, BIN_DEC), WEIGHTED,
+    id="binary-minus-one-weighted")
+add("HingeLoss", lambda: ms.HingeLoss(C), lambda t, d: skm.hinge_loss(t, d, labels=LABELS),
+    (MC_T, MC_DEC), id="crammer-singer")
+add("Accuracy", lambda: ms.Accuracy(C, top_k=2),
+    lambda t, p: skm.top_k_accuracy_score(t, p, k=2, labels=LABELS), (MC_T, MC_PROBA),
+    id="top-2")
+add("Accuracy", lambda: ms.Accuracy(C, top_k=3, weighted=True),
+    lambda t, p, sample_weight: skm.top_k_accuracy_score(t, p, k=3, labels=LABELS,
+                                                         sample_weight=sample_weight),
+    (MC_T, MC_PROBA), WEIGHTED, id="top-3-weighted")
 # TorchMetrics' calibration error (integer weights as repeated rows: it has none); its
 # multiclass confidences are float32 whatever the input dtype
 W_INT = rng.integers(0, 4, N).astype(np.float64)

@@ -411,20 +411,20 @@ def _pos_label_of(classes):
 def true_proba(prob):
     """The probability given to each sample's true class (input dtype, unclipped);
     NaN for a true label outside the declared ``labels`` (``validate=False``)."""
-    return _true_proba_rows(prob.codes, prob.proba, prob.xp, _outside_code(prob))
+    return true_proba_rows(prob.codes, prob.proba, prob.xp, outside_code(prob))
 
 
-def _outside_code(prob):
+def outside_code(prob):
     """The code of labels outside the declared ones where it may occur, else None."""
     return prob.n_classes if prob.unchecked_codes else None
 
 
-def _true_proba_rows(codes, p, xp, outside=None):
+def true_proba_rows(codes, p, xp, outside=None):
     if outside is not None:
         # sync-free rule for unchecked labels: the row's probability is NaN (so
         # is the loss), on every backend, instead of an out-of-bounds read
         inside = codes < outside
-        q = _true_proba_rows(xp.where(inside, codes, xp.zeros_like(codes)), p, xp)
+        q = true_proba_rows(xp.where(inside, codes, xp.zeros_like(codes)), p, xp)
         return xp.where(inside, q, xp.asarray(float("nan"), dtype=q.dtype,
                                               device=_ns.device_of(q)))
     if p.ndim == 1:
@@ -432,41 +432,6 @@ def _true_proba_rows(codes, p, xp, outside=None):
         # branchy select of a random mask
         return xp.abs(xp.astype(codes == 0, p.dtype) - p)
     return xp.take_along_axis(p, codes[:, None], axis=1)[:, 0]
-
-
-def _clipped_log(q, prob, bounds):
-    """``log(clip(q, eps, 1 - eps))`` in the accumulation dtype; ``bounds`` are the
-    limits as 0-d arrays (``maximum``/``minimum`` with arrays cost less per block
-    than ``clip``, and trace under ``torch.compile``)."""
-    xp = prob.xp
-    q = xp.astype(q, prob.acc_dtype, copy=False)
-    return xp.log(xp.minimum(xp.maximum(q, bounds[0]), bounds[1]))
-
-
-def sum_neg_log_true_proba(prob):
-    """``sum_i w_i * -log(clip(p_i,y_i))`` in one fused pass (no N-sized temporaries
-    on CPUs: ``ops(xp).fused_sums`` works on cache-sized row blocks).  Multilabel:
-    ``sum_i w_i * -sum_j T_ij log(clip(p_ij))`` (scikit-learn's ``xlogy`` of the
-    indicator)."""
-    xp = prob.xp
-    bounds = tuple(xp.asarray(v, dtype=prob.acc_dtype, device=prob.device)
-                   for v in (prob.eps, 1 - prob.eps))
-
-    if prob.indicator is not None:
-        def label_rows(t, p):
-            return (xp.sum(t * _clipped_log(p, prob, bounds), axis=1),)
-
-        (s,) = _ops(xp).fused_sums(label_rows, [prob.indicator, prob.proba],
-                                   weights=prob.weights)
-        return -s
-
-    outside = _outside_code(prob)
-
-    def rows(codes, p):
-        return (_clipped_log(_true_proba_rows(codes, p, xp, outside), prob, bounds),)
-
-    (s,) = _ops(xp).fused_sums(rows, [prob.codes, prob.proba], weights=prob.weights)
-    return -s
 
 
 def total_weight(prob):
@@ -513,8 +478,9 @@ def class_prior(prob, class_w):
 
 def null_squared_error(prob, prior):
     """Per-sample Brier term of the null model that predicts ``prior`` for every
-    sample, by the same formula as :func:`squared_error` (scikit-learn scores the
-    tiled prior as it scores ``y_proba``: a model predicting the prior gets
+    sample, by the same formula as the model's
+    (:func:`metrix.classification.probabilistic.brier_terms`; scikit-learn scores
+    the tiled prior as it scores ``y_proba``: a model predicting the prior gets
     exactly :math:`D^2 = 0`)."""
     xp = prob.xp
     if prob.indicator is not None:
@@ -527,17 +493,3 @@ def null_squared_error(prob, prior):
     if prob.proba.ndim == 1:
         return 2 * (1 - q) ** 2
     return xp.sum(prior[None, :] * prior[None, :], axis=1) - 2 * q + 1
-
-
-def squared_error(prob, q=None):
-    """Per-sample ``sum_c (T_ic - P_ic)^2`` (the unscaled Brier term), accumulation dtype."""
-    xp = prob.xp
-    p = xp.astype(prob.proba, prob.acc_dtype, copy=False)
-    if prob.indicator is not None:
-        return xp.sum((prob.indicator - p) ** 2, axis=1)
-    if q is None:
-        q = true_proba(prob)
-    q = xp.astype(q, prob.acc_dtype, copy=False)
-    if p.ndim == 1:
-        return 2 * (1 - q) ** 2
-    return xp.sum(p * p, axis=1) - 2 * q + 1

@@ -7,6 +7,11 @@ metrics the squared error.  Logarithms and sums are computed in the widest
 float of the device (float64 where available); results have the dtype of
 ``y_proba``.  With ``labels`` declared (or ``pos_label`` for 1-D Brier) and
 ``validate=False`` each metric is a pure array program.
+
+Each loss's per-sample term is written here once (:func:`log_loss_terms`,
+:func:`brier_terms`, :func:`hinge_terms`): the one-shot functions,
+``evaluate``, the bootstrap and the ``metrix.stream`` classes (``LogLoss``,
+``BrierScore``, ``HingeLoss``) all read it.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from .._core.edge import metric_edge
 from .._core.stacklevel import find_stack_level
 from .._core.typing import Array, ArrayLike
 from .._core.validation import check_consistent_length, num_samples
+from ..backends import ops as _ops
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from . import _proba_input as _proba
 
@@ -72,12 +78,89 @@ def _renamed_y_pred(y_proba, y_pred):
     return y_pred
 
 
+# -- per-sample terms: each loss is written once, read by the one-shot functions,
+#    ``evaluate``, the bootstrap and the ``metrix.stream`` classes ----------------------
+
+def clip_bounds(eps, acc, xp, device):
+    """``(eps, 1 - eps)`` as 0-d arrays of ``acc``: the log loss's clipping limits
+    (``maximum``/``minimum`` with arrays cost less per block than ``clip`` and
+    trace under ``torch.compile``)."""
+    return tuple(xp.asarray(v, dtype=acc, device=device) for v in (eps, 1 - eps))
+
+
+def log_loss_terms(codes, p, bounds, *, xp, acc, outside=None):
+    """Per-sample log loss ``-log clip(p[i, codes[i]], eps, 1 - eps)`` in ``acc``.
+
+    ``p``: ``(n, K)`` probabilities, or ``(n,)`` of column 1; ``bounds``:
+    :func:`clip_bounds` (``eps`` is the machine epsilon of the dtype given, as
+    scikit-learn clips).  ``outside``: the code of a true label that is none of
+    the classes (``validate=False``): its loss is NaN, read without a host sync.
+    """
+    q = xp.astype(_proba.true_proba_rows(codes, p, xp, outside), acc, copy=False)
+    return -xp.log(xp.minimum(xp.maximum(q, bounds[0]), bounds[1]))
+
+
+def sum_neg_log_true_proba(prob):
+    """``sum_i w_i * -log(clip(p_i,y_i))`` in one fused pass (no N-sized temporaries
+    on CPUs: ``ops(xp).fused_sums`` works on cache-sized row blocks) of
+    :func:`log_loss_terms`.  Multilabel: ``sum_i w_i * -sum_j T_ij log(clip(p_ij))``
+    (scikit-learn's ``xlogy`` of the indicator)."""
+    xp, acc = prob.xp, prob.acc_dtype
+    bounds = clip_bounds(prob.eps, acc, xp, prob.device)
+
+    if prob.indicator is not None:
+        def label_rows(t, p):
+            q = xp.astype(p, acc, copy=False)
+            return (xp.sum(t * xp.log(xp.minimum(xp.maximum(q, bounds[0]), bounds[1])),
+                           axis=1),)
+
+        (s,) = _ops(xp).fused_sums(label_rows, [prob.indicator, prob.proba],
+                                   weights=prob.weights)
+        return -s
+
+    outside = _proba.outside_code(prob)
+
+    def rows(codes, p):
+        return (log_loss_terms(codes, p, bounds, xp=xp, acc=acc, outside=outside),)
+
+    (s,) = _ops(xp).fused_sums(rows, [prob.codes, prob.proba], weights=prob.weights)
+    return s
+
+
+def brier_terms(q, p, *, xp, acc):
+    """Per-sample unscaled Brier term ``sum_c (T_ic - P_ic)^2`` in ``acc``, from the
+    probability ``q`` of the true class (NaN rows stay NaN): ``2 (1 - q)^2`` for
+    1-D ``p`` (the probability of the positive class), else
+    ``sum_c P_ic^2 - 2 q + 1``."""
+    q = xp.astype(q, acc, copy=False)
+    if p.ndim == 1:
+        return 2 * (1 - q) ** 2
+    p = xp.astype(p, acc, copy=False)
+    return xp.sum(p * p, axis=1) - 2 * q + 1
+
+
+def squared_error(prob, q=None):
+    """Per-sample :func:`brier_terms` of a problem (multilabel: of the indicator)."""
+    xp = prob.xp
+    if prob.indicator is not None:
+        p = xp.astype(prob.proba, prob.acc_dtype, copy=False)
+        return xp.sum((prob.indicator - p) ** 2, axis=1)
+    if q is None:
+        q = _proba.true_proba(prob)
+    return brier_terms(q, prob.proba, xp=xp, acc=prob.acc_dtype)
+
+
+def brier_halved(scale_by_half, n_classes):
+    """Whether the Brier score is halved: ``"auto"`` halves two classes (1-D input)."""
+    return n_classes < 3 if scale_by_half == "auto" else bool(scale_by_half)
+
+
 def log_loss_from_problem(prob, *, normalize, neg_log_sum=None):
     """Mean (or sum) of ``-log(clip(p_true))`` over samples.
 
     ``neg_log_sum``: the weighted sum when already computed (``evaluate``).
     """
-    total = _proba.sum_neg_log_true_proba(prob) if neg_log_sum is None else neg_log_sum
+    total = sum_neg_log_true_proba(prob) if neg_log_sum is None else neg_log_sum
     if normalize:
         total = total / _proba.total_weight(prob)
     return prob.xp.astype(total, prob.float_dtype)
@@ -135,11 +218,9 @@ def log_loss(
 def brier_from_problem(prob, *, scale_by_half, sq=None):
     """Weighted mean of ``sum_c (T_ic - P_ic)^2`` (halved as ``scale_by_half``)."""
     if sq is None:
-        sq = _proba.squared_error(prob)
+        sq = squared_error(prob)
     score = _proba.sample_mean(sq, prob)
-    if scale_by_half == "auto":
-        scale_by_half = prob.n_classes < 3
-    if scale_by_half:
+    if brier_halved(scale_by_half, prob.n_classes):
         score = score * 0.5
     return prob.xp.astype(score, prob.float_dtype)
 
@@ -218,7 +299,7 @@ def d2_log_loss_from_problem(prob, *, neg_log_sum=None, class_w=None):
     xp = prob.xp
     if class_w is None:
         class_w = _proba.class_weights(prob)
-    num = _proba.sum_neg_log_true_proba(prob) if neg_log_sum is None else neg_log_sum
+    num = sum_neg_log_true_proba(prob) if neg_log_sum is None else neg_log_sum
     prior = _proba.class_prior(prob, class_w)
     eps = float(xp.finfo(prob.acc_dtype).eps)
     den = -xp.sum(class_w * xp.log(xp.clip(prior, eps, 1 - eps)))
@@ -278,7 +359,7 @@ def d2_brier_from_problem(prob, *, sq=None, class_w=None):
     are computed as the model's (a model predicting the prior scores exactly 0)."""
     xp = prob.xp
     if sq is None:
-        sq = _proba.squared_error(prob)
+        sq = squared_error(prob)
     if class_w is None:
         class_w = _proba.class_weights(prob)
     prior = _proba.class_prior(prob, class_w)
@@ -325,22 +406,38 @@ def d2_brier_score(
     return _ns.to_output(d2_brier_from_problem(prob), prob.xp)
 
 
-def hinge_from_problem(prob):
-    r"""Weighted mean of ``max(0, 1 - margin)``; binary margins ``y f``, multiclass
-    ``f_true - max_{other} f`` (Crammer-Singer)."""
-    xp, acc = prob.xp, prob.acc_dtype
-    fa = xp.astype(prob.decision, acc)
-    codes = prob.codes
-    if prob.multiclass:
-        own = xp.take_along_axis(fa, codes[:, None], axis=1)[:, 0]
+def hinge_terms(f, codes, *, multiclass, xp, acc, squared=False, one_vs_all=False):
+    r"""Per-sample hinge loss ``max(0, 1 - m)`` in ``acc`` (squared as ``squared``).
+
+    Binary (``f`` of shape ``(n,)``, ``codes`` 1 for the positive class, 0
+    else): ``m = y f`` with ``y = +-1``.  Multiclass (``f`` of shape ``(n, K)``,
+    ``codes`` the true column): Crammer-Singer's ``m = f_true - max_{other} f``,
+    or with ``one_vs_all`` one binary term per column, ``(n, K)``
+    (TorchMetrics' ``multiclass_mode="one-vs-all"``).
+    """
+    fa = xp.astype(f, acc)
+    if multiclass:
         cols = xp.arange(fa.shape[1], dtype=codes.dtype, device=_ns.device_of(codes))
-        others = xp.where(codes[:, None] == cols[None, :],
-                          xp.asarray(-float("inf"), dtype=acc, device=_ns.device_of(fa)), fa)
-        margin = own - xp.max(others, axis=1)
+        own = codes[:, None] == cols[None, :]
+        if one_vs_all:
+            margin = xp.where(own, fa, -fa)
+        else:
+            others = xp.where(own, xp.asarray(-float("inf"), dtype=acc,
+                                              device=_ns.device_of(fa)), fa)
+            margin = xp.take_along_axis(fa, codes[:, None], axis=1)[:, 0] - xp.max(
+                others, axis=1)
     else:
         margin = (2 * xp.astype(codes, acc) - 1) * fa
     losses = xp.clip(1 - margin, 0, None)
-    return xp.astype(_proba.sample_mean(losses, prob), prob.float_dtype)
+    return losses * losses if squared else losses
+
+
+def hinge_from_problem(prob):
+    r"""Weighted mean of :func:`hinge_terms`; binary margins ``y f``, multiclass
+    ``f_true - max_{other} f`` (Crammer-Singer)."""
+    losses = hinge_terms(prob.decision, prob.codes, multiclass=prob.multiclass, xp=prob.xp,
+                         acc=prob.acc_dtype)
+    return prob.xp.astype(_proba.sample_mean(losses, prob), prob.float_dtype)
 
 
 @metric_edge

@@ -43,6 +43,7 @@ from ..backends import ops as _ops
 from ..classification import _encoding as _labels
 from ..classification import _proba_input as _proba
 from ..classification import agreement as _agr
+from ..classification import probabilistic as _prob
 from ..classification._input import label_problem, prepare_inputs
 from ..classification._prf import PRF, prf_from_counts
 from ..classification._statistic import LabelCounts
@@ -548,16 +549,14 @@ class ProbaPath(_Path):
         xp, dev = prob.xp, prob.device
         self.xp, self.device, self.o = xp, dev, _ops(xp)
         self.acc, self.fdt, self.n = prob.acc_dtype, prob.float_dtype, prob.n_samples
-        q = _proba.true_proba(prob)
         if name == "log_loss":
-            bounds = tuple(xp.asarray(v, dtype=self.acc, device=dev)
-                           for v in (prob.eps, 1 - prob.eps))
-            terms = -_proba._clipped_log(q, prob, bounds)
+            bounds = _prob.clip_bounds(prob.eps, self.acc, xp, dev)
+            terms = _prob.log_loss_terms(prob.codes, prob.proba, bounds, xp=xp, acc=self.acc,
+                                         outside=_proba.outside_code(prob))
             self.normalize = kw.get("normalize", True)
         else:
-            terms = _proba.squared_error(prob, q)
-            half = kw.get("scale_by_half", "auto")
-            if (prob.n_classes < 3) if half == "auto" else half:
+            terms = _prob.squared_error(prob)
+            if _prob.brier_halved(kw.get("scale_by_half", "auto"), prob.n_classes):
                 terms = terms * 0.5
             self.normalize = True
         self.w = prob.weights

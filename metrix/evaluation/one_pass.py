@@ -263,8 +263,8 @@ def _proba_metrics(y_true, y_score, names, *, labels, sample_weight, validate):
     out = {}
     neg_log_sum = None
     if {"log_loss", "d2_log_loss_score"} & set(names):
-        neg_log_sum = _proba.sum_neg_log_true_proba(prob)  # one fused pass for both
-    sq = _proba.squared_error(prob) if {"brier_score_loss", "d2_brier_score"} & set(
+        neg_log_sum = _prob.sum_neg_log_true_proba(prob)  # one fused pass for both
+    sq = _prob.squared_error(prob) if {"brier_score_loss", "d2_brier_score"} & set(
         names) else None
     class_w = _proba.class_weights(prob) if {"d2_log_loss_score", "d2_brier_score"} & set(
         names) else None

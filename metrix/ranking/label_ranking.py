@@ -183,16 +183,30 @@ def _topk_hits(s, codes, k, *, binary, labels, n_classes, inp):
     elif binary:
         hits = xp.ones(s.shape, dtype=xp.bool, device=device)
     else:
-        idx = xp.reshape(codes, (-1, 1))
         if labels is not None:  # code C (unchecked: a label outside them) reads column 0
-            idx = xp.minimum(idx, xp.asarray(n_classes - 1, dtype=idx.dtype, device=device))
-        s_true = xp.take_along_axis(s, idx, axis=1)
-        cols = xp.reshape(xp.arange(s.shape[1], dtype=codes.dtype, device=device), (1, -1))
-        ahead = (s > s_true) | ((s == s_true) & (cols > idx))
-        hits = xp.sum(xp.astype(ahead, _ns.count_dtype(xp, device)), axis=1) < k
+            codes_in = xp.minimum(codes, xp.asarray(n_classes - 1, dtype=codes.dtype,
+                                                    device=device))
+        else:
+            codes_in = codes
+        hits = top_k_hit_rows(s, codes_in, k, xp=xp)
     if labels is not None:  # a true label outside the declared ones is never a hit
         hits = hits & (codes < n_classes)
     return xp.astype(hits, inp.acc)
+
+
+def top_k_hit_rows(s, codes, k, *, xp):
+    """Whether each row's true column ``codes`` (in ``0..C-1``) is among the ``k``
+    highest of the scores ``s`` ``(n, C)``: fewer than ``k`` columns rank ahead
+    of it, a column ranking ahead when its score is higher, or equal with a
+    higher index (scikit-learn's tie order).  One comparison of every score
+    with the true class's, no sort; read by :func:`top_k_accuracy_score` and
+    :class:`metrix.stream.Accuracy` (``top_k=``)."""
+    device = _ns.device_of(s)
+    idx = xp.reshape(codes, (-1, 1))
+    s_true = xp.take_along_axis(s, idx, axis=1)
+    cols = xp.reshape(xp.arange(s.shape[1], dtype=codes.dtype, device=device), (1, -1))
+    ahead = (s > s_true) | ((s == s_true) & (cols > idx))
+    return xp.sum(xp.astype(ahead, _ns.count_dtype(xp, device)), axis=1) < k
 
 
 # -- DCG / NDCG ---------------------------------------------------------------

@@ -40,7 +40,7 @@ from ._functional import StreamMetric, merge_states
 from ._label import LabelStream
 from ._multilabel import MultilabelStream
 from ._perplexity import Perplexity, PerplexityStream
-from ._probabilistic import LogLossStream
+from ._probabilistic import BrierScoreStream, HingeLossStream, LogLossStream
 from ._ranking import DEFAULT_THRESHOLDS, RankingStream
 from ._regression import RegressionStream
 from ._retrieval import (
@@ -60,6 +60,7 @@ from ._wrappers import (  # noqa: F401
                         Accuracy,
                         AveragePrecision,
                         BalancedAccuracy,
+                        BrierScore,
                         CohenKappa,
                         ConfusionMatrix,
                         D2AbsoluteErrorScore,
@@ -72,6 +73,7 @@ from ._wrappers import (  # noqa: F401
                         FBetaScore,
                         GeneralizedDiceScore,
                         HammingDistance,
+                        HingeLoss,
                         JaccardIndex,
                         LogLoss,
                         MatthewsCorrCoef,
@@ -105,24 +107,24 @@ globals().update(_CLUSTERING)  # RandScore, AdjustedRandScore, ... (the registry
 
 __all__ = [
     "AUROC", "Accuracy", "AdjustedMutualInfoScore", "AdjustedRandScore", "Aggregator",
-    "AveragePrecision", "BalancedAccuracy", "BufferFullError", "CalibrationError",
-    "CalibrationStream", "CatMetric", "CatStream", "ClasswiseWrapper", "ClusteringStream",
-    "CohenKappa", "CollectionStream", "CompletenessScore", "ConfusionMatrix", "CorrelationStream",
-    "D2AbsoluteErrorScore", "D2PinballScore", "D2TweedieScore",
-    "DEFAULT_THRESHOLDS", "DiceScore", "ExactMatch", "ExplainedVariance", "F1Score", "FBetaScore",
-    "FowlkesMallowsIndex", "GeneralizedDiceScore", "HammingDistance", "HomogeneityScore",
-    "JaccardIndex", "LabelStream", "LogLoss", "LogLossStream", "MatthewsCorrCoef", "MaxError",
-    "MaxMetric", "MaxStream", "MeanAbsoluteError", "MeanAbsolutePercentageError",
-    "MeanGammaDeviance", "MeanIoU", "MeanMetric", "MeanPinballLoss", "MeanPoissonDeviance",
-    "MeanSquaredError", "MeanSquaredLogError", "MeanStream", "MeanTweedieDeviance",
-    "MedianAbsoluteError", "Metric", "MetricCollection", "MetricTracker", "MinMetric", "MinStream",
-    "MultilabelStream", "MutualInfoScore", "NormalizedMutualInfoScore", "PearsonCorrCoef",
-    "Perplexity", "PerplexityStream", "PixelAccuracy", "Precision", "PrecisionAtFixedRecall",
-    "R2Score", "RandScore", "RankingStream", "Recall", "RecallAtFixedPrecision",
-    "RegressionStream", "RetrievalMAP", "RetrievalMRR", "RetrievalNormalizedDCG",
-    "RetrievalPrecision", "RetrievalRecall", "RetrievalStream", "RootMeanSquaredError",
-    "RootMeanSquaredLogError", "Running", "RunningStream", "SegmentationStream",
-    "SensitivityAtSpecificity", "SpearmanCorrCoef", "SpecificityAtSensitivity", "StreamMetric",
-    "SumMetric", "SumStream", "SyncTimeoutError", "VMeasureScore", "ZeroOneLoss", "merge_states",
-    "psum", "sync",
+    "AveragePrecision", "BalancedAccuracy", "BrierScore", "BrierScoreStream", "BufferFullError",
+    "CalibrationError", "CalibrationStream", "CatMetric", "CatStream", "ClasswiseWrapper",
+    "ClusteringStream", "CohenKappa", "CollectionStream", "CompletenessScore",
+    "ConfusionMatrix", "CorrelationStream", "D2AbsoluteErrorScore", "D2PinballScore",
+    "D2TweedieScore", "DEFAULT_THRESHOLDS", "DiceScore", "ExactMatch", "ExplainedVariance",
+    "F1Score", "FBetaScore", "FowlkesMallowsIndex", "GeneralizedDiceScore", "HammingDistance",
+    "HingeLoss", "HingeLossStream", "HomogeneityScore", "JaccardIndex", "LabelStream",
+    "LogLoss", "LogLossStream", "MatthewsCorrCoef", "MaxError", "MaxMetric", "MaxStream",
+    "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanGammaDeviance", "MeanIoU",
+    "MeanMetric", "MeanPinballLoss", "MeanPoissonDeviance", "MeanSquaredError",
+    "MeanSquaredLogError", "MeanStream", "MeanTweedieDeviance", "MedianAbsoluteError", "Metric",
+    "MetricCollection", "MetricTracker", "MinMetric", "MinStream", "MultilabelStream",
+    "MutualInfoScore", "NormalizedMutualInfoScore", "PearsonCorrCoef", "Perplexity",
+    "PerplexityStream", "PixelAccuracy", "Precision", "PrecisionAtFixedRecall", "R2Score",
+    "RandScore", "RankingStream", "Recall", "RecallAtFixedPrecision", "RegressionStream",
+    "RetrievalMAP", "RetrievalMRR", "RetrievalNormalizedDCG", "RetrievalPrecision",
+    "RetrievalRecall", "RetrievalStream", "RootMeanSquaredError", "RootMeanSquaredLogError",
+    "Running", "RunningStream", "SegmentationStream", "SensitivityAtSpecificity",
+    "SpearmanCorrCoef", "SpecificityAtSensitivity", "StreamMetric", "SumMetric", "SumStream",
+    "SyncTimeoutError", "VMeasureScore", "ZeroOneLoss", "merge_states", "psum", "sync",
 ]

@@ -33,11 +33,12 @@ from ._collection import CollectionStream
 from ._functional import StreamMetric, iter_leaves, set_leaves, state_namespace, warm
 from ._label import LabelStream
 from ._multilabel import MULTILABEL_SPECS, MultilabelStream
-from ._probabilistic import LogLossStream
+from ._probabilistic import BrierScoreStream, HingeLossStream, LogLossStream
 from ._ranking import DEFAULT_THRESHOLDS, RankingStream
 from ._regression import RegressionStream
 from ._segmentation import SegmentationStream
 from ._sync import sync as _sync
+from ._topk import TopKStream
 
 
 class Metric:
@@ -422,8 +423,17 @@ def _label_class(name, metric, average, doc, higher_is_better):
 
 
 def _label_spec(name, metric, num_classes, num_labels, average, kwargs):
-    """The class's spec: a confusion matrix over ``num_classes`` classes, or the
-    multilabel counts of ``num_labels`` indicator columns."""
+    """The class's spec: a confusion matrix over ``num_classes`` classes, the
+    multilabel counts of ``num_labels`` indicator columns, or (``Accuracy``'s
+    ``top_k`` above 1) the top-k hits of ``(n, C)`` scores."""
+    top_k = kwargs.pop("top_k", 1) if metric == "accuracy" else 1
+    if top_k != 1:
+        if num_labels is not None or average not in (None, "micro"):
+            raise ValueError(f"{name}(top_k={top_k!r}) is the micro top-k accuracy of "
+                             "(n_samples, num_classes) scores: give num_classes and "
+                             f"average=None or 'micro', got num_labels={num_labels!r}, "
+                             f"average={average!r}")
+        return TopKStream(num_classes, top_k, **kwargs)
     if num_labels is None:
         if num_classes is None:
             raise TypeError(f"{name} needs num_classes= (one label per sample) or "
@@ -478,6 +488,19 @@ for _e in entries(family="label"):
                                        extra=_MULTILABEL_EXTRA.get(_e.stream, ""))
     globals()[_e.stream] = _label_class(_e.stream, _e.spec or _e.key, _e.average, _doc,
                                         _e.greater_is_better)
+
+
+_TOPK_DOC = """
+    ``Accuracy(num_classes, top_k=k)`` (``k > 1``) on scores ``(n, C)``: the
+    fraction of samples whose true class is among their ``k`` highest scores,
+    equal to ``metrix.top_k_accuracy_score(..., k=k, labels=range(num_classes))``
+    (scikit-learn's tie order) and TorchMetrics' ``MulticlassAccuracy(top_k=k,
+    average="micro")``; ``average`` must be None or ``"micro"``.  Its state
+    is two sums (hits, total), ``metrix.stream._topk.TopKStream``.
+    """
+
+if Accuracy.__doc__:  # noqa: F821 (made above from the registry); None under -OO
+    Accuracy.__doc__ += _TOPK_DOC  # noqa: F821
 
 
 class ExactMatch(Metric):
@@ -728,6 +751,72 @@ class LogLoss(Metric):
 
     def __init__(self, num_classes=None, *, normalize=True, validate=False):
         super().__init__(LogLossStream(num_classes, normalize=normalize, validate=validate))
+
+
+class BrierScore(Metric):
+    """Streaming Brier score (``num_classes=None``: binary, 1-D probabilities of ``pos_label``).
+
+    ``BrierScore(num_classes=None, *, pos_label=1, scale_by_half="auto",
+    validate=False)``; equals ``metrix.brier_score_loss(..., pos_label=pos_label)``
+    (binary) or ``metrix.brier_score_loss(..., labels=range(num_classes))``
+    (``(n, C)`` probabilities) on all the data, and scikit-learn's.  The state
+    is two weighted sums in the widest float.  With ``validate=False`` a true
+    label outside ``0..num_classes-1`` makes the result NaN (no host read).
+    See :class:`metrix.stream.BrierScoreStream`.
+
+    Parameters
+    ----------
+    num_classes : int or None, default=None
+        Classes ``0..num_classes-1`` of ``(n, C)`` probabilities; None: binary.
+    pos_label : int or float, default=1
+        Binary: the positive label (any other label is negative).
+    scale_by_half : bool or "auto", default="auto"
+        Halve the score (``"auto"``: for two classes), as scikit-learn.
+    validate : bool, default=False
+        Check each batch as the one-shot function does (host reads).
+    """
+
+    higher_is_better = False
+
+    def __init__(self, num_classes=None, *, pos_label=1, scale_by_half="auto",
+                 validate=False):
+        super().__init__(BrierScoreStream(num_classes, pos_label=pos_label,
+                                          scale_by_half=scale_by_half, validate=validate))
+
+
+class HingeLoss(Metric):
+    """Streaming hinge loss of decision values (binary, or Crammer-Singer multiclass).
+
+    ``HingeLoss(num_classes=None, *, pos_label=1, squared=False,
+    multiclass_mode="crammer-singer", validate=False)``; equals
+    ``metrix.hinge_loss`` (and scikit-learn's) on all the data: binary
+    ``(n,)`` decisions with labels ``{-1, 1}`` or ``{0, 1}`` (``pos_label``
+    positive), or ``(n, C)`` decisions with ``labels=range(num_classes)``; and
+    TorchMetrics' ``BinaryHingeLoss`` / ``MulticlassHingeLoss`` (``squared``,
+    ``multiclass_mode``) on decisions in [0, 1] (TorchMetrics applies a
+    sigmoid / softmax to other values; metrix reads them as they are).  See
+    :class:`metrix.stream.HingeLossStream`.
+
+    Parameters
+    ----------
+    num_classes : int or None, default=None
+        Classes ``0..num_classes-1`` of ``(n, C)`` decisions; None: binary.
+    pos_label : int or float, default=1
+        Binary: the positive label (any other label is negative).
+    squared : bool, default=False
+        The squared hinge loss.
+    multiclass_mode : {"crammer-singer", "one-vs-all"}, default="crammer-singer"
+        ``"one-vs-all"``: one binary hinge loss per class, shape ``(C,)``.
+    validate : bool, default=False
+        Check each batch on the host (finite decisions, labels in range).
+    """
+
+    higher_is_better = False
+
+    def __init__(self, num_classes=None, *, pos_label=1, squared=False,
+                 multiclass_mode="crammer-singer", validate=False):
+        super().__init__(HingeLossStream(num_classes, pos_label=pos_label, squared=squared,
+                                         multiclass_mode=multiclass_mode, validate=validate))
 
 
 # -- segmentation --------------------------------------------------------------------

@@ -246,6 +246,12 @@ def _stream_calls():
     out["stream.SensitivityAtSpecificity[exact]"] = stream(
         lambda: ms.SensitivityAtSpecificity(0.6, capacity=4 * N), "binary", "score")
     out["stream.LogLoss"] = stream(lambda: ms.LogLoss(num_classes=C), "labels", "proba")
+    out["stream.BrierScore"] = stream(lambda: ms.BrierScore(num_classes=C), "labels", "proba")
+    out["stream.BrierScore[binary]"] = stream(ms.BrierScore, "binary", "score")
+    out["stream.HingeLoss"] = stream(lambda: ms.HingeLoss(num_classes=C), "labels",
+                                     ("real", (N, C)))
+    out["stream.HingeLoss[binary]"] = stream(ms.HingeLoss, "binary", "real")
+    out["stream.Accuracy[top_k]"] = stream(lambda: ms.Accuracy(C, top_k=3), "labels", "proba")
     out["stream.CalibrationError"] = stream(ms.CalibrationError, "binary", "score")
     out["stream.CalibrationError[multiclass]"] = stream(
         lambda: ms.CalibrationError(norm="l2", num_classes=C), "labels", "proba")

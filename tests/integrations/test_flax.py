@@ -98,7 +98,7 @@ def _all_faces():
         elif next(iter(inspect.signature(stream).parameters)).startswith("min_"):
             # the binary operating points: (value, threshold)
             args, kw, names = (0.6,), {"capacity": 256}, binary
-        elif name == "LogLoss":
+        elif name in ("LogLoss", "BrierScore"):
             args, kw, names = (C,), {}, rank
         elif name == "CalibrationError":
             args, kw, names = (), {"n_bins": 10, "num_classes": C}, rank
