@@ -718,7 +718,7 @@ def write_rows_in_place(buffers, count, start, values, weight=None) -> bool:
         dst = buffers["buf_" + name]
         if v.dtype.kind not in "fiub" or v.shape[0] != n:
             return False
-        if v.ndim != dst.ndim or v.shape[1:] != dst.shape[1:]:
+        if v.shape[1:] != dst.shape[1:]:
             if v.size != n * dst[0].size:
                 return False
             v = v.reshape((n,) + dst.shape[1:])

@@ -108,7 +108,10 @@ def _host(v):
         return tuple(_host(x) for x in v)
     if isinstance(v, dict):
         return {k: _host(x) for k, x in v.items()}
-    return np.asarray(v.cpu() if hasattr(v, "cpu") else v)
+    if isinstance(v, torch.Tensor):
+        v = v.cpu()
+        return np.asarray(v.float() if v.dtype == torch.bfloat16 else v)
+    return np.asarray(v)
 
 
 def _equal(a, b):
@@ -232,3 +235,33 @@ def test_batches_the_writer_does_not_take_go_the_functional_way():
     sp = ms.SpearmanCorrCoef(CAP)
     with pytest.raises(ValueError, match="different shapes"):
         sp.update(torch.asarray(p[:5]), torch.asarray(p[:6]))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_torch_device_writer_equals_write_rows(weighted):
+    # the adapter's torch writer (slice copies: CUDA / MPS, and CPU buffers without a
+    # NumPy view) against the functional write_rows; here on CPU, through a bfloat16
+    # field that has no NumPy view
+    from metrix._core import namespace as _ns
+    from metrix.backends import ops
+    from metrix.stream._buffer import init_buffer, write_rows
+
+    xp, _ = _ns.get_namespace_and_device(torch.zeros(1))
+    state = init_buffer(xp, "cpu", 16, {"s": ((), torch.float64), "h": ((2,), torch.bfloat16)})
+    bufs = {k: v for k, v in state.items() if k.startswith("buf_")}
+    own, own_count, write, clear = ops(xp).rows_accumulator(bufs, state["count"])
+    ref = state
+    start = 0
+    for n in (0, 3, 1, 7):
+        vals = {"s": torch.asarray(rng.random(n), dtype=torch.float32),
+                "h": torch.asarray(rng.random((n, 2)))}
+        w = torch.asarray(rng.random(n)) if weighted else None
+        assert write(vals, w, start)
+        ref = write_rows(ref, vals, w, xp=xp)
+        start += n
+    assert not write({"s": torch.zeros(9), "h": torch.zeros(9, 2)}, None, start)  # no fit
+    got = {**state, **own, "count": own_count}
+    _states_equal(got, ref)
+    assert bufs["buf_weight"].sum() == 0  # copies were written, not the state's arrays
+    clear(start)
+    _states_equal(got, state)
