@@ -283,7 +283,8 @@ class Metric:
         :meth:`sync`.
         """
         other = copy.copy(self)
-        other._owned = None
+        # the copy shares the state's arrays: neither writes them in place any more
+        other._owned = self._owned = None
         other._rows, other._dropped = dict(self._rows), (
             None if self._dropped is None else dict(self._dropped))
         return other.sync(group, timeout=timeout)

@@ -265,3 +265,17 @@ def test_torch_device_writer_equals_write_rows(weighted):
     assert bufs["buf_weight"].sum() == 0  # copies were written, not the state's arrays
     clear(start)
     _states_equal(got, state)
+
+
+@pytest.mark.parametrize("name", ["AUROC", "SpearmanCorrCoef", "CatMetric"])
+def test_a_synced_copy_is_not_written_by_later_updates(name):
+    # without a process group synced() is a copy sharing the state's arrays: the
+    # original's next in-place write must not reach it
+    make, y, p, w = CASES[name]
+    put = _lib("torch")
+    metric = make()
+    _update(metric, put, y, p, w, 0, 31, "float64")
+    copy = metric.synced()
+    before = {k: _host(v).copy() for k, v in copy.state.items()}
+    _update(metric, put, y, p, w, 31, N, "float64")
+    _states_equal(copy.state, before)
