@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._calibration import calibration_accumulator_numpy
@@ -320,20 +322,21 @@ class Ops(GenericOps):
 
         return own_total, own_count, add
 
-    def rows_accumulator(self, buffers, count, /):
-        if not (all(isinstance(v, np.ndarray) and v.dtype == np.float64
-                    for v in buffers.values())
-                and isinstance(count, (np.ndarray, np.integer))
-                and np.asarray(count).dtype == np.int64):
+    def rows_accumulator(self, buffers, count, /, *, copy=True):
+        if not (all(isinstance(v, np.ndarray) for v in buffers.values())
+                and isinstance(count, (np.ndarray, np.integer)) and count.dtype == np.int64
+                and (copy or isinstance(count, np.ndarray))):
             return None
-        own = {k: v.copy() for k, v in buffers.items()}
-        own_count = np.array(count, dtype=np.int64)
+        own = {k: v.copy() for k, v in buffers.items()} if copy else dict(buffers)
+        # (a 0-d array: NumPy's arithmetic turns a 0-d count into a scalar)
+        own_count = np.array(count) if copy else count
 
-        def add(values):
+        def write(values, weight, start):
             return (all(isinstance(v, np.ndarray) for v in values.values())
-                    and write_rows_in_place(own, own_count, values))
+                    and (weight is None or isinstance(weight, np.ndarray))
+                    and write_rows_in_place(own, own_count, start, values, weight))
 
-        return own, own_count, add
+        return own, own_count, write, functools.partial(clear_rows_in_place, own, own_count)
 
     def moment_accumulator(self, sw, s_x, s_xx, hi, lo, /):
         if not all(isinstance(v, (np.ndarray, np.float64)) and np.asarray(v).dtype == np.float64
@@ -708,23 +711,40 @@ def add_moment_sums(sw, s_x, s_xx, hi, lo, y_true, y_pred) -> bool:
     return True
 
 
-def write_rows_in_place(buffers, count, values) -> bool:
+def clear_rows_in_place(buffers, count, rows) -> bool:
+    """Zero the first ``rows`` rows of every buffer field and the 0-d ``count``, in
+    place: the buffer as ``init`` makes it, without a new allocation."""
+    for v in buffers.values():
+        v[:rows] = 0
+    count[()] = 0
+    return True
+
+
+def write_rows_in_place(buffers, count, start, values, weight=None) -> bool:
     """Write ``values`` (``{name: (n, ...) real rows}``) into ``buffers["buf_<name>"]``
-    after the ``count`` stored rows, with weight 1, and add ``n`` to ``count``, in
-    place; False (nothing written) for rows of another size or kind, or that do
-    not fit."""
-    weight = buffers["buf_weight"]
-    n = next(iter(values.values())).shape[0]
-    start = int(count)
-    if start + n > weight.shape[0]:
+    from row ``start`` (the rows stored: a host int, which ``count`` holds), with
+    ``weight`` (``(n,)``; None: 1), and set the 0-d ``count`` to ``start + n``, in
+    place (NumPy arrays, or NumPy views of CPU tensors); False (nothing written) for
+    rows of another size or kind, or that do not fit."""
+    dst_weight = buffers["buf_weight"]
+    n = next(iter(values.values())).shape[0] if values else weight.shape[0]
+    end = start + n
+    if end > dst_weight.shape[0]:
         return False
+    pairs = []
     for name, v in values.items():
         dst = buffers["buf_" + name]
-        if v.dtype.kind not in "fiu" or v.shape[0] != n or v.size != n * dst[0].size:
+        if v.dtype.kind not in "fiub" or v.shape[0] != n:
             return False
-    for name, v in values.items():
-        dst = buffers["buf_" + name]
-        dst[start:start + n] = v.reshape((n,) + dst.shape[1:])
-    weight[start:start + n] = 1.0
-    np.add(count, n, out=count)
+        if v.shape[1:] != dst.shape[1:]:
+            if v.size != n * dst[0].size:
+                return False
+            v = v.reshape((n,) + dst.shape[1:])
+        pairs.append((dst, v))
+    if weight is not None and (weight.dtype.kind not in "fiub" or weight.shape != (n,)):
+        return False
+    for dst, v in pairs:
+        dst[start:end] = v
+    dst_weight[start:end] = 1.0 if weight is None else weight
+    count[()] = end  # (0-d: NumPy's out= ufunc costs more than the rows)
     return True

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import torch
 
@@ -33,6 +35,7 @@ from .numpy import (
     add_value_sums,
     binned_counts_numpy,
     binned_histogram_numpy,
+    clear_rows_in_place,
     edge_confusion_numpy,
     fold_extreme,
     multilabel_counts_fits,
@@ -48,6 +51,9 @@ _compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda: F
 #: dtypes handed to NumPy kernels on zero-copy CPU views (sorts, label codes)
 _NUMPY_VIEWS = (torch.float64, torch.float32, torch.float16, torch.int64, torch.int32,
                 torch.int16, torch.int8, torch.uint8)
+
+#: the rows an exact buffer's in-place writer reads through NumPy views
+_ROW_VIEWS = (*_NUMPY_VIEWS, torch.bool)
 
 #: what the NumPy binned-histogram kernel takes (bool and float16 go the torch way)
 _HISTOGRAM_SCORES = (torch.float32, torch.float64)
@@ -292,38 +298,63 @@ class Ops(GenericOps):
                     total = float(torch.nn.functional.cross_entropy(
                         logits.reshape(-1, v), y_true.reshape(-1), ignore_index=skip,
                         reduction="sum"))
-            np.add(nll_view, total, out=nll_view)
-            np.add(sw_view, counted, out=sw_view)
+            nll_view[()] += total  # (0-d: an out= ufunc costs more than the sum)
+            sw_view[()] += counted
             return True
 
         return own_sw, own_nll, add
 
-    def rows_accumulator(self, buffers, count, /):
-        # CPU eager: rows copied into views of own buffers (O(batch), not O(capacity))
-        if not (all(isinstance(v, torch.Tensor) and v.is_cpu and v.dtype == torch.float64
-                    for v in buffers.values())
-                and isinstance(count, torch.Tensor) and count.dtype == torch.int64
-                and count.is_cpu) or _compiling():
+    def rows_accumulator(self, buffers, count, /, *, copy=True):
+        # eager: rows copied into slices of own buffers (O(batch), not O(capacity));
+        # on CPU through NumPy views (less per-call overhead than torch's indexing)
+        leaves = (*buffers.values(), count)
+        if (_compiling() or not all(isinstance(v, torch.Tensor) for v in leaves)
+                or count.dtype != torch.int64
+                or len({v.device for v in leaves}) != 1):
             return None
-        names = list(buffers)
-        own = {k: torch.clone(v, memory_format=torch.contiguous_format)
-               for k, v in buffers.items()}
-        own_count = torch.clone(count)
-        views = _cpu_views(*own.values(), own_count)
-        if views is None:
-            return None
-        view_of = dict(zip(names, views[:-1]))
-        count_view = views[-1]
+        own = ({k: torch.clone(v, memory_format=torch.contiguous_format)
+                for k, v in buffers.items()} if copy else dict(buffers))
+        own_count = torch.clone(count) if copy else count
+        if count.is_cpu and all(v.dtype in _NUMPY_VIEWS for v in leaves):
+            views = _cpu_views(*own.values(), own_count)
+            if views is not None:
+                view_of, count_view = dict(zip(own, views[:-1])), views[-1]
+                return (own, own_count, _cpu_rows_writer(view_of, count_view),
+                        functools.partial(clear_rows_in_place, view_of, count_view))
+        device = count.device
 
-        def add(values):
-            if not all(isinstance(v, torch.Tensor) and v.is_cpu and v.dtype in _NUMPY_VIEWS
-                       for v in values.values()) or _compiling():
+        def write(values, weight, start):
+            rows = (*values.values(), weight) if weight is not None else values.values()
+            if _compiling() or not all(isinstance(v, torch.Tensor) and v.device == device
+                                       and not v.is_complex() for v in rows):
                 return False
-            arrays = _cpu_views(*values.values())
-            return arrays is not None and write_rows_in_place(
-                view_of, count_view, dict(zip(values, arrays)))
+            n = next(iter(values.values())).shape[0] if values else weight.shape[0]
+            dst_weight = own["buf_weight"]
+            if start + n > dst_weight.shape[0] or (weight is not None and weight.shape != (n,)):
+                return False
+            for name, v in values.items():
+                dst = own["buf_" + name]
+                if v.shape[0] != n or v.numel() != n * dst[0].numel():
+                    return False
+            with torch.no_grad():
+                for name, v in values.items():
+                    dst = own["buf_" + name]
+                    dst[start:start + n].copy_(v.reshape((n,) + dst.shape[1:]))
+                if weight is None:
+                    dst_weight[start:start + n].fill_(1.0)
+                else:
+                    dst_weight[start:start + n].copy_(weight)
+                own_count.add_(n)
+            return True
 
-        return own, own_count, add
+        def clear(rows):
+            with torch.no_grad():
+                for v in own.values():
+                    v[:rows].zero_()
+                own_count.zero_()
+            return True
+
+        return own, own_count, write, clear
 
     def moment_accumulator(self, sw, s_x, s_xx, hi, lo, /):
         # CPU eager: NumPy's kernels on views of own copies (no tensor per batch)
@@ -733,6 +764,40 @@ def _histogram_views(score, target):
             and score.shape == target.shape and not _compiling()):
         return _cpu_views(score, target)
     return None
+
+
+def _cpu_rows_writer(views, count_view):
+    """``write(values, weight, start)`` of ``rows_accumulator`` on CPU: NumPy views of
+    the rows written into the NumPy views of the buffers (False: not taken).  Per
+    batch this is the whole cost of an update at training-loop sizes: no list,
+    no dict, no call that is not needed."""
+    def write(values, weight, start):
+        arrays = {}
+        for name, v in values.items():
+            if not (isinstance(v, torch.Tensor) and v.is_cpu and v.dtype in _ROW_VIEWS):
+                return False
+            arrays[name] = v
+        if weight is not None and not (isinstance(weight, torch.Tensor) and weight.is_cpu
+                                       and weight.dtype in _ROW_VIEWS):
+            return False
+        if _compiling():
+            return False
+        try:  # the common case first (as _cpu_views)
+            for name, v in arrays.items():
+                arrays[name] = v.numpy()
+            if weight is not None:
+                weight = weight.numpy()
+        except RuntimeError:  # needs grad, or a functorch wrapper
+            try:
+                for name, v in values.items():
+                    arrays[name] = v.detach().numpy()
+                if weight is not None:
+                    weight = weight.detach().numpy()
+            except RuntimeError:
+                return False
+        return write_rows_in_place(views, count_view, start, arrays, weight)
+
+    return write
 
 
 def _cpu_views(*tensors):

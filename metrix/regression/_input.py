@@ -26,6 +26,7 @@ from ..backends import ops
 
 __all__ = ["RegTargets", "check_reg_targets", "check_output_weights", "check_alpha",
            "check_power", "check_force_finite", "check_tweedie_domain", "check_log_domain",
+           "check_stream_outputs", "stream_targets",
            "MULTIOUTPUT_BASIC", "MULTIOUTPUT_VARIANCE"]
 
 MULTIOUTPUT_BASIC = ("raw_values", "uniform_average")
@@ -149,6 +150,38 @@ def check_reg_targets(y_true, y_pred, sample_weight=None, multioutput=None, *,
     if validate and output_weights:
         check_output_weights(t)
     return t
+
+
+def check_stream_outputs(yt, yp, num_outputs):
+    """A streaming batch's shape against ``num_outputs`` (static shapes: no host
+    read): ``(n,)`` or ``(n, 1)`` for one output (``None`` or 1), ``(n, k)`` for
+    ``num_outputs=k``; never a reshape that mixes rows and outputs."""
+    k = num_outputs
+    for name, a in (("y_true", yt), ("y_pred", yp)):
+        shape = tuple(a.shape)
+        ok = (len(shape) == 2 and shape[1] == k) if k not in (None, 1) else (
+            len(shape) == 1 or (len(shape) == 2 and shape[1] == 1))
+        if not ok:
+            want = ("(n_samples,) or (n_samples, 1)" if k in (None, 1)
+                    else f"(n_samples, {k})")
+            hint = (f"; for {shape[1]} outputs create the metric with "
+                    f"num_outputs={shape[1]}" if len(shape) == 2 and k is None else "")
+            raise ValueError(f"{name} has shape {shape}, expected {want} "
+                             f"(num_outputs={k}){hint}.")
+
+
+def stream_targets(yt, yp, num_outputs, acc, xp):
+    """A streaming batch's targets as ``(n, k)`` arrays of the state's float
+    ``acc``, their shapes checked (:func:`check_stream_outputs`, equal rows): the
+    streaming form of :func:`check_reg_targets` (shape checks only: no host read)."""
+    k = num_outputs or 1
+    yt, yp = xp.astype(yt, acc, copy=False), xp.astype(yp, acc, copy=False)
+    check_stream_outputs(yt, yp, num_outputs)
+    yt, yp = xp.reshape(yt, (-1, k)), xp.reshape(yp, (-1, k))
+    if yt.shape != yp.shape:
+        raise ValueError(f"y_true and y_pred have different shapes {tuple(yt.shape)} "
+                         f"and {tuple(yp.shape)}")
+    return yt, yp
 
 
 def _check_values(y_true, y_pred, sample_weight, *, xp, acc, func):

@@ -324,17 +324,22 @@ class CatStream(_Aggregation):
 
     def update(self, state, value, weight=None):
         """Append one batch of values (``weight`` is not taken)."""
+        return write_rows(state, *self.buffer_rows(state, value, weight),
+                          xp=array_namespace(state["buf_value"]))
+
+    def buffer_rows(self, state, value, weight=None):
+        """The batch's rows ``({"value": (n,)}, None)``, as :meth:`update` writes them
+        (``CatMetric`` writes them in place into a buffer it owns)."""
         if weight is not None:
             raise TypeError("CatStream.update takes no weight")
         rule = self.nan_strategy
         if rule in ("ignore", "warn", "error"):
             rule = "disable"  # dropped on the host by CatMetric (a data-dependent shape)
-        xp, device, _, v = self._inputs(state, value, primary=state["buf_value"])
+        xp, _, _, v = self._inputs(state, value, primary=state["buf_value"])
         v = xp.reshape(xp.astype(v, state["buf_value"].dtype, copy=False), (-1,))
         if isinstance(rule, float):
             v = xp.where(xp.isnan(v), xp.full_like(v, rule), v)
-        ones = xp.ones(v.shape, dtype=state["buf_weight"].dtype, device=device)
-        return write_rows(state, {"value": v}, ones, xp=xp)
+        return {"value": v}, None
 
     def accumulator(self, state):
         """None: a buffer is written by :meth:`update` only."""

@@ -52,23 +52,26 @@ class Aggregator(Metric):
 
     def update(self, value, weight=None):
         """Add one batch of values (any shape, flattened; a Python number is one value)."""
-        if self._state is not None and self._add_in_place(value, weight):
+        if self._state is not None and not self._rows and self._add_in_place(value, weight):
             return
         value, weight = self._edge(value, weight)
-        if self.state is None:
+        if self._state is None:
             self._create_for(value, value, weight)
         if self._rows:
             if _coll.compiling():
                 self._dropped = None
             else:
-                self._reserve(_elements(value))
+                start = self._reserve(_elements(value))
+                if self._append(start, value, weight):  # CatMetric: in place (eager)
+                    self._count_eager(value)
+                    return
         self._count(value)
-        self.state = self.spec.update(self.state, value, weight)
+        self.state = self.spec.update(self._state, value, weight)
 
     def __call__(self, value, weight=None):
         """Add one batch and return the aggregate of that batch alone."""
         value, weight = self._edge(value, weight)
-        if self.state is None:
+        if self._state is None:
             self._create_for(value, value, weight)
         xp, device, fdt = self._placement
         batch = self.spec.update(self.spec._init(xp, device, fdt), value, weight)

@@ -34,11 +34,11 @@ import math
 
 from .._core import namespace as _ns
 from ..backends import ops as _ops
+from ..regression._input import stream_targets
 from ..regression.correlation import average_ranks, centred_moments, pearson_from_moments
 from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
 from ._functional import StreamMetric, array_namespace, dtype_probe, result_dtype
-from ._regression import RegressionStream
-from ._wrappers import _Accumulating
+from ._wrappers import Metric, _Accumulating
 
 _KINDS = ("pearson", "spearman")
 
@@ -96,26 +96,14 @@ class CorrelationStream(StreamMetric):
 
     def update(self, state, y_true, y_pred, sample_weight=None):
         """Add one batch (pure; static shapes)."""
-        if sample_weight is not None and self.kind == "spearman":
-            raise TypeError("Spearman's correlation takes no sample_weight (neither SciPy's "
-                            "spearmanr nor TorchMetrics' SpearmanCorrCoef defines one)")
-        leaf = state["sw"] if "sw" in state else state["buf_weight"]
-        xp, device, _, yt, yp, w = self._inputs(state, y_true, y_pred, sample_weight,
-                                                primary=leaf)
-        acc = leaf.dtype
-        k = self.num_outputs or 1
-        yt, yp = xp.astype(yt, acc, copy=False), xp.astype(yp, acc, copy=False)
-        RegressionStream._check_outputs(self, yt, yp)  # (reads num_outputs only)
-        yt, yp = xp.reshape(yt, (-1, k)), xp.reshape(yp, (-1, k))
-        if yt.shape != yp.shape:
-            raise ValueError(f"y_true and y_pred have different shapes {tuple(yt.shape)} "
-                             f"and {tuple(yp.shape)}")
+        if self.kind == "spearman":
+            return write_rows(state, *self.buffer_rows(state, y_true, y_pred, sample_weight),
+                              xp=array_namespace(state["buf_weight"]))
+        xp, yt, yp, w = self._prepare(state, y_true, y_pred, sample_weight)
+        acc = state["sw"].dtype
         n = yt.shape[0]
         if n == 0:  # (no extremes of no rows)
             return state
-        if self.kind == "spearman":
-            ones = xp.ones((n,), dtype=acc, device=device)
-            return write_rows(state, {"t": yt, "p": yp}, ones, xp=xp)
         x = xp.concat([yt, yp], axis=1)
         if w is None:
             sw, s_x, s_xx = n, xp.sum(x, axis=0), xp.matmul(x.T, x)
@@ -133,6 +121,30 @@ class CorrelationStream(StreamMetric):
                 "s_xx": state["s_xx"] + s_xx, "max_x": xp.maximum(state["max_x"], hi),
                 "min_x": xp.minimum(state["min_x"], lo)}
 
+    def buffer_rows(self, state, y_true, y_pred, sample_weight=None):
+        """Spearman: the batch's rows ``({"t": (n, k), "p": (n, k)}, None)`` in the
+        buffer's dtype, as :meth:`update` writes them (the stateful wrappers write
+        them in place into a buffer they own)."""
+        if sample_weight is not None:
+            raise TypeError("Spearman's correlation takes no sample_weight (neither SciPy's "
+                            "spearmanr nor TorchMetrics' SpearmanCorrCoef defines one)")
+        kind = type(state["buf_weight"])
+        if (self.num_outputs in (None, 1) and type(y_true) is kind and type(y_pred) is kind
+                and y_true.ndim == 1 and y_pred.ndim == 1 and y_true.shape == y_pred.shape):
+            # the training-loop case: the batch as it is (converted to the buffer's
+            # float and shape (n, 1) by the write, as by the astype / reshape below)
+            return {"t": y_true, "p": y_pred}, None
+        _, yt, yp, _ = self._prepare(state, y_true, y_pred, None)
+        return {"t": yt, "p": yp}, None
+
+    def _prepare(self, state, y_true, y_pred, sample_weight):
+        """``(xp, y_true, y_pred, sample_weight)``: the targets ``(n, k)`` in the
+        state's float (:func:`metrix.regression._input.stream_targets`)."""
+        leaf = state["sw"] if "sw" in state else state["buf_weight"]
+        xp, _, _, yt, yp, w = self._inputs(state, y_true, y_pred, sample_weight, primary=leaf)
+        yt, yp = stream_targets(yt, yp, self.num_outputs, leaf.dtype, xp)
+        return xp, yt, yp, w
+
     def accumulator(self, state):
         """``(state', add)`` where the backend adds batches in place (eager CPU NumPy /
         torch, Pearson): ``state'`` holds copies of the sums and extremes and
@@ -140,7 +152,7 @@ class CorrelationStream(StreamMetric):
         done, for a batch it does not take: call :meth:`update`); None elsewhere.
         For the stateful wrappers, which own their sums; :meth:`update` stays pure."""
         if self.kind == "spearman":
-            return self._rows_accumulator(state)
+            return None  # (the stateful wrapper writes the buffer in place: Metric._append)
         names = ("sw", "s_x", "s_xx", "max_x", "min_x")
         made = _ops(array_namespace(state["s_xx"])).moment_accumulator(
             *(state[n] for n in names))
@@ -148,16 +160,6 @@ class CorrelationStream(StreamMetric):
             return None
         own, add = made
         return {**state, **dict(zip(names, own))}, add
-
-    def _rows_accumulator(self, state):
-        names = ("buf_t", "buf_p", "buf_weight")
-        made = _ops(array_namespace(state["buf_weight"])).rows_accumulator(
-            {n: state[n] for n in names}, state["count"])
-        if made is None:
-            return None
-        own, own_count, write = made
-        return {**state, **own, "count": own_count}, (
-            lambda y_true, y_pred: write({"t": y_true, "p": y_pred}))
 
     def compute(self, state):
         """The coefficient(s) of all data seen (0-d, or ``(k,)`` for ``num_outputs=k > 1``)."""
@@ -239,7 +241,7 @@ class PearsonCorrCoef(_Accumulating):
         super().__init__(CorrelationStream("pearson", num_outputs=num_outputs))
 
 
-class SpearmanCorrCoef(_Accumulating):
+class SpearmanCorrCoef(Metric):
     """Streaming Spearman rank correlation, exact, in a buffer of ``capacity`` rows.
 
     ``SpearmanCorrCoef(capacity, num_outputs=None)``; ``update(y_true,
@@ -260,25 +262,6 @@ class SpearmanCorrCoef(_Accumulating):
 
     higher_is_better = True
 
-    _owned_leaf = "buf_weight"
-
     def __init__(self, capacity, num_outputs=None):
         super().__init__(CorrelationStream("spearman", num_outputs=num_outputs,
                                            capacity=capacity))
-
-    def _feed(self, y_true, y_pred):
-        # the in-place write: the host row count first (BufferFullError before writing)
-        if self._dropped is None or not self._rows:
-            return False
-        before, owned = dict(self._rows), self._owned
-        self._reserve(_rows_of(y_pred))
-        self._owned = owned  # (_reserve reads the capacity through the handing-out getter)
-        if self._add(y_true, y_pred):
-            return True
-        self._rows = before  # not taken: update() reserves again
-        return False
-
-
-def _rows_of(y):
-    shape = getattr(y, "shape", None)
-    return int(shape[0]) if shape is not None else len(y)

@@ -218,18 +218,46 @@ class RankingStream(StreamMetric):
             if y_score.dtype in float_dtypes(xp):
                 return {**state, "hist": _ops(xp).binned_histogram(
                     hist, y_score, y_true, n_thresholds=self.thresholds)}
+        if self.capacity is not None:
+            return write_rows(state, *self.buffer_rows(state, y_true, y_score, sample_weight),
+                              xp=array_namespace(state["buf_weight"]))
+        xp, device, o, y, s, w = self._prepare(state, y_true, y_score, sample_weight)
+        return {**state, "hist": self._histogram(state, y, s, w, xp, device, o)}
+
+    def buffer_rows(self, state, y_true, y_score, sample_weight=None):
+        """The exact mode's rows of one batch: ``({"score": ..., "target": ...},
+        weight or None)``, checked and converted as :meth:`update` writes them
+        (:func:`metrix.stream._buffer.write_rows`; the stateful wrappers write them
+        in place into a buffer they own)."""
+        kind = type(state["buf_weight"])
+        if (sample_weight is None and self.task == "binary" and self.pos_label is None
+                and not self.validate and type(y_score) is kind and type(y_true) is kind
+                and y_score.ndim == 1 and y_true.ndim == 1):
+            # the training-loop case: the batch as it is (the buffer's dtypes convert it
+            # as the astype below would, in write_rows and in the in-place writers)
+            return {"score": y_score, "target": y_true}, None
+        xp, device, _, y, s, w = self._prepare(state, y_true, y_score, sample_weight)
+        cdt = count_dtype(xp, device)
+        if y.dtype != cdt:
+            y = xp.astype(y, cdt)
+        if w is not None:
+            w = xp.reshape(xp.astype(w, state["buf_weight"].dtype, copy=False), (-1,))
+        return {"score": s, "target": y}, w
+
+    def _prepare(self, state, y_true, y_score, sample_weight):
+        """``(xp, device, ops, y, s, w)``: the batch checked and shaped (binary:
+        1-D, with ``pos_label`` applied; else ``(n, rows)`` scores)."""
         self._check_weight(sample_weight)
         primary = state["hist"] if "hist" in state else state["buf_weight"]
         xp, device, o, y, s, w = self._inputs(state, y_true, y_score, sample_weight,
                                               primary=primary)
-        cdt = count_dtype(xp, device)
         if self.task == "binary":
             if s.ndim != 1:
                 s = xp.reshape(s, (-1,))
             if y.ndim != 1:
                 y = xp.reshape(y, (-1,))
             if self.pos_label is not None:  # scikit-learn's rule: every other label negative
-                y = xp.astype(y == self.pos_label, cdt)
+                y = xp.astype(y == self.pos_label, count_dtype(xp, device))
         elif s.ndim != 2 or s.shape[1] != self.rows:
             raise ValueError(f"y_score must have shape (n_samples, {self.rows}), got "
                              f"{tuple(s.shape)}")
@@ -237,13 +265,7 @@ class RankingStream(StreamMetric):
             y = xp.reshape(y, (-1,))
         if self.validate:  # host reads: validate=True only
             self._check_values(y, s, xp)
-        n = s.shape[0]
-        if self.capacity is not None:
-            acc = primary.dtype
-            w = xp.ones((n,), dtype=acc, device=device) if w is None else xp.reshape(
-                xp.astype(w, acc), (-1,))
-            return write_rows(state, {"score": s, "target": xp.astype(y, cdt)}, w, xp=xp)
-        return {**state, "hist": self._histogram(state, y, s, w, xp, device, o)}
+        return xp, device, o, y, s, w
 
     def accumulator(self, state):
         """``(state', add)`` where the backend adds batches in place (eager CPU

@@ -41,7 +41,7 @@ from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from ..backends import ops as _ops
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
-from ..regression._input import check_alpha, check_power
+from ..regression._input import check_alpha, check_power, check_stream_outputs, stream_targets
 from ..regression.scores import (
     d2_pinball_baseline,
     deviance_scale,
@@ -206,7 +206,10 @@ class RegressionStream(StreamMetric):
 
     def update(self, state, y_true, y_pred, sample_weight=None):
         """Add one batch (pure; static shapes)."""
-        leaf = state["sw"] if "sw" in state else state["buf_weight"]
+        if self.statistic == "buffer":
+            return write_rows(state, *self.buffer_rows(state, y_true, y_pred, sample_weight),
+                              xp=array_namespace(state["buf_weight"]))
+        leaf = state["sw"]
         xp, device, _, yt, yp, w = self._inputs(state, y_true, y_pred, sample_weight,
                                                 primary=leaf)
         acc = leaf.dtype
@@ -224,10 +227,6 @@ class RegressionStream(StreamMetric):
         if "n" in state:
             out_n = state["n"] + n
         e = yt - yp
-        if self.statistic == "buffer":
-            w = (xp.ones((n,), dtype=acc, device=device) if w is None
-                 else xp.reshape(xp.astype(w, acc, copy=False), (-1,)))
-            return write_rows(state, {"abs": xp.abs(e)}, w, xp=xp)
         if self.statistic == "d2_pinball":  # y_true's rows; the sums below
             wb = (xp.ones((n,), dtype=acc, device=device) if w is None
                   else xp.reshape(xp.astype(w, acc, copy=False), (-1,)))
@@ -287,22 +286,20 @@ class RegressionStream(StreamMetric):
             out["max_abs"] = xp.maximum(state["max_abs"], xp.max(xp.abs(e), axis=0))
         return out
 
+    def buffer_rows(self, state, y_true, y_pred, sample_weight=None):
+        """The exact buffer's rows of one batch (``median_ae``): ``({"abs": |y_true -
+        y_pred|}, weight or None)``, as :meth:`update` writes them (the stateful
+        wrappers write them in place into a buffer they own)."""
+        leaf = state["buf_weight"]
+        xp, _, _, yt, yp, w = self._inputs(state, y_true, y_pred, sample_weight, primary=leaf)
+        yt, yp = stream_targets(yt, yp, self.num_outputs, leaf.dtype, xp)
+        if w is not None:
+            w = xp.reshape(xp.astype(w, leaf.dtype, copy=False), (-1,))
+        return {"abs": xp.abs(yt - yp)}, w
+
     def _check_outputs(self, yt, yp):
-        """The batch's shape against ``num_outputs`` (static shapes: no host read):
-        ``(n,)`` or ``(n, 1)`` for one output, ``(n, k)`` for ``num_outputs=k``;
-        never a reshape that mixes rows and outputs."""
-        k = self.num_outputs
-        for name, a in (("y_true", yt), ("y_pred", yp)):
-            shape = tuple(a.shape)
-            ok = (len(shape) == 2 and shape[1] == k) if k not in (None, 1) else (
-                len(shape) == 1 or (len(shape) == 2 and shape[1] == 1))
-            if not ok:
-                want = ("(n_samples,) or (n_samples, 1)" if k in (None, 1)
-                        else f"(n_samples, {k})")
-                hint = (f"; for {shape[1]} outputs create the metric with "
-                        f"num_outputs={shape[1]}" if len(shape) == 2 and k is None else "")
-                raise ValueError(f"{name} has shape {shape}, expected {want} "
-                                 f"(num_outputs={k}){hint}.")
+        """The batch's shape against ``num_outputs`` (:func:`check_stream_outputs`)."""
+        check_stream_outputs(yt, yp, self.num_outputs)
 
     def check_seen(self, n_samples):
         if self.metric in _TWO_SAMPLES and n_samples < 2:

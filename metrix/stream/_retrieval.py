@@ -45,7 +45,14 @@ from ..retrieval._queries import (
     recall_values,
 )
 from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
-from ._functional import StreamMetric, count_dtype, dtype_probe, is_float, result_dtype
+from ._functional import (
+    StreamMetric,
+    array_namespace,
+    count_dtype,
+    dtype_probe,
+    is_float,
+    result_dtype,
+)
 from ._wrappers import Metric
 
 METRICS = ("ndcg", "map", "mrr", "precision", "recall")
@@ -131,6 +138,13 @@ class RetrievalStream(StreamMetric):
     def update(self, state, y_true, y_pred, indexes=None):
         """Append one batch of rows (pure; static shapes; no host read unless
         ``validate``)."""
+        values, w = self.buffer_rows(state, y_true, y_pred, indexes)
+        return write_rows(state, values, w, xp=array_namespace(state["buf_weight"]))
+
+    def buffer_rows(self, state, y_true, y_pred, indexes=None):
+        """One batch's rows ``({"score", "target", "query"}, weight)``, checked and
+        converted as :meth:`update` writes them (the stateful wrappers write them in
+        place into a buffer they own); weight 0 for the ``ignore_index`` rows."""
         if indexes is None:
             raise ValueError("indexes (the query id of each row) is required, as in "
                              "TorchMetrics: update(y_true, y_pred, indexes)")
@@ -150,7 +164,7 @@ class RetrievalStream(StreamMetric):
         w = xp.ones((s.shape[0],), dtype=acc, device=device)
         if self.ignore_index is not None:
             w = xp.where(y == self.ignore_index, xp.zeros_like(w), w)
-        return write_rows(state, {"score": s, "target": y, "query": q}, w, xp=xp)
+        return {"score": s, "target": y, "query": q}, w
 
     def _check_values(self, y, s, xp):
         # host reads: validate=True only

@@ -52,7 +52,8 @@ class Metric:
     def __init__(self, spec: StreamMetric):
         self.spec = spec
         self.state = None
-        self._owned = None       # a state leaf only this object holds (see _Ranking)
+        self._owned = None       # a state leaf only this object holds (see _Ranking,
+        #                          _append)
         self._placement = None   # (xp, device, result dtype) of the state
         self._rows = {}          # exact buffers: rows stored (host ints, from shapes)
         self._dropped = {}       # exact buffers: rows dropped (host ints), or None:
@@ -73,7 +74,7 @@ class Metric:
 
     # -- lifecycle -----------------------------------------------------------
     def _create(self, like=None, *, xp=None, device=None):
-        self._adopt(self.spec.init(like, xp=xp, device=device))
+        self._adopt(self.spec.init(like, xp=xp, device=device), fresh=True)
 
     def _create_for(self, y_true, y_pred, sample_weight):
         xp, device = _ns.get_namespace_and_device(y_true, y_pred, sample_weight)
@@ -81,9 +82,9 @@ class Metric:
         if _is_float(y_pred) and not _ns.is_host_array(y_pred):
             fdt = _ns.result_float_dtype(xp, device, y_pred)
         _ops(xp)  # warm the adapter cache outside any compiled region
-        self._adopt(self.spec._init(xp, device, fdt))
+        self._adopt(self.spec._init(xp, device, fdt), fresh=True)
 
-    def _adopt(self, state):
+    def _adopt(self, state, fresh=False):
         warm(state)
         xp, device = state_namespace(state)
         fdt = next((v.dtype for p, v in iter_leaves(state) if p[-1] == "meta_dtype"),
@@ -92,10 +93,12 @@ class Metric:
         self.state = state
         self._rows = {p[:-1]: 0 for p, _ in iter_leaves(state) if p[-1] == "buf_weight"}
         self._dropped = {p: 0 for p in self._rows}
+        if fresh:
+            self._own_rows(copy=False)  # a new state: no one else holds its buffer
 
     def update(self, y_true, y_pred, sample_weight=None):
         """Accumulate one batch (no host read; ``y_pred`` may be scores for label metrics)."""
-        if self.state is None:
+        if self._state is None:
             self._create_for(y_true, y_pred, sample_weight)
         if self._rows:
             if _coll.compiling():
@@ -103,9 +106,63 @@ class Metric:
                 # the state's dropped counts instead
                 self._dropped = None
             else:
-                self._reserve(_ns_rows(y_pred))  # host ints from the shapes: no sync
+                # host ints from the shapes: no sync
+                start = self._reserve(_ns_rows(y_pred))
+                if self._append(start, y_true, y_pred, sample_weight):
+                    self._count_eager(y_pred)
+                    return
         self._count(y_pred)
-        self.state = self.spec.update(self.state, y_true, y_pred, sample_weight)
+        self.state = self.spec.update(self._state, y_true, y_pred, sample_weight)
+
+    # -- exact buffers written in place ----------------------------------------
+    _write = None  # the adapter's in-place writer of the owned buffer (rows_accumulator)
+    _clear = None  # and its in-place reset
+
+    def _own_rows(self, copy=True):
+        """Own the top-level exact buffer: the adapter's ``rows_accumulator`` (eager
+        NumPy and torch; None elsewhere) gives copies of it (or, ``copy=False``,
+        takes it) and a writer into them; ``_owned`` is then its ``buf_weight``.
+        Handing the state out (``state``, ``state_dict``) ends the ownership."""
+        self._write = self._clear = None
+        state = self._state
+        if (() not in self._rows or len(self._rows) != 1 or _coll.compiling()
+                or not _buffer_only(state)):
+            return
+        names = [k for k in state if k.startswith("buf_")]
+        made = _ops(self._placement[0]).rows_accumulator(
+            {k: state[k] for k in names}, state["count"], copy=copy)
+        if made is not None:
+            own, own_count, self._write, self._clear = made
+            self._state = {**state, **own, "count": own_count}
+            self._owned = own["buf_weight"]
+
+    def _clear_in_place(self):
+        """``reset`` of an owned exact buffer (eager): its written rows and count
+        zeroed in place, the state then equal to a new one, without allocating
+        ``capacity`` rows again; False where it does not apply."""
+        state = self._state
+        if (self._clear is None or self._owned is None
+                or self._owned is not state.get("buf_weight") or self._dropped is None
+                or self._dropped.get(()) != 0 or _coll.compiling()):
+            return False
+        self._clear(self._rows[()])
+        self._rows[()] = 0
+        return True
+
+    def _append(self, start, *inputs):
+        """Write one batch's rows (``spec.buffer_rows``: the update's own input checks and
+        conversions) after the ``start`` stored ones, in place into the buffer this
+        object owns (O(batch) instead of ``write_rows``' O(capacity)); False where
+        the adapter has no in-place write or does not take the batch (the caller
+        then updates functionally).  Eager only; ``start`` is the host count."""
+        if self._dropped is None:  # (the host count is unknown after compiled updates)
+            return False
+        if self._owned is None or self._owned is not self._state.get("buf_weight"):
+            self._own_rows()
+        if self._write is None:
+            return False
+        values, weight = self.spec.buffer_rows(self._state, *inputs)
+        return self._write(values, weight, start)
 
     def _count(self, y_pred):
         if _coll.compiling():
@@ -130,7 +187,7 @@ class Metric:
         then merged into the running state (a sum of small arrays; exact
         buffers append the batch to the running state instead).  No host read.
         """
-        if self.state is None:
+        if self._state is None:
             self._create_for(y_true, y_pred, sample_weight)
         xp, device, fdt = self._placement
         batch = self.spec.update(self.spec._init(xp, device, fdt), y_true, y_pred,
@@ -164,11 +221,12 @@ class Metric:
 
     def reset(self):
         """Forget the data; the state stays in its namespace, device and dtype."""
-        if self._placement is not None:
+        if self._placement is not None and not self._clear_in_place():
             xp, device, fdt = self._placement
             self.state = self.spec._init(xp, device, fdt)
             self._rows = {k: 0 for k in self._rows}
             self._dropped = {k: 0 for k in self._rows}
+            self._own_rows(copy=False)  # a new state: no one else holds its buffer
         self._seen = 0
 
     def merge(self, other: "Metric"):
@@ -225,7 +283,8 @@ class Metric:
         :meth:`sync`.
         """
         other = copy.copy(self)
-        other._owned = None
+        # the copy shares the state's arrays: neither writes them in place any more
+        other._owned = self._owned = None
         other._rows, other._dropped = dict(self._rows), (
             None if self._dropped is None else dict(self._dropped))
         return other.sync(group, timeout=timeout)
@@ -299,25 +358,30 @@ class Metric:
 
     # -- exact buffers -------------------------------------------------------
     def _reserve(self, n):
+        """Count ``n`` more rows in each buffer (``BufferFullError`` where they do
+        not fit, before anything is written); the rows stored before (the last
+        buffer's)."""
+        used = 0
         for path, used in self._rows.items():
-            cap = _leaf(self.state, path + ("buf_weight",)).shape[0]
+            cap = _leaf(self._state, path + ("buf_weight",)).shape[0]
             if used + n > cap:
                 raise BufferFullError(
                     f"{type(self).__name__}: the exact buffer is full (capacity {cap} "
                     f"samples, {used} stored, batch of {n}). Create the metric with a "
                     "larger capacity= or use the binned mode (thresholds=).")
             self._rows[path] = used + n
+        return used
 
     def _check_dropped(self):
         # exact buffers: the host counts of update / merge / sync / load; a device
         # read only after compiled updates (the result is NaN then anyway)
         for path in self._rows:
             if self._dropped is None:
-                dropped = int(_leaf(self.state, path + ("dropped",)))  # host read (see above)
+                dropped = int(_leaf(self._state, path + ("dropped",)))  # host read (see above)
             else:
                 dropped = self._dropped[path]
             if dropped:
-                cap = _leaf(self.state, path + ("buf_weight",)).shape[0]
+                cap = _leaf(self._state, path + ("buf_weight",)).shape[0]
                 raise BufferFullError(
                     f"{type(self).__name__}: {dropped} samples did not fit in the exact "
                     f"buffer (capacity {cap}). Create the metric with a larger capacity= "
@@ -339,7 +403,8 @@ class Metric:
         if out["_placement"] is not None:  # the namespace is a module: found again on load
             out["_placement"] = (None,) + tuple(out["_placement"][1:])
         out["_owned"] = None
-        out.pop("_add", None)  # a closure over the owned copy: made again after loading
+        out.pop("_add", None)
+        out.pop("_write", None)  # a closure over the owned copy: made again after loading
         return out
 
     def __setstate__(self, values):
@@ -387,7 +452,8 @@ class _Accumulating(Metric):
 
     def update(self, y_true, y_pred, sample_weight=None):
         state = self._state
-        if state is not None and sample_weight is None and not _coll.compiling():
+        if (state is not None and sample_weight is None and not self._rows
+                and not _coll.compiling()):
             if self._owned is None or self._owned is not state.get(self._owned_leaf):
                 made = self.spec.accumulator(state)
                 self._add = None
@@ -890,3 +956,10 @@ class MetricCollection(Metric):
 
     def keys(self):
         return self.spec.metrics.keys()
+
+
+def _buffer_only(state) -> bool:
+    """Whether a state is an exact buffer and nothing else (its update is the rows'
+    write alone, which the in-place path replaces; a state with sums beside its
+    buffer, as ``D2PinballScore``'s, updates functionally)."""
+    return all(k.startswith(("buf_", "meta_")) or k in ("count", "dropped") for k in state)
