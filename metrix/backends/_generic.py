@@ -507,6 +507,20 @@ class GenericOps(RankStatistics):
         d2 = xp.clip((xb @ yt + sq_x[:, None]) + sq_y[None, :], 0.0, None)
         return d2 if squared else xp.sqrt(d2)
 
+    def expansion_surrogate(self, xb, yt, sq_y, /):
+        """``xb @ yt + sq_y[None, :]``: the euclidean distances less ``||x||^2``, a
+        row's ranking of the rows of ``Y`` (``yt`` holds ``-2 y`` transposed;
+        scikit-learn's ``ArgKmin`` surrogate)."""
+        return xb @ yt + sq_y[None, :]
+
+    def row_argmin_min(self, d, /):
+        """``(argmin, min)`` of each row of the 2-D ``d`` (the first index on ties)."""
+        xp = self.xp
+        idx = xp.argmin(d, axis=1)
+        b, m = d.shape
+        flat = xp.arange(b, device=device_of(d)) * m + xp.astype(idx, count_dtype(xp, device_of(d)))
+        return idx, xp.take(xp.reshape(d, (-1,)), flat)
+
     # -- special functions ------------------------------------------------
     def gammaln(self, x, /):
         """``log(Gamma(x))`` elementwise for real ``x > 0`` (floating ``x``).

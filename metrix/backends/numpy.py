@@ -188,6 +188,24 @@ class Ops(GenericOps):
         # BLAS: one read of each, no temporary (the method: no dispatch layer)
         return a.dot(b) if type(a) is np.ndarray else np.dot(a, b)
 
+    def expansion_distances(self, xb, yt, sq_x, sq_y, /, *, squared=False):
+        # the generic expression's order (the same bits), added, clipped and
+        # rooted in place: one B x N temporary instead of four
+        d2 = xb @ yt
+        d2 += sq_x[:, None]
+        d2 += sq_y[None, :]
+        np.maximum(d2, 0.0, out=d2)
+        return d2 if squared else np.sqrt(d2, out=d2)
+
+    def expansion_surrogate(self, xb, yt, sq_y, /):
+        d = xb @ yt
+        d += sq_y[None, :]
+        return d
+
+    def row_argmin_min(self, d, /):
+        idx = np.argmin(d, axis=1)
+        return idx, np.take_along_axis(d, idx[:, None], axis=1)[:, 0]
+
     def count_true(self, x, dtype, /):
         # a popcount-like pass, no N-sized float copy (30x astype + sum at 1e7)
         return np.dtype(dtype).type(np.count_nonzero(x))

@@ -541,6 +541,16 @@ class Ops(GenericOps):
         d2.add_(sq_y[None, :]).clamp_min_(0.0)
         return d2 if squared else d2.sqrt_()
 
+    def expansion_surrogate(self, xb, yt, sq_y, /):
+        # one fused matmul-add (addmm) instead of a product and a sum
+        return torch.addmm(sq_y[None, :], xb, yt)
+
+    def row_argmin_min(self, d, /):
+        if _compiling():
+            return super().row_argmin_min(d)
+        values, indices = torch.min(d, dim=1)  # one pass, the first index on ties
+        return indices, values
+
     def unique_inverse(self, x, /):
         if (not _compiling() and x.device.type == "cpu" and x.dtype in _NUMPY_VIEWS
                 and not x.dtype.is_floating_point):
