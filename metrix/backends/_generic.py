@@ -497,15 +497,30 @@ class GenericOps(RankStatistics):
         return xp.isfinite(xp.sum(x))
 
     # -- distances --------------------------------------------------------
-    def expansion_distances(self, xb, yt, sq_x, sq_y, /, *, squared=False):
+    def expansion_distances(self, xb, yt, sq_x, sq_y, /, *, squared=False, dtype=None):
         """Euclidean distances by the expansion ``||x||^2 + ||y||^2 - 2 x.y``:
         ``(xb @ yt + sq_x[:, None]) + sq_y[None, :]`` clipped at 0, then the square
-        root unless ``squared`` (``yt`` holds ``-2 y`` transposed).  Generic: the
-        expression as written; torch eager adds and roots in place (one block
+        root unless ``squared`` (``yt`` holds ``-2 y`` transposed).  ``dtype``:
+        the sum cast to it before the clip and the root (scikit-learn's float32
+        upcast path: float64 sums, float32 distances).  Generic: the expression
+        as written; NumPy and torch eager add, cast and root in place (one block
         temporary instead of four)."""
         xp = self.xp
-        d2 = xp.clip((xb @ yt + sq_x[:, None]) + sq_y[None, :], 0.0, None)
+        d2 = (xb @ yt + sq_x[:, None]) + sq_y[None, :]
+        if dtype is not None and d2.dtype != dtype:
+            d2 = xp.astype(d2, dtype)
+        d2 = xp.clip(d2, 0.0, None)
         return d2 if squared else xp.sqrt(d2)
+
+    def zero_diagonal(self, d, offset, /):
+        """The fresh block ``d`` with ``d[i, offset + i] = 0`` (a row's distance to
+        itself).  Generic: one ``where``; NumPy and torch eager write the
+        diagonal in place (``d`` is the caller's own temporary)."""
+        xp = self.xp
+        b, n = d.shape
+        dev = device_of(d)
+        mine = (xp.arange(b, device=dev)[:, None] + offset) == xp.arange(n, device=dev)[None, :]
+        return xp.where(mine, xp.zeros_like(d), d)
 
     def expansion_surrogate(self, xb, yt, sq_y, /):
         """``xb @ yt + sq_y[None, :]``: the euclidean distances less ``||x||^2``, a

@@ -188,14 +188,22 @@ class Ops(GenericOps):
         # BLAS: one read of each, no temporary (the method: no dispatch layer)
         return a.dot(b) if type(a) is np.ndarray else np.dot(a, b)
 
-    def expansion_distances(self, xb, yt, sq_x, sq_y, /, *, squared=False):
+    def expansion_distances(self, xb, yt, sq_x, sq_y, /, *, squared=False, dtype=None):
         # the generic expression's order (the same bits), added, clipped and
         # rooted in place: one B x N temporary instead of four
         d2 = xb @ yt
         d2 += sq_x[:, None]
         d2 += sq_y[None, :]
+        if dtype is not None and d2.dtype != dtype:
+            d2 = d2.astype(dtype)
         np.maximum(d2, 0.0, out=d2)
         return d2 if squared else np.sqrt(d2, out=d2)
+
+    def zero_diagonal(self, d, offset, /):
+        b, n = d.shape
+        k = max(0, min(b, n - offset))
+        d[np.arange(k), offset + np.arange(k)] = 0  # the caller's fresh block
+        return d
 
     def expansion_surrogate(self, xb, yt, sq_y, /):
         d = xb @ yt

@@ -532,14 +532,24 @@ class Ops(GenericOps):
     def gammaln(self, x, /):
         return torch.lgamma(x)
 
-    def expansion_distances(self, xb, yt, sq_x, sq_y, /, *, squared=False):
+    def expansion_distances(self, xb, yt, sq_x, sq_y, /, *, squared=False, dtype=None):
         if _compiling() or xb.requires_grad or yt.requires_grad:
-            return super().expansion_distances(xb, yt, sq_x, sq_y, squared=squared)
+            return super().expansion_distances(xb, yt, sq_x, sq_y, squared=squared,
+                                               dtype=dtype)
         # eager: one B x N temporary, added, clipped and rooted in place (the
         # out-of-place chain allocates four and is about 3x slower on CPU)
         d2 = torch.addmm(sq_x[:, None], xb, yt)
-        d2.add_(sq_y[None, :]).clamp_min_(0.0)
+        d2.add_(sq_y[None, :])
+        if dtype is not None and d2.dtype != dtype:
+            d2 = d2.to(dtype)
+        d2.clamp_min_(0.0)
         return d2 if squared else d2.sqrt_()
+
+    def zero_diagonal(self, d, offset, /):
+        if _compiling() or d.requires_grad:
+            return super().zero_diagonal(d, offset)
+        d.diagonal(offset).zero_()  # the caller's fresh block
+        return d
 
     def expansion_surrogate(self, xb, yt, sq_y, /):
         # one fused matmul-add (addmm) instead of a product and a sum

@@ -127,16 +127,16 @@ class Distances:
             self.sq_y = self.sq_x if self.same and x_sq is None else xp.sum(Y * Y, axis=1)
         return X, Y
 
-    def rows_per_block(self, budget_bytes: int) -> int:
+    def rows_per_block(self, budget_bytes: int, *, temporaries: int = 3) -> int:
         """How many rows a block of about ``budget_bytes`` holds (at least 1).
 
-        The expansion metrics hold about three ``B x M`` temporaries at once
-        (of the widest float when upcasting), the broadcast ones two (chi2:
-        four) ``B x M x D``.
+        The expansion metrics hold about ``temporaries`` ``B x M`` arrays at
+        once (of the widest float when upcasting; :meth:`nearest`'s ranking
+        about one), the broadcast ones two (chi2: four) ``B x M x D``.
         """
         wide = self.work if self.work is not None else self.dtype
         item = 4 if wide == self.xp.float32 else 8
-        per_row = self.m * item * 3
+        per_row = self.m * item * temporaries
         if self.metric in BROADCAST_METRICS or self.metric == "additive_chi2":
             per_row = self.m * int(self.X.shape[1]) * item * (
                 4 if self.metric == "additive_chi2" else 2)
@@ -161,9 +161,9 @@ class Distances:
             return xp.clip(1.0 - self.X[start:stop, ...] @ self.YT, 0.0, 2.0)
         if metric in _EUCLIDEAN:
             Xb, sq = self._euclidean_rows(start, stop)
-            D = ops(xp).expansion_distances(Xb, self.YT, sq, self.sq_y,
-                                            squared=metric == "sqeuclidean")
-            return D if self.work is None else xp.astype(D, self.dtype)
+            return ops(xp).expansion_distances(
+                Xb, self.YT, sq, self.sq_y, squared=metric == "sqeuclidean",
+                dtype=None if self.work is None else self.dtype)
         Xb = self.X[start:stop, ...][:, None, :]
         Y = self.Y[None, :, :]
         if metric == "additive_chi2":
@@ -211,13 +211,9 @@ class Distances:
         return xp.take(xp.reshape(D, (-1,)), idx)
 
     def zero_diagonal(self, D, start: int):
-        """A block ``D`` of rows ``start:`` with its entries ``D[i, start + i]`` zero
-        (scikit-learn zeroes the distance of a row to itself)."""
-        xp = self.xp
-        b, n = D.shape
-        dev = device_of(D)
-        mine = (xp.arange(b, device=dev)[:, None] + start) == xp.arange(n, device=dev)[None, :]
-        return xp.where(mine, xp.zeros_like(D), D)
+        """A fresh block ``D`` of rows ``start:`` with its entries ``D[i, start + i]``
+        zero (scikit-learn zeroes the distance of a row to itself)."""
+        return ops(self.xp).zero_diagonal(D, start)
 
 
 def _normalize(X, xp):

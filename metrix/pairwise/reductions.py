@@ -473,7 +473,9 @@ def _argmin(X, Y, axis, metric, metric_kwargs, func, *, with_values):
                              "sqeuclidean" if squared and metric != "euclidean" else metric,
                              kwds)
     idx, vals = [], []
-    for start, stop in row_slices(dist.n, dist.rows_per_block(ARGMIN_BLOCK_BYTES)):
+    ranked = metric in ("euclidean", "l2")  # one B x M ranking a block (see ``nearest``)
+    rows = dist.rows_per_block(ARGMIN_BLOCK_BYTES, temporaries=1 if ranked else 3)
+    for start, stop in row_slices(dist.n, rows):
         i, v = dist.nearest(start, stop, squared=squared)
         idx.append(i)
         vals.append(v)

@@ -283,3 +283,33 @@ def test_device_input_of_host_metrics(xp):
     xp.combo.check_placement(out)
     np.testing.assert_allclose(xp.to_numpy(out), skp.pairwise_distances(X, Y, metric="sqeuclidean"),
                                **tolerance(xp.combo))
+
+
+def test_adapter_block_ops_equal_generic(xp):
+    """The adapters' in-place block ops (NumPy, torch eager) give the generic results."""
+    from metrix.backends import GenericOps, ops
+
+    r = np.random.RandomState(4)
+    D = r.rand(7, 9)
+    D[2, 5] = D[2, 1]  # a tie: the first index wins
+    D[2, 1] = -1.0
+    D[3, 4] = D[3, 6] = -2.0
+    xb, yt = r.rand(7, 3), r.rand(3, 9)
+    sq_x, sq_y = r.rand(7), r.rand(9)
+    a, g = ops(xp.xp), GenericOps(xp.xp)
+    tol = tolerance(xp.combo)
+    (i1, v1), (i2, v2) = a.row_argmin_min(xp.asarray(D)), g.row_argmin_min(xp.asarray(D))
+    np.testing.assert_array_equal(xp.to_numpy(i1), xp.to_numpy(i2))
+    assert xp.to_numpy(i1)[3] == 4
+    np.testing.assert_array_equal(xp.to_numpy(v1), xp.to_numpy(v2))
+    args = [xp.asarray(v) for v in (xb, -2.0 * yt, sq_x, sq_y)]
+    np.testing.assert_allclose(xp.to_numpy(a.expansion_surrogate(args[0], args[1], args[3])),
+                               xp.to_numpy(g.expansion_surrogate(args[0], args[1], args[3])),
+                               **tol)
+    for squared in (False, True):
+        np.testing.assert_allclose(
+            xp.to_numpy(a.expansion_distances(*args, squared=squared)),
+            xp.to_numpy(g.expansion_distances(*args, squared=squared)), **tol)
+    for offset in (0, 3, 8):
+        np.testing.assert_array_equal(xp.to_numpy(a.zero_diagonal(xp.asarray(D), offset)),
+                                      xp.to_numpy(g.zero_diagonal(xp.asarray(D), offset)))
