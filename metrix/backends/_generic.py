@@ -512,6 +512,33 @@ class GenericOps(RankStatistics):
         d2 = xp.clip(d2, 0.0, None)
         return d2 if squared else xp.sqrt(d2)
 
+    def assemble_rows(self, blocks, /, *, symmetric=False):
+        """One matrix from an iterable of row blocks ``(start, stop, block)``, in
+        order.  ``symmetric``: each block holds only the columns ``start:`` of a
+        symmetric square matrix, the columns ``0:start`` are the earlier
+        blocks' transposed.  Generic: concatenations; NumPy and torch eager
+        write each block into one preallocated matrix as it comes (the
+        blocks are the caller's own temporaries)."""
+        xp = self.xp
+        rights, starts, rows = [], [], []
+        for start, stop, right in blocks:
+            if symmetric and starts:
+                left = [xp.permute_dims(r[:, start - s0:stop - s0], (1, 0))
+                        for s0, r in zip(starts, rights)]
+                rights.append(right)
+                right = xp.concat([*left, right], axis=1)
+            elif symmetric:
+                rights.append(right)
+            starts.append(start)
+            rows.append(right)
+        return rows[0] if len(rows) == 1 else xp.concat(rows, axis=0)
+
+    def scaled_exp(self, k, scale, /):
+        """``exp(k * scale)`` of a fresh matrix ``k`` (the exponential kernels).
+        Generic: out of place; NumPy and torch eager scale and exponentiate
+        ``k`` in place (the caller's own temporary), as scikit-learn does."""
+        return self.xp.exp(k * scale)
+
     def zero_diagonal(self, d, offset, /):
         """The fresh block ``d`` with ``d[i, offset + i] = 0`` (a row's distance to
         itself).  Generic: one ``where``; NumPy and torch eager write the

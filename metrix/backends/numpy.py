@@ -199,6 +199,21 @@ class Ops(GenericOps):
         np.maximum(d2, 0.0, out=d2)
         return d2 if squared else np.sqrt(d2, out=d2)
 
+    def assemble_rows(self, blocks, /, *, symmetric=False):
+        if not symmetric:
+            return super().assemble_rows(blocks)
+        out = None
+        for start, stop, b in blocks:
+            if out is None:  # the first block holds every column
+                out = np.empty((b.shape[1], b.shape[1]), dtype=b.dtype)
+            out[start:stop, start:] = b
+            out[stop:, start:stop] = b[:, stop - start:].T
+        return out
+
+    def scaled_exp(self, k, scale, /):
+        np.multiply(k, scale, out=k)
+        return np.exp(k, out=k)
+
     def zero_diagonal(self, d, offset, /):
         b, n = d.shape
         k = max(0, min(b, n - offset))

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import torch
 
@@ -544,6 +546,23 @@ class Ops(GenericOps):
             d2 = d2.to(dtype)
         d2.clamp_min_(0.0)
         return d2 if squared else d2.sqrt_()
+
+    def assemble_rows(self, blocks, /, *, symmetric=False):
+        blocks = iter(blocks)
+        first = next(blocks)
+        b = first[2]
+        if not symmetric or _compiling() or b.requires_grad:
+            return super().assemble_rows(itertools.chain([first], blocks), symmetric=symmetric)
+        out = torch.empty((b.shape[1], b.shape[1]), dtype=b.dtype, device=b.device)
+        for start, stop, b in itertools.chain([first], blocks):
+            out[start:stop, start:] = b
+            out[stop:, start:stop] = b[:, stop - start:].T
+        return out
+
+    def scaled_exp(self, k, scale, /):
+        if _compiling() or k.requires_grad:
+            return super().scaled_exp(k, scale)
+        return k.mul_(scale).exp_()
 
     def zero_diagonal(self, d, offset, /):
         if _compiling() or d.requires_grad:

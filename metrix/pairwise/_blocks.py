@@ -152,20 +152,22 @@ class Distances:
                 return Xb, xp.sum(Xb * Xb, axis=1)
         return Xb, self.sq_x[start:stop]
 
-    def block(self, start: int, stop: int):
-        """Distances of rows ``start:stop`` of ``X`` to every row of ``Y``, ``(B, M)``."""
+    def block(self, start: int, stop: int, *, first: int = 0):
+        """Distances of rows ``start:stop`` of ``X`` to the rows ``first:`` of ``Y``,
+        ``(B, M - first)``."""
         xp, metric = self.xp, self.metric
         if metric == "precomputed":
-            return self.X[start:stop, ...]
+            return self.X[start:stop, first:]
+        YT = self.YT if first == 0 or self.YT is None else self.YT[:, first:]
         if metric == "cosine":
-            return xp.clip(1.0 - self.X[start:stop, ...] @ self.YT, 0.0, 2.0)
+            return xp.clip(1.0 - self.X[start:stop, ...] @ YT, 0.0, 2.0)
         if metric in _EUCLIDEAN:
             Xb, sq = self._euclidean_rows(start, stop)
             return ops(xp).expansion_distances(
-                Xb, self.YT, sq, self.sq_y, squared=metric == "sqeuclidean",
+                Xb, YT, sq, self.sq_y[first:], squared=metric == "sqeuclidean",
                 dtype=None if self.work is None else self.dtype)
         Xb = self.X[start:stop, ...][:, None, :]
-        Y = self.Y[None, :, :]
+        Y = self.Y[None, first:, :]
         if metric == "additive_chi2":
             total = Xb + Y
             zero = total == 0

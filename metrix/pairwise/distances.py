@@ -25,16 +25,31 @@ __all__ = ["euclidean_distances", "cosine_similarity", "cosine_distances",
 BLOCK_BYTES = 64 * 2**20
 
 
-def full_matrix(dist: Distances, *, zero_diagonal=False, budget=BLOCK_BYTES):
+def full_matrix(dist: Distances, *, zero_diagonal=False, budget=None):
     """The whole ``N x M`` matrix of ``dist``, assembled from row blocks (one
     block when it fits); ``zero_diagonal``: the rows' distances to themselves
-    zeroed (scikit-learn's ``fill_diagonal`` when ``Y is X``)."""
+    zeroed (scikit-learn's ``fill_diagonal`` when ``Y is X``).
+
+    The distances of ``X`` to itself (``dist.same``) are symmetric: a row
+    block computes only the columns from its first row on, and takes the
+    others from the earlier blocks, transposed (as scikit-learn's float32
+    path does): half the products.
+    """
     xp = dist.xp
-    blocks = []
-    for start, stop in row_slices(dist.n, dist.rows_per_block(budget)):
-        D = dist.block(start, stop)
-        blocks.append(dist.zero_diagonal(D, start) if zero_diagonal else D)
-    return blocks[0] if len(blocks) == 1 else xp.concat(blocks, axis=0)
+    slices = row_slices(dist.n, dist.rows_per_block(BLOCK_BYTES if budget is None else budget))
+    if len(slices) == 1 or not dist.same or dist.metric == "precomputed":
+        blocks = []
+        for start, stop in slices:
+            D = dist.block(start, stop)
+            blocks.append(dist.zero_diagonal(D, start) if zero_diagonal else D)
+        return blocks[0] if len(blocks) == 1 else xp.concat(blocks, axis=0)
+
+    def halves():
+        for start, stop in slices:
+            right = dist.block(start, stop, first=start)  # columns start:N
+            yield start, stop, dist.zero_diagonal(right, 0) if zero_diagonal else right
+
+    return ops(xp).assemble_rows(halves(), symmetric=True)
 
 
 def _norms(norms, n, name, what, *, xp, device):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .._core.edge import metric_edge
 from .._core.namespace import get_namespace_and_device
+from ..backends import ops
 from ._blocks import Distances
 from ._input import check_interval, check_pairwise_arrays
 from .distances import euclidean_pair, full_matrix, manhattan_pair
@@ -146,7 +147,7 @@ def rbf_kernel(X, Y=None, gamma=None):
     check_interval(gamma, "gamma", "rbf_kernel", low=0, closed="left", none=True)
     pair = check_pairwise_arrays(X, Y)
     K = euclidean_pair(pair, squared=True)
-    return pair.xp.exp(K * -_gamma(gamma, pair.X))
+    return ops(pair.xp).scaled_exp(K, -_gamma(gamma, pair.X))
 
 
 @metric_edge
@@ -178,7 +179,7 @@ def laplacian_kernel(X, Y=None, gamma=None):
     check_interval(gamma, "gamma", "laplacian_kernel", low=0, closed="neither", none=True)
     pair = check_pairwise_arrays(X, Y)
     K = manhattan_pair(pair)
-    return pair.xp.exp(-_gamma(gamma, pair.X) * K)
+    return ops(pair.xp).scaled_exp(K, -_gamma(gamma, pair.X))
 
 
 def _non_negative(pair):
@@ -246,5 +247,4 @@ def chi2_kernel(X, Y=None, gamma=1.0):
     """
     check_interval(gamma, "gamma", "chi2_kernel", low=0, closed="neither")
     K = additive_chi2_kernel(X, Y)
-    xp = get_namespace_and_device(K)[0]
-    return xp.exp(K * gamma)
+    return ops(get_namespace_and_device(K)[0]).scaled_exp(K, gamma)

@@ -247,3 +247,32 @@ def test_backends_keep_float32(xp):
         xp.combo.check_placement(out)
         np.testing.assert_allclose(xp.to_numpy(out), getattr(skp, name)(X, Y), rtol=2e-5,
                                    atol=2e-5, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_many_blocks_and_symmetry(monkeypatch, dtype):
+    """Small blocks: the row blocks (and, for Y=None, the mirrored halves) assemble
+    scikit-learn's matrix, symmetric."""
+    from metrix.pairwise import distances
+
+    monkeypatch.setattr(distances, "BLOCK_BYTES", 3000)
+    X, Y = _data(n=53, m=31, dtype=dtype)
+    for name in PAIRWISE:
+        f, g = getattr(mp, name), getattr(skp, name)
+        _same(f(X, Y), g(X, Y), dtype)
+        ours = f(X)
+        _same(ours, g(X), dtype)
+        np.testing.assert_allclose(ours, ours.T, **TOL[dtype])
+
+
+def test_many_blocks_backends(monkeypatch, xp):
+    from metrix.pairwise import distances
+
+    monkeypatch.setattr(distances, "BLOCK_BYTES", 3000)
+    X, _ = _data(n=37)
+    tol = tolerance(xp.combo)
+    for name in ("euclidean_distances", "cosine_distances", "manhattan_distances",
+                 "rbf_kernel", "chi2_kernel"):
+        out = getattr(mp, name)(xp.asarray(X))
+        xp.combo.check_placement(out)
+        np.testing.assert_allclose(xp.to_numpy(out), getattr(skp, name)(X), **tol)

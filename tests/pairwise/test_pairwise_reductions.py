@@ -310,6 +310,17 @@ def test_adapter_block_ops_equal_generic(xp):
         np.testing.assert_allclose(
             xp.to_numpy(a.expansion_distances(*args, squared=squared)),
             xp.to_numpy(g.expansion_distances(*args, squared=squared)), **tol)
+    np.testing.assert_allclose(xp.to_numpy(a.scaled_exp(xp.asarray(D), -0.5)),
+                               xp.to_numpy(g.scaled_exp(xp.asarray(D), -0.5)), **tol)
+    S = r.rand(9, 9)
+    S = xp.to_numpy(xp.asarray(S + S.T))  # in the backend's float
+    halves = [(0, 4, S[0:4, 0:]), (4, 7, S[4:7, 4:]), (7, 9, S[7:9, 7:])]
+    for fn in (a.assemble_rows, g.assemble_rows):
+        np.testing.assert_array_equal(
+            xp.to_numpy(fn([(s0, s1, xp.asarray(b)) for s0, s1, b in halves], symmetric=True)), S)
+        np.testing.assert_array_equal(
+            xp.to_numpy(fn([(0, 4, xp.asarray(D[:4])), (4, 7, xp.asarray(D[4:]))])),
+            xp.to_numpy(xp.asarray(D)))
     for offset in (0, 3, 8):
         np.testing.assert_array_equal(xp.to_numpy(a.zero_diagonal(xp.asarray(D), offset)),
                                       xp.to_numpy(g.zero_diagonal(xp.asarray(D), offset)))
