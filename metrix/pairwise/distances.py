@@ -327,7 +327,7 @@ PAIRED_DISTANCES = {
 
 @metric_edge
 def paired_distances(X, Y, *, metric="euclidean", **kwds):
-    """Distances between ``X[i]`` and ``Y[i]`` for a metric string or a callable.
+    """Compute the distances between ``X[i]`` and ``Y[i]`` for a metric string or callable.
 
     Parameters
     ----------
