@@ -202,6 +202,11 @@ class Ops(GenericOps):
     def assemble_rows(self, blocks, /, *, symmetric=False):
         if not symmetric:
             return super().assemble_rows(blocks)
+        return self.assemble_symmetric(blocks)
+
+    @staticmethod
+    def assemble_symmetric(blocks):
+        """:meth:`assemble_rows` of NumPy blocks, ``symmetric``: one matrix."""
         out = None
         for start, stop, b in blocks:
             if out is None:  # the first block holds every column

@@ -276,3 +276,19 @@ def test_many_blocks_backends(monkeypatch, xp):
         out = getattr(mp, name)(xp.asarray(X))
         xp.combo.check_placement(out)
         np.testing.assert_allclose(xp.to_numpy(out), getattr(skp, name)(X), **tol)
+
+
+@pytest.mark.filterwarnings("ignore:torch.asarray")
+def test_torch_autograd_through_blocks(monkeypatch):
+    """Tensors that require grad take the out-of-place paths (no in-place writes)."""
+    torch = pytest.importorskip("torch")
+    from metrix.pairwise import distances
+
+    monkeypatch.setattr(distances, "BLOCK_BYTES", 2000)
+    X = torch.rand(30, 4, dtype=torch.float64, requires_grad=True)
+    for name in ("rbf_kernel", "euclidean_distances", "laplacian_kernel", "cosine_distances"):
+        K = getattr(mp, name)(X)
+        K.sum().backward()
+        np.testing.assert_allclose(K.detach().numpy(), getattr(skp, name)(X.detach().numpy()),
+                                   **TOL[np.float64])
+    assert X.grad is not None and bool(torch.isfinite(X.grad).all())
