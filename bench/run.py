@@ -39,6 +39,7 @@ FAMILIES = {
     "retrieval": (["--queries", "5000", "--items", "100", "--repeat", "1"], []),
     "stream": (["--batches", "50", "--size", "10000", "--repeat", "1"], []),
     "clustering": (["--n", "4000", "--ami-n", "1e5"], ["--n", "20000"]),
+    "pairwise": (["--nx", "4000", "--ny", "1000", "--n", "1500", "--repeat", "2"], []),
     "segmentation": (["--images", "4", "--size", "256", "--repeat", "2"], []),
     "eval": (["--n", "1e6", "--bootstrap", "20"], []),
     "bootstrap": (["--n", "1e5", "--b", "200", "--repeat", "1"], []),

@@ -20,6 +20,14 @@ from .classification import *  # noqa: F401,F403
 from .clustering import *  # noqa: F401,F403
 from .evaluation import *  # noqa: F401,F403
 from .exceptions import UndefinedMetricWarning
+from .pairwise import (  # noqa: F401
+    euclidean_distances,
+    pairwise_distances,
+    pairwise_distances_argmin,
+    pairwise_distances_argmin_min,
+    pairwise_distances_chunked,
+    pairwise_kernels,
+)
 from .ranking import *  # noqa: F401,F403
 from .regression import *  # noqa: F401,F403
 from .retrieval import *  # noqa: F401,F403
@@ -27,9 +35,13 @@ from .segmentation import *  # noqa: F401,F403
 
 __version__ = "0.1.0"
 
+#: the pairwise names scikit-learn exports on ``sklearn.metrics`` (the rest: ``metrix.pairwise``)
+_PAIRWISE = ["euclidean_distances", "pairwise_distances", "pairwise_distances_argmin",
+             "pairwise_distances_argmin_min", "pairwise_distances_chunked", "pairwise_kernels"]
+
 __all__ = ["UndefinedMetricWarning", *_classification.__all__, *_clustering.__all__,
            *_evaluation.__all__, *_ranking.__all__, *_regression.__all__,
-           *_retrieval.__all__, *_segmentation.__all__]
+           *_retrieval.__all__, *_segmentation.__all__, *_PAIRWISE]
 
 _LAZY = ("stream", "cli", "display")
 #: scikit-learn's display classes, computing with metrix (:mod:`metrix.display`,

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import metrix
 import metrix.dask
+import metrix.pairwise
 import metrix.stream
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 REFERENCE = DOCS / "reference"
-PUBLIC_MODULES = ("metrix", "metrix.stream", "metrix.dask")
+PUBLIC_MODULES = ("metrix", "metrix.stream", "metrix.dask", "metrix.pairwise")
 
 _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+([\w:-]+)::\s*(.*?)\s*$")
 # directives that document one object named in their argument
@@ -64,7 +65,10 @@ def _all_documented() -> dict[str, list[str]]:
 def _public() -> set[str]:
     return ({f"metrix.{n}" for n in (*metrix.__all__, *metrix.DISPLAYS)}
             | {f"metrix.stream.{n}" for n in metrix.stream.__all__}
-            | {f"metrix.dask.{n}" for n in metrix.dask.__all__})
+            | {f"metrix.dask.{n}" for n in metrix.dask.__all__}
+            # metrix.pairwise: the names not also flat on metrix (documented there)
+            | {f"metrix.pairwise.{n}" for n in metrix.pairwise.__all__
+               if n not in metrix.__all__})
 
 
 def test_parser_reads_the_reference():

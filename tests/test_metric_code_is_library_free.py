@@ -25,7 +25,7 @@ from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "metrix"
 FAMILIES = ("classification", "ranking", "regression", "retrieval", "clustering",
-            "segmentation", "stream")
+            "segmentation", "stream", "pairwise")
 LIBRARIES = {"numpy", "torch", "jax", "cupy", "array_api_strict"}
 TESTS = {"is_numpy_namespace", "is_torch_namespace", "is_jax_namespace", "is_cupy_namespace",
          "is_array_api_strict_namespace", "backend_name"}

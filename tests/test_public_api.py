@@ -1,4 +1,4 @@
-"""The public surface of ``metrix`` and ``metrix.stream`` does not move.
+"""The public surface of ``metrix``, ``metrix.stream`` and ``metrix.pairwise`` does not move.
 
 ``tests/public_api.txt`` lists every public name with its signature (classes:
 their constructor's).  Regenerate it on purpose, when the API changes, with
@@ -29,10 +29,11 @@ def _describe(module_name: str, name: str, obj) -> str:
 
 def public_surface() -> list[str]:
     import metrix
+    import metrix.pairwise
     import metrix.stream
 
     lines = []
-    for module in (metrix, metrix.stream):
+    for module in (metrix, metrix.stream, metrix.pairwise):
         for name in sorted(module.__all__):
             lines.append(_describe(module.__name__, name, getattr(module, name)))
     # the display classes: flat names loaded on first use (they import scikit-learn)

@@ -44,7 +44,7 @@ __all__ = ["metric_edge", "host_entry", "array_metric", "as_host_array", "python
 ARRAY_ARGUMENTS = frozenset({
     "y_true", "y_pred", "y_score", "y_proba", "y_prob", "pred_decision", "sample_weight",
     "labels", "y1", "y2", "x", "y", "query_ids", "thresholds", "ranked_labels",
-    "labels_true", "labels_pred", "X",
+    "labels_true", "labels_pred", "X", "Y", "X_norm_squared", "Y_norm_squared",
 })
 #: the prediction arguments whose library the others follow (first present wins)
 _LEADERS = ("y_pred", "y_score", "y_proba", "y_prob", "pred_decision", "labels_pred", "X")

@@ -514,15 +514,71 @@ class GenericOps(RankStatistics):
         return xp.isfinite(xp.sum(x))
 
     # -- distances --------------------------------------------------------
-    def expansion_distances(self, xb, yt, sq_x, sq_y, /, *, squared=False):
+    def expansion_distances(self, xb, yt, sq_x, sq_y, /, *, squared=False, dtype=None):
         """Euclidean distances by the expansion ``||x||^2 + ||y||^2 - 2 x.y``:
         ``(xb @ yt + sq_x[:, None]) + sq_y[None, :]`` clipped at 0, then the square
-        root unless ``squared`` (``yt`` holds ``-2 y`` transposed).  Generic: the
-        expression as written; torch eager adds and roots in place (one block
+        root unless ``squared`` (``yt`` holds ``-2 y`` transposed).  ``dtype``:
+        the sum cast to it before the clip and the root (scikit-learn's float32
+        upcast path: float64 sums, float32 distances).  Generic: the expression
+        as written; NumPy and torch eager add, cast and root in place (one block
         temporary instead of four)."""
         xp = self.xp
-        d2 = xp.clip((xb @ yt + sq_x[:, None]) + sq_y[None, :], 0.0, None)
+        d2 = (xb @ yt + sq_x[:, None]) + sq_y[None, :]
+        if dtype is not None and d2.dtype != dtype:
+            d2 = xp.astype(d2, dtype)
+        d2 = xp.clip(d2, 0.0, None)
         return d2 if squared else xp.sqrt(d2)
+
+    def assemble_rows(self, blocks, /, *, symmetric=False):
+        """One matrix from an iterable of row blocks ``(start, stop, block)``, in
+        order.  ``symmetric``: each block holds only the columns ``start:`` of a
+        symmetric square matrix, the columns ``0:start`` are the earlier
+        blocks' transposed.  Generic: concatenations; NumPy and torch eager
+        write each block into one preallocated matrix as it comes (the
+        blocks are the caller's own temporaries)."""
+        xp = self.xp
+        rights, starts, rows = [], [], []
+        for start, stop, right in blocks:
+            if symmetric and starts:
+                left = [xp.permute_dims(r[:, start - s0:stop - s0], (1, 0))
+                        for s0, r in zip(starts, rights)]
+                rights.append(right)
+                right = xp.concat([*left, right], axis=1)
+            elif symmetric:
+                rights.append(right)
+            starts.append(start)
+            rows.append(right)
+        return rows[0] if len(rows) == 1 else xp.concat(rows, axis=0)
+
+    def scaled_exp(self, k, scale, /):
+        """``exp(k * scale)`` of a fresh matrix ``k`` (the exponential kernels).
+        Generic: out of place; NumPy and torch eager scale and exponentiate
+        ``k`` in place (the caller's own temporary), as scikit-learn does."""
+        return self.xp.exp(k * scale)
+
+    def zero_diagonal(self, d, offset, /):
+        """The fresh block ``d`` with ``d[i, offset + i] = 0`` (a row's distance to
+        itself).  Generic: one ``where``; NumPy and torch eager write the
+        diagonal in place (``d`` is the caller's own temporary)."""
+        xp = self.xp
+        b, n = d.shape
+        dev = device_of(d)
+        mine = (xp.arange(b, device=dev)[:, None] + offset) == xp.arange(n, device=dev)[None, :]
+        return xp.where(mine, xp.zeros_like(d), d)
+
+    def expansion_surrogate(self, xb, yt, sq_y, /):
+        """``xb @ yt + sq_y[None, :]``: the euclidean distances less ``||x||^2``, a
+        row's ranking of the rows of ``Y`` (``yt`` holds ``-2 y`` transposed;
+        scikit-learn's ``ArgKmin`` surrogate)."""
+        return xb @ yt + sq_y[None, :]
+
+    def row_argmin_min(self, d, /):
+        """``(argmin, min)`` of each row of the 2-D ``d`` (the first index on ties)."""
+        xp = self.xp
+        idx = xp.argmin(d, axis=1)
+        b, m = d.shape
+        flat = xp.arange(b, device=device_of(d)) * m + xp.astype(idx, count_dtype(xp, device_of(d)))
+        return idx, xp.take(xp.reshape(d, (-1,)), flat)
 
     # -- special functions ------------------------------------------------
     def gammaln(self, x, /):

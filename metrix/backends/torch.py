@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 
 import numpy as np
 import torch
@@ -575,14 +576,60 @@ class Ops(GenericOps):
     def gammaln(self, x, /):
         return torch.lgamma(x)
 
-    def expansion_distances(self, xb, yt, sq_x, sq_y, /, *, squared=False):
+    def expansion_distances(self, xb, yt, sq_x, sq_y, /, *, squared=False, dtype=None):
         if _compiling() or xb.requires_grad or yt.requires_grad:
-            return super().expansion_distances(xb, yt, sq_x, sq_y, squared=squared)
+            return super().expansion_distances(xb, yt, sq_x, sq_y, squared=squared,
+                                               dtype=dtype)
         # eager: one B x N temporary, added, clipped and rooted in place (the
         # out-of-place chain allocates four and is about 3x slower on CPU)
         d2 = torch.addmm(sq_x[:, None], xb, yt)
-        d2.add_(sq_y[None, :]).clamp_min_(0.0)
+        d2.add_(sq_y[None, :])
+        if dtype is not None and d2.dtype != dtype:
+            d2 = d2.to(dtype)
+        d2.clamp_min_(0.0)
         return d2 if squared else d2.sqrt_()
+
+    def assemble_rows(self, blocks, /, *, symmetric=False):
+        blocks = iter(blocks)
+        first = next(blocks)
+        b = first[2]
+        if not symmetric or _compiling() or b.requires_grad:
+            return super().assemble_rows(itertools.chain([first], blocks), symmetric=symmetric)
+        n = b.shape[1]
+        if self.host_view(b) is not None:
+            # CPU: NumPy's matrix and copies (its transposed copies, and its fresh
+            # pages, are about 3x faster than torch's here)
+            from .numpy import Ops as NumpyOps
+
+            return torch.from_numpy(NumpyOps.assemble_symmetric(
+                (start, stop, self.host_view(b)) for start, stop, b in
+                itertools.chain([first], blocks)))
+        out = torch.empty((n, n), dtype=b.dtype, device=b.device)
+        for start, stop, b in itertools.chain([first], blocks):
+            out[start:stop, start:] = b
+            out[stop:, start:stop] = b[:, stop - start:].T
+        return out
+
+    def scaled_exp(self, k, scale, /):
+        if _compiling() or k.requires_grad:
+            return super().scaled_exp(k, scale)
+        return k.mul_(scale).exp_()
+
+    def zero_diagonal(self, d, offset, /):
+        if _compiling() or d.requires_grad:
+            return super().zero_diagonal(d, offset)
+        d.diagonal(offset).zero_()  # the caller's fresh block
+        return d
+
+    def expansion_surrogate(self, xb, yt, sq_y, /):
+        # one fused matmul-add (addmm) instead of a product and a sum
+        return torch.addmm(sq_y[None, :], xb, yt)
+
+    def row_argmin_min(self, d, /):
+        if _compiling():
+            return super().row_argmin_min(d)
+        values, indices = torch.min(d, dim=1)  # one pass, the first index on ties
+        return indices, values
 
     def unique_inverse(self, x, /):
         if (not _compiling() and x.device.type == "cpu" and x.dtype in _NUMPY_VIEWS

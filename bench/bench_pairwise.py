@@ -1,0 +1,125 @@
+"""Pairwise benchmark: metrix (NumPy, torch CPU) vs scikit-learn.
+
+Run:  python -m bench.bench_pairwise [--nx 20000] [--ny 4000] [--n 5000] [--d 64] [--repeat 3]
+
+Targets:
+* ``pairwise_distances_argmin_min``, X 20,000 x 64 and Y 4,000 x 64 float32:
+  NumPy at most scikit-learn's time (its ``ArgKmin``: float64 chunks, a fused
+  Cython reduction), torch CPU at most 0.7x; the peak extra memory of the
+  NumPy call (``tracemalloc``) under 64 MB, where the distance matrix would
+  take ``8 Nx Ny`` bytes (640 MB);
+* ``euclidean_distances`` and ``rbf_kernel`` of 5,000 x 64 float32 rows
+  (``Y=None``) on torch CPU at most scikit-learn's time.
+
+Everything runs single-threaded (BLAS, OpenMP and torch threads = 1, unless
+the environment says otherwise), so metrix and scikit-learn compare like for
+like on a shared machine; the calls are interleaved (``best_times``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import metrix  # noqa: E402
+from bench._harness import best_times, fmt_time, have, peak_memory, print_table  # noqa: E402
+
+MB = 2**20
+
+
+def _ratio(t, key):
+    return t[key] / t["sklearn"]
+
+
+def argmin_min(nx, ny, d, repeat):
+    import sklearn.metrics as skm
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(nx, d)).astype(np.float32)
+    Y = rng.normal(size=(ny, d)).astype(np.float32)
+    fns = {"metrix": lambda: metrix.pairwise_distances_argmin_min(X, Y),
+           "sklearn": lambda: skm.pairwise_distances_argmin_min(X, Y)}
+    torch = None
+    if have("torch"):
+        import torch
+
+        torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+        tX, tY = torch.from_numpy(X), torch.from_numpy(Y)
+        fns["torch"] = lambda: metrix.pairwise_distances_argmin_min(tX, tY)
+    metrix.pairwise_distances_argmin_min(X[:100], Y)  # warm-up of imports and caches
+    t = best_times(fns, repeat=repeat, warmup=1)
+    i_m, d_m = metrix.pairwise_distances_argmin_min(X, Y)
+    i_s, d_s = skm.pairwise_distances_argmin_min(X, Y)
+    peak = peak_memory(lambda: metrix.pairwise_distances_argmin_min(X, Y))
+    row = {"call": f"pairwise_distances_argmin_min {nx}x{d} vs {ny}x{d} float32",
+           "metrix NumPy": fmt_time(t["metrix"]), "sklearn": fmt_time(t["sklearn"]),
+           "NumPy/sklearn": f"{_ratio(t, 'metrix'):.2f}x",
+           "same argmin": f"{(i_m == i_s).mean():.5f}",
+           "max |diff|": f"{np.abs(d_m - d_s).max():.1e}"}
+    checks = [("argmin_min NumPy <= 1.0x scikit-learn", _ratio(t, "metrix") <= 1.0,
+               f"{_ratio(t, 'metrix'):.2f}x"),
+              ("argmin_min peak extra memory < 64 MB", peak < 64 * MB,
+               f"{peak / MB:.1f} MB (the matrix: {8 * nx * ny / MB:.0f} MB)")]
+    if torch is not None:
+        row.update({"metrix torch CPU": fmt_time(t["torch"]),
+                    "torch/sklearn": f"{_ratio(t, 'torch'):.2f}x"})
+        checks.append(("argmin_min torch CPU <= 0.7x scikit-learn", _ratio(t, "torch") <= 0.7,
+                       f"{_ratio(t, 'torch'):.2f}x"))
+    return row, checks
+
+
+def matrices(n, d, repeat):
+    import sklearn.metrics.pairwise as skp
+
+    rows, checks = [], []
+    if not have("torch"):
+        return rows, checks
+    import torch
+
+    torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+    rng = np.random.default_rng(1)
+    A = rng.normal(size=(n, d)).astype(np.float32)
+    tA = torch.from_numpy(A)
+    for name in ("euclidean_distances", "rbf_kernel"):
+        ours, ref = getattr(metrix.pairwise, name), getattr(skp, name)
+        ours(tA[:100])  # warm-up
+        t = best_times({"torch": lambda: ours(tA), "sklearn": lambda: ref(A)},
+                       repeat=repeat, warmup=1)
+        diff = float(np.abs(ours(tA).numpy() - ref(A)).max())
+        rows.append({"call": f"{name} {n}x{d} float32 (Y=None)",
+                     "metrix torch CPU": fmt_time(t["torch"]), "sklearn": fmt_time(t["sklearn"]),
+                     "torch/sklearn": f"{_ratio(t, 'torch'):.2f}x", "max |diff|": f"{diff:.1e}"})
+        checks.append((f"{name} torch CPU <= 1.0x scikit-learn", _ratio(t, "torch") <= 1.0,
+                       f"{_ratio(t, 'torch'):.2f}x"))
+    return rows, checks
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--nx", type=int, default=20000)
+    p.add_argument("--ny", type=int, default=4000)
+    p.add_argument("--n", type=int, default=5000)
+    p.add_argument("--d", type=int, default=64)
+    p.add_argument("--repeat", type=int, default=3)
+    args = p.parse_args(argv)
+    print(f"threads = {os.environ['OMP_NUM_THREADS']}", flush=True)
+    row, checks = argmin_min(args.nx, args.ny, args.d, args.repeat)
+    rows, more = matrices(args.n, args.d, args.repeat)
+    print()
+    print_table([row, *rows], ["call", "metrix NumPy", "metrix torch CPU", "sklearn",
+                               "NumPy/sklearn", "torch/sklearn", "same argmin", "max |diff|"])
+    print()
+    for what, ok, value in checks + more:
+        print(f"  [{'ok' if ok else 'MISS'}] {what}: {value}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,226 @@
+"""Distances of a block of rows of ``X`` against all rows of ``Y``, as scikit-learn
+computes them: the row-block machinery of the pairwise functions, of
+``pairwise_distances_argmin_min`` and of the silhouette.
+
+A :class:`Distances` object is made once per call (row norms, normalised or
+centred copies of ``X`` and ``Y``); ``block(start, stop)`` then returns the
+``(stop - start, M)`` distances of rows ``start:stop`` of ``X`` to every row of
+``Y`` (``Y=None``: of ``X`` itself), and ``nearest(start, stop)`` the index and
+distance of each such row's nearest row of ``Y`` without the block being kept.
+The callers read the distance matrix one block at a time, so an ``N x M``
+matrix exists only where the caller returns it.
+
+* ``"euclidean"`` / ``"l2"``: ``sqrt(max(||x||^2 - 2 x.y + ||y||^2, 0))``,
+  scikit-learn's ``euclidean_distances`` expansion, summed in its order
+  (``-2`` folded into the matmul's right operand: the same bits).  float32
+  data are either upcast to the widest float one block at a time
+  (``upcast=True``: scikit-learn's ``_euclidean_distances_upcast``) or
+  centred first (distances do not move; the expansion then cancels far less).
+* ``"sqeuclidean"``: the same expansion, unsquared (centred unless upcast).
+* ``"cosine"``: ``clip(1 - x.y / (||x|| ||y||), 0, 2)``, rows of norm below
+  ``10 eps`` left unscaled (scikit-learn's ``normalize``).
+* ``"manhattan"`` / ``"cityblock"`` / ``"l1"``, ``"chebyshev"``, ``"minkowski"``
+  (``p``) and ``"additive_chi2"``: from the ``(B, M, D)`` differences, ``B``
+  kept small.
+* ``"precomputed"``: the rows of ``X`` itself.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .._core.namespace import device_of, max_float_dtype
+from ..backends import ops
+
+__all__ = ["EXPANSION_METRICS", "BROADCAST_METRICS", "SUPPORTED_METRICS", "Distances",
+           "row_slices", "check_metric_kwds"]
+
+EXPANSION_METRICS = frozenset({"euclidean", "l2", "sqeuclidean", "cosine"})
+BROADCAST_METRICS = frozenset({"manhattan", "cityblock", "l1", "chebyshev", "minkowski"})
+SUPPORTED_METRICS = EXPANSION_METRICS | BROADCAST_METRICS | {"precomputed"}
+_EUCLIDEAN = frozenset({"euclidean", "l2", "sqeuclidean"})
+
+#: the keyword arguments each metric takes (scikit-learn passes ``**kwds`` on)
+_METRIC_KWDS = {"minkowski": {"p"}}
+#: the scikit-learn function named in the error for an unknown keyword argument
+_FUNCTION_NAMES = {"euclidean": "euclidean_distances", "l2": "euclidean_distances",
+                   "cosine": "cosine_distances", "manhattan": "manhattan_distances",
+                   "cityblock": "manhattan_distances", "l1": "manhattan_distances"}
+
+
+def check_metric_kwds(metric, kwds):
+    """Raise scikit-learn's ``TypeError`` for a keyword the distance does not take."""
+    if metric == "precomputed":
+        return
+    allowed = _METRIC_KWDS.get(metric, set())
+    for key in kwds:
+        if key not in allowed:
+            name = _FUNCTION_NAMES.get(metric, "cdist")
+            raise TypeError(f"{name}() got an unexpected keyword argument {key!r}")
+
+
+def row_slices(n: int, rows: int):
+    """``(start, stop)`` of consecutive blocks of ``rows`` rows covering ``0..n``."""
+    rows = max(1, int(rows))
+    return [(start, min(n, start + rows)) for start in range(0, n, rows)]
+
+
+class Distances:
+    """Blocks of the distance matrix of ``X`` and ``Y`` (see the module docstring).
+
+    ``X`` (and ``Y``) are 2-D and already of the working float dtype (or, for
+    ``"precomputed"``, the distance matrix in that dtype).  ``Y=None``: the
+    distances of ``X`` to itself; ``zero_self`` then says whether the
+    distance of a row to itself is exactly zero (every metric but
+    ``"precomputed"``): :meth:`self_distances` gives the value the block holds
+    there, for the caller to subtract or replace.  ``x_sq`` / ``y_sq``: the
+    squared row norms for the euclidean metrics, when the caller has them
+    (scikit-learn's ``X_norm_squared`` / ``Y_norm_squared``; no centring then).
+    ``centre=False``: float64 euclidean expansions summed from the raw rows
+    exactly as scikit-learn sums them (no centring of ``"sqeuclidean"``).
+    """
+
+    def __init__(self, X, metric, *, xp, Y=None, p=2, upcast=False, x_sq=None, y_sq=None,
+                 centre=True):
+        self.xp = xp
+        self.metric = metric
+        self.same = Y is None
+        self.n = int(X.shape[0])
+        self.zero_self = self.same and metric != "precomputed"
+        self.dtype = X.dtype
+        self.work = None  # the dtype blocks are computed in, where not X's
+        self.p = p
+        Y = X if Y is None else Y
+        self.m = int(Y.shape[0])
+        self.sq_x = self.sq_y = None
+        if metric in _EUCLIDEAN:
+            X, Y = self._euclidean_operands(X, Y, upcast, x_sq, y_sq, centre)
+        elif metric == "cosine":
+            X = _normalize(X, xp)
+            Y = X if self.same else _normalize(Y, xp)
+        self.X, self.Y = X, Y
+        self.YT = None
+        if metric in EXPANSION_METRICS:
+            self.YT = xp.permute_dims(Y, (1, 0))
+            if metric != "cosine":  # x.(-2 y) is -2 (x.y) bit for bit: one pass saved
+                self.YT = -2.0 * self.YT
+
+    def _euclidean_operands(self, X, Y, upcast, x_sq, y_sq, centre):
+        xp = self.xp
+        wide = max_float_dtype(xp, device_of(X))
+        if upcast and X.dtype != wide:
+            # scikit-learn's float32 path: X upcast one block at a time, Y once
+            self.work = wide
+            Y = xp.astype(Y, wide)
+            self.sq_x = x_sq
+            self.sq_y = xp.sum(Y * Y, axis=1) if y_sq is None else y_sq
+            return X, Y
+        if centre and x_sq is None and y_sq is None and (
+                self.metric == "sqeuclidean" or X.dtype != xp.float64):
+            mean = xp.mean(X, axis=0, keepdims=True)
+            X = X - mean
+            Y = X if self.same else Y - mean
+        self.sq_x = xp.sum(X * X, axis=1) if x_sq is None else x_sq
+        if y_sq is not None:
+            self.sq_y = y_sq
+        else:
+            self.sq_y = self.sq_x if self.same and x_sq is None else xp.sum(Y * Y, axis=1)
+        return X, Y
+
+    def rows_per_block(self, budget_bytes: int, *, temporaries: int = 3) -> int:
+        """How many rows a block of about ``budget_bytes`` holds (at least 1).
+
+        The expansion metrics hold about ``temporaries`` ``B x M`` arrays at
+        once (of the widest float when upcasting; :meth:`nearest`'s ranking
+        about one), the broadcast ones two (chi2: four) ``B x M x D``.
+        """
+        wide = self.work if self.work is not None else self.dtype
+        item = 4 if wide == self.xp.float32 else 8
+        per_row = self.m * item * temporaries
+        if self.metric in BROADCAST_METRICS or self.metric == "additive_chi2":
+            per_row = self.m * int(self.X.shape[1]) * item * (
+                4 if self.metric == "additive_chi2" else 2)
+        return int(max(1, min(self.n, budget_bytes // max(per_row, 1))))
+
+    def _euclidean_rows(self, start, stop):
+        """The block of ``X`` (upcast where asked) and its squared norms."""
+        xp = self.xp
+        Xb = self.X[start:stop, ...]
+        if self.work is not None:
+            Xb = xp.astype(Xb, self.work)
+            if self.sq_x is None:
+                return Xb, xp.sum(Xb * Xb, axis=1)
+        return Xb, self.sq_x[start:stop]
+
+    def block(self, start: int, stop: int, *, first: int = 0):
+        """Distances of rows ``start:stop`` of ``X`` to the rows ``first:`` of ``Y``,
+        ``(B, M - first)``."""
+        xp, metric = self.xp, self.metric
+        if metric == "precomputed":
+            return self.X[start:stop, first:]
+        YT = self.YT if first == 0 or self.YT is None else self.YT[:, first:]
+        if metric == "cosine":
+            return xp.clip(1.0 - self.X[start:stop, ...] @ YT, 0.0, 2.0)
+        if metric in _EUCLIDEAN:
+            Xb, sq = self._euclidean_rows(start, stop)
+            return ops(xp).expansion_distances(
+                Xb, YT, sq, self.sq_y[first:], squared=metric == "sqeuclidean",
+                dtype=None if self.work is None else self.dtype)
+        Xb = self.X[start:stop, ...][:, None, :]
+        Y = self.Y[None, first:, :]
+        if metric == "additive_chi2":
+            total = Xb + Y
+            zero = total == 0
+            diff = Xb - Y
+            ratio = (diff * diff) / xp.where(zero, xp.ones_like(total), total)
+            return -xp.sum(xp.where(zero, xp.zeros_like(ratio), ratio), axis=2)
+        diff = xp.abs(Xb - Y)
+        p = self.p
+        if metric == "chebyshev" or (metric == "minkowski" and math.isinf(p)):
+            return xp.max(diff, axis=2)
+        if metric != "minkowski" or p == 1:
+            return xp.sum(diff, axis=2)
+        return xp.sum(diff ** p, axis=2) ** (1.0 / p)
+
+    def nearest(self, start: int, stop: int, *, squared=False):
+        """``(index, distance)`` of the nearest row of ``Y`` to each row
+        ``start:stop`` of ``X`` (the first on ties), the distance rounded to
+        ``X``'s float and returned in the widest float (scikit-learn's dtypes;
+        cosine: ``X``'s float).  Euclidean: ranked on ``||y||^2 - 2 x.y`` (scikit-learn's
+        ``ArgKmin`` surrogate), ``||x||^2`` added to the minimum only.
+        ``squared``: squared euclidean distances."""
+        xp = self.xp
+        a = ops(xp)
+        if self.metric in ("euclidean", "l2"):
+            Xb, sq = self._euclidean_rows(start, stop)
+            idx, low = a.row_argmin_min(a.expansion_surrogate(Xb, self.YT, self.sq_y))
+            d2 = xp.clip(low + sq, 0.0, None)
+            vals = d2 if squared else xp.sqrt(d2)
+        else:
+            idx, vals = a.row_argmin_min(self.block(start, stop))
+        if vals.dtype != self.dtype:  # scikit-learn's float32 values: rounded to float32
+            vals = xp.astype(vals, self.dtype)
+        if self.metric == "cosine":  # not an ``ArgKmin`` metric: the distances' dtype
+            return idx, vals
+        wide = max_float_dtype(xp, device_of(vals))
+        return idx, (vals if vals.dtype == wide else xp.astype(vals, wide))
+
+    def self_distances(self, D, start: int):
+        """The entries ``D[i, start + i]`` of a block ``D`` (the rows' own distances)."""
+        xp = self.xp
+        b, n = D.shape
+        idx = xp.arange(b, device=device_of(D)) * (n + 1) + start
+        return xp.take(xp.reshape(D, (-1,)), idx)
+
+    def zero_diagonal(self, D, start: int):
+        """A fresh block ``D`` of rows ``start:`` with its entries ``D[i, start + i]``
+        zero (scikit-learn zeroes the distance of a row to itself)."""
+        return ops(self.xp).zero_diagonal(D, start)
+
+
+def _normalize(X, xp):
+    """scikit-learn's ``normalize`` (l2 rows; norms below ``10 eps`` count as 1)."""
+    norms = xp.sqrt(xp.sum(X * X, axis=1))
+    eps = xp.finfo(X.dtype).eps
+    norms = xp.where(norms < 10 * eps, xp.ones_like(norms), norms)
+    return X / norms[:, None]

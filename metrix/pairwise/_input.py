@@ -1,0 +1,150 @@
+"""Input checks of the pairwise functions: scikit-learn's ``check_pairwise_arrays``,
+``check_paired_arrays`` and parameter validation, with its messages.
+
+Host inputs (lists, NumPy) follow the namespace and device of a device input;
+the float dtype is scikit-learn's: float32 when both inputs are float32 (a
+device input: when the float inputs are), else the widest float of the device.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, NamedTuple
+
+from .._core import namespace as _ns
+from .._core.validation import assert_all_finite, dtype_kind, reject_complex
+from ..backends import ops
+
+__all__ = ["Pair", "check_pairwise_arrays", "check_paired_arrays", "check_interval",
+           "check_metric_choice", "check_finite_option"]
+
+
+class Pair(NamedTuple):
+    """Checked inputs: ``X`` and ``Y`` (``Y is X`` when ``same``) of one float dtype."""
+
+    X: Any
+    Y: Any
+    same: bool
+    xp: Any
+    device: Any
+
+
+def _reshape_message(a, what):
+    return (f"Expected 2D array, got {what} array instead:\narray={a}.\n"
+            "Reshape your data either using array.reshape(-1, 1) if your data has a single "
+            "feature or array.reshape(1, -1) if it contains a single sample.")
+
+
+def _check_array(A, *, xp, device, ensure_all_finite, ensure_2d=True):
+    A = _ns.asarray(A, xp=xp, device=device)
+    reject_complex(A, xp=xp)
+    if dtype_kind(A, xp) == "O":
+        raise ValueError(
+            "dtype='numeric' is not compatible with arrays of bytes/strings.Convert your "
+            "data to numeric values explicitly instead.")
+    if ensure_2d:
+        if A.ndim < 2:
+            raise ValueError(_reshape_message(A, "scalar" if A.ndim == 0 else "1D"))
+        if A.ndim > 2:
+            raise ValueError(f"Found array with dim {A.ndim}, while dim <= 2 is required "
+                             "by check_pairwise_arrays.")
+        shape = tuple(int(s) for s in A.shape)
+        for size, what in zip(shape, ("sample", "feature")):
+            if size < 1:
+                raise ValueError(f"Found array with 0 {what}(s) (shape={shape}) while a "
+                                 "minimum of 1 is required by check_pairwise_arrays.")
+    if ensure_all_finite:  # host read: scikit-learn's check
+        assert_all_finite(A, xp=xp, allow_nan=ensure_all_finite == "allow-nan")
+    return A
+
+
+def float_dtype(X, Y, *, xp, device):
+    """scikit-learn's float dtype of a pair: float32 where the inputs are (NumPy:
+    both float32; other libraries: every float input float32 and one at least),
+    else the widest float of the device."""
+    wide = _ns.max_float_dtype(xp, device)
+    arrays = (X,) if Y is None or Y is X else (X, Y)
+    if ops(xp).float64_results:  # scikit-learn's NumPy rule (``_return_float_dtype``)
+        return xp.float32 if all(a.dtype == xp.float32 for a in arrays) else wide
+    floats = [a.dtype for a in arrays if dtype_kind(a, xp) == "f"]
+    if floats and all(dt != xp.float64 for dt in floats):
+        return xp.float32
+    return wide
+
+
+def check_pairwise_arrays(X, Y, *, precomputed=False, ensure_all_finite=True, dtype="float",
+                          ensure_2d=True) -> Pair:
+    """``X`` and ``Y`` as 2-D arrays of one namespace, device and float dtype
+    (``dtype=None``: their own dtypes); ``Y=None`` (or ``Y is X``) gives
+    ``Y is X``.  Raises scikit-learn's errors for the number of features
+    (``precomputed``: for the shape of the distance matrix)."""
+    same = Y is None or Y is X
+    xp, device = _ns.get_namespace_and_device(X, None if same else Y)
+    X = _check_array(X, xp=xp, device=device, ensure_all_finite=ensure_all_finite,
+                     ensure_2d=ensure_2d)
+    Y = X if same else _check_array(Y, xp=xp, device=device,
+                                    ensure_all_finite=ensure_all_finite, ensure_2d=ensure_2d)
+    if dtype is not None:
+        dt = float_dtype(X, Y, xp=xp, device=device)
+        X = xp.astype(X, dt, copy=False)
+        Y = X if same else xp.astype(Y, dt, copy=False)
+    if precomputed:
+        if X.shape[1] != Y.shape[0]:
+            raise ValueError(
+                "Precomputed metric requires shape (n_queries, n_indexed). Got "
+                f"({X.shape[0]}, {X.shape[1]}) for {Y.shape[0]} indexed.")
+    elif ensure_2d and X.shape[1] != Y.shape[1]:
+        raise ValueError("Incompatible dimension for X and Y matrices: "
+                         f"X.shape[1] == {X.shape[1]} while Y.shape[1] == {Y.shape[1]}")
+    return Pair(X, Y, same, xp, device)
+
+
+def check_paired_arrays(X, Y) -> Pair:
+    """scikit-learn's paired check: ``check_pairwise_arrays`` and equal shapes."""
+    pair = check_pairwise_arrays(X, Y)
+    if pair.X.shape != pair.Y.shape:
+        raise ValueError("X and Y should be of same shape. They were respectively "
+                         f"{tuple(pair.X.shape)!r} and {tuple(pair.Y.shape)!r} long.")
+    return pair
+
+
+def _fmt(v):
+    return "inf" if v is None else f"{float(v)!r}"
+
+
+def check_interval(value, name, func, *, low=None, high=None, closed="left", none=False,
+                   extra=""):
+    """scikit-learn's ``Interval(Real, low, high, closed)`` parameter check (``none``:
+    None is valid too)."""
+    if value is None and none:
+        return
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if ok:
+        v = float(value)
+        ok = ((low is None or v > low or (v == low and closed in ("left", "both")))
+              and (high is None or v < high or (v == high and closed in ("right", "both"))))
+    if not ok:
+        lo = "-inf" if low is None else _fmt(low)
+        left = "[" if closed in ("left", "both") and low is not None else "("
+        right = "]" if closed in ("right", "both") and high is not None else ")"
+        tail = " or None" if none else ""
+        raise ValueError(f"The {name!r} parameter of {func} must be a float in the range "
+                         f"{left}{lo}, {_fmt(high)}{right}{tail}{extra}. Got {value!r} instead.")
+
+
+def check_metric_choice(metric, options, func):
+    """scikit-learn's ``StrOptions(options) or callable`` check of ``metric``."""
+    if callable(metric) and not isinstance(metric, str):
+        return
+    if not isinstance(metric, str) or metric not in options:
+        listed = "{" + ", ".join(repr(m) for m in sorted(options)) + "}"
+        raise ValueError(f"The 'metric' parameter of {func} must be a str among {listed} "
+                         f"or a callable. Got {metric!r} instead.")
+
+
+def check_finite_option(value, func):
+    """scikit-learn's check of ``ensure_all_finite`` (a bool or ``"allow-nan"``)."""
+    if not (isinstance(value, bool) or value == "allow-nan"):
+        raise ValueError(f"The 'ensure_all_finite' parameter of {func} must be an instance "
+                         "of 'bool' or a str among {'allow-nan'}. "
+                         f"Got {value!r} instead.")

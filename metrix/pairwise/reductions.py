@@ -1,0 +1,560 @@
+"""scikit-learn 1.9's ``pairwise_distances``, ``pairwise_kernels``,
+``pairwise_distances_chunked`` and ``pairwise_distances_argmin(_min)``.
+
+* The metric strings metrix computes run on the inputs' namespace and device:
+  ``"euclidean"`` / ``"l2"``, ``"cosine"``, ``"manhattan"`` / ``"cityblock"``
+  / ``"l1"`` (scikit-learn's own functions) and ``"sqeuclidean"``,
+  ``"chebyshev"``, ``"minkowski"`` (``p``) of SciPy's; every kernel string.
+* SciPy's other metric strings (``"braycurtis"``, ``"correlation"``,
+  ``"hamming"``, ...), ``"haversine"``, ``"nan_euclidean"`` and callables on
+  NumPy (host) input are handed to scikit-learn itself; on device input the
+  metric strings raise ``NotImplementedError`` and callables are called once
+  per pair of rows, as scikit-learn calls them.
+* ``pairwise_distances_argmin_min`` never forms the distance matrix: it reads
+  it one row block at a time (:class:`~metrix.pairwise._blocks.Distances`,
+  the silhouette's machinery), ranking the rows of ``Y`` for the euclidean
+  metrics by scikit-learn's ``ArgKmin`` surrogate ``||y||^2 - 2 x.y``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import numbers
+import warnings
+
+from .._core.edge import metric_edge
+from .._core.namespace import is_host_array, max_float_dtype
+from .._core.stacklevel import find_stack_level
+from ._blocks import Distances, row_slices
+from ._input import (
+    check_finite_option,
+    check_interval,
+    check_metric_choice,
+    check_pairwise_arrays,
+)
+from .distances import (
+    cosine_distances,
+    cosine_distances_pair,
+    cosine_similarity,
+    euclidean_distances,
+    euclidean_pair,
+    full_matrix,
+    manhattan_distances,
+    manhattan_dtype,
+    manhattan_pair,
+)
+from .kernels import (
+    additive_chi2_kernel,
+    chi2_kernel,
+    laplacian_kernel,
+    linear_kernel,
+    polynomial_kernel,
+    rbf_kernel,
+    sigmoid_kernel,
+)
+
+__all__ = ["pairwise_distances", "pairwise_kernels", "pairwise_distances_chunked",
+           "pairwise_distances_argmin_min", "pairwise_distances_argmin",
+           "PAIRWISE_DISTANCE_FUNCTIONS", "PAIRWISE_KERNEL_FUNCTIONS", "KERNEL_PARAMS",
+           "distance_metrics", "kernel_metrics", "DEVICE_METRICS"]
+
+#: scikit-learn 1.9's metric strings of ``pairwise_distances`` (``_VALID_METRICS``)
+VALID_METRICS = frozenset({
+    "euclidean", "l2", "l1", "manhattan", "cityblock", "braycurtis", "canberra",
+    "chebyshev", "correlation", "cosine", "dice", "hamming", "jaccard", "mahalanobis",
+    "matching", "minkowski", "rogerstanimoto", "russellrao", "seuclidean", "sokalsneath",
+    "sqeuclidean", "yule", "wminkowski", "nan_euclidean", "haversine",
+})
+#: ``ArgKmin``'s extra metric strings (``pairwise_distances_argmin_min``)
+_ARGKMIN_METRICS = frozenset({"infinity", "kulsinski", "p", "sokalmichener"})
+#: the metric strings metrix computes on the inputs' device
+DEVICE_METRICS = frozenset({"euclidean", "l2", "cosine", "manhattan", "cityblock", "l1",
+                            "sqeuclidean", "chebyshev", "minkowski"})
+_SCIPY_COMPUTED = frozenset({"sqeuclidean", "chebyshev", "minkowski"})
+_MANHATTAN = frozenset({"manhattan", "cityblock", "l1"})
+
+PAIRWISE_DISTANCE_FUNCTIONS = {
+    "cityblock": manhattan_distances,
+    "cosine": cosine_distances,
+    "euclidean": euclidean_distances,
+    "l2": euclidean_distances,
+    "l1": manhattan_distances,
+    "manhattan": manhattan_distances,
+    "precomputed": None,
+}
+PAIRWISE_KERNEL_FUNCTIONS = {
+    "additive_chi2": additive_chi2_kernel,
+    "chi2": chi2_kernel,
+    "linear": linear_kernel,
+    "polynomial": polynomial_kernel,
+    "poly": polynomial_kernel,
+    "rbf": rbf_kernel,
+    "laplacian": laplacian_kernel,
+    "sigmoid": sigmoid_kernel,
+    "cosine": cosine_similarity,
+}
+KERNEL_PARAMS = {
+    "additive_chi2": (),
+    "chi2": frozenset(["gamma"]),
+    "cosine": (),
+    "linear": (),
+    "poly": frozenset(["gamma", "degree", "coef0"]),
+    "polynomial": frozenset(["gamma", "degree", "coef0"]),
+    "rbf": frozenset(["gamma"]),
+    "laplacian": frozenset(["gamma"]),
+    "sigmoid": frozenset(["gamma", "coef0"]),
+}
+#: memory budget of one block of ``pairwise_distances_argmin_min``, bytes
+ARGMIN_BLOCK_BYTES = 32 * 2**20
+#: scikit-learn's default ``working_memory`` (``sklearn.get_config()``), MiB
+WORKING_MEMORY_MIB = 1024
+
+
+def distance_metrics():
+    """The metric strings of :func:`pairwise_distances` metrix computes itself,
+    mapped to their functions (scikit-learn's ``distance_metrics``, without
+    ``"haversine"`` and ``"nan_euclidean"``, which are handed to scikit-learn).
+
+    Returns
+    -------
+    distance_metrics : dict
+        Metric string -> function (``"precomputed"`` -> None).
+    """
+    return dict(PAIRWISE_DISTANCE_FUNCTIONS)
+
+
+def kernel_metrics():
+    """The kernel strings of :func:`pairwise_kernels`, mapped to their functions.
+
+    Returns
+    -------
+    kernel_metrics : dict
+        Kernel string -> function.
+    """
+    return dict(PAIRWISE_KERNEL_FUNCTIONS)
+
+
+def _on_host(*arrays) -> bool:
+    return all(a is None or is_host_array(a) for a in arrays)
+
+
+def _sklearn(name):
+    """scikit-learn's own function (host NumPy inputs of what metrix does not compute)."""
+    return getattr(importlib.import_module("sklearn.metrics.pairwise"), name)
+
+
+def _not_on_device(metric, func):
+    return NotImplementedError(
+        f"{func}: metric={metric!r} is computed by scikit-learn (SciPy) on NumPy input "
+        f"only; metrix computes {sorted(DEVICE_METRICS)} on the inputs' device. Pass "
+        "NumPy arrays, or compute the distances yourself and pass metric='precomputed'.")
+
+
+def _device_distances(pair, metric, kwds, *, budget=None):
+    """A :class:`Distances` of the metrix-computed ``metric`` for a checked pair,
+    in scikit-learn's dtype (SciPy's metrics and NumPy's manhattan: float64)."""
+    xp = pair.xp
+    X, Y = pair.X, None if pair.same else pair.Y
+    p = kwds.get("p", 2)
+    if metric == "minkowski" and not p > 0:
+        raise ValueError("p must be greater than 0")
+    if metric in _SCIPY_COMPUTED or metric in _MANHATTAN:
+        dt = (max_float_dtype(xp, pair.device) if metric in _SCIPY_COMPUTED
+              else manhattan_dtype(xp, pair.device, X.dtype))
+        X = xp.astype(X, dt, copy=False)
+        Y = None if Y is None else xp.astype(Y, dt, copy=False)
+    upcast = metric in ("euclidean", "l2")
+    return Distances(X, "manhattan" if metric in _MANHATTAN else metric, xp=xp, Y=Y, p=p,
+                     upcast=upcast, centre=not upcast)
+
+
+def _no_kwds(kwds, func, allowed=frozenset()):
+    for key in kwds:
+        if key not in allowed:
+            raise TypeError(f"{func}() got an unexpected keyword argument {key!r}")
+
+
+def _metric_kwds(metric, kwds, func):
+    """Check the keyword arguments of a metrix-computed SciPy metric."""
+    allowed = {"minkowski": {"p"}}.get(metric, set())
+    for key in kwds:
+        if key not in allowed:
+            raise TypeError(f"{func}: cdist() got an unexpected keyword argument {key!r}")
+
+
+def _callable_matrix(X, Y, metric, kwds, *, ensure_all_finite):
+    """A user metric of two rows, called once per pair (device inputs)."""
+    pair = check_pairwise_arrays(X, Y, dtype=None, ensure_all_finite=ensure_all_finite,
+                                 ensure_2d=False)
+    xp = pair.xp
+    wide = max_float_dtype(xp, pair.device)
+    rows = []
+    for i in range(int(pair.X.shape[0])):
+        row = [xp.asarray(metric(pair.X[i, ...], pair.Y[j, ...], **kwds), dtype=wide,
+                          device=pair.device) for j in range(int(pair.Y.shape[0]))]
+        rows.append(xp.stack(row))
+    return xp.stack(rows)
+
+
+@metric_edge
+def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all_finite=True,
+                       **kwds):
+    """Distance matrix of the rows of ``X`` and ``Y`` for a metric string or callable.
+
+    The metric strings metrix computes (see the module notes) run on the
+    inputs' namespace and device; the others, and callables, are handed to
+    scikit-learn for NumPy input.
+
+    Parameters
+    ----------
+    X : array of shape (n_samples_X, n_features) or (n_samples_X, n_samples_X)
+        Rows of samples, or a distance matrix with ``metric="precomputed"``.
+    Y : array of shape (n_samples_Y, n_features), default=None
+        Rows of samples; ``None`` uses ``X``.
+    metric : str or callable, default="euclidean"
+        scikit-learn's metric strings, ``"precomputed"`` or a function of two
+        rows returning a number.
+    n_jobs : int, default=None
+        Accepted for scikit-learn's signature (metrix does not fork jobs).
+    ensure_all_finite : bool or "allow-nan", default=True
+        Whether NaN / infinity in the inputs raise (scikit-learn's option).
+    **kwds : dict
+        Keyword arguments of the metric (``p`` of ``"minkowski"``, ``squared``
+        of ``"euclidean"``, ...).
+
+    Returns
+    -------
+    D : array of shape (n_samples_X, n_samples_Y)
+        In the inputs' namespace and on their device.
+
+    Examples
+    --------
+    >>> from metrix.pairwise import pairwise_distances
+    >>> pairwise_distances([[0, 0], [3, 4]], metric="manhattan").tolist()
+    [[0.0, 7.0], [7.0, 0.0]]
+    """
+    check_metric_choice(metric, VALID_METRICS | {"precomputed"}, "pairwise_distances")
+    check_finite_option(ensure_all_finite, "pairwise_distances")
+    if metric == "precomputed":
+        pair = check_pairwise_arrays(X, Y, precomputed=True,
+                                     ensure_all_finite=ensure_all_finite)
+        if bool(pair.xp.any(pair.X < 0)):  # host read: scikit-learn's check
+            raise ValueError("Negative values in data passed to `pairwise_distances`. "
+                             "Precomputed distance  need to have non-negative values.")
+        return pair.X
+    if isinstance(metric, str) and metric in PAIRWISE_DISTANCE_FUNCTIONS:
+        pair = check_pairwise_arrays(X, Y)  # scikit-learn's functions check finiteness
+        if metric in ("euclidean", "l2"):
+            _no_kwds(kwds, "euclidean_distances",
+                     {"Y_norm_squared", "squared", "X_norm_squared"})
+            return euclidean_pair(pair, **kwds)
+        if metric == "cosine":
+            _no_kwds(kwds, "cosine_distances")
+            return cosine_distances_pair(pair)
+        _no_kwds(kwds, "manhattan_distances")
+        return manhattan_pair(pair)
+    if _on_host(X, Y) and (callable(metric) or metric not in DEVICE_METRICS
+                           or set(kwds) - {"p"}):
+        return _sklearn("pairwise_distances")(X, Y, metric, n_jobs=n_jobs,
+                                              ensure_all_finite=ensure_all_finite, **kwds)
+    if callable(metric):
+        return _callable_matrix(X, Y, metric, kwds, ensure_all_finite=ensure_all_finite)
+    if metric not in DEVICE_METRICS:
+        raise _not_on_device(metric, "pairwise_distances")
+    _metric_kwds(metric, kwds, "pairwise_distances")
+    pair = check_pairwise_arrays(X, Y, ensure_all_finite=ensure_all_finite)
+    return full_matrix(_device_distances(pair, metric, kwds))
+
+
+@metric_edge
+def pairwise_kernels(X, Y=None, metric="linear", *, filter_params=False, n_jobs=None, **kwds):
+    """Kernel matrix of the rows of ``X`` and ``Y`` for a kernel string or callable.
+
+    Parameters
+    ----------
+    X : array of shape (n_samples_X, n_features) or (n_samples_X, n_samples_X)
+        Rows of samples, or a kernel matrix with ``metric="precomputed"``.
+    Y : array of shape (n_samples_Y, n_features), default=None
+        Rows of samples; ``None`` uses ``X``.
+    metric : str or callable, default="linear"
+        ``"additive_chi2"``, ``"chi2"``, ``"linear"``, ``"poly"`` /
+        ``"polynomial"``, ``"rbf"``, ``"laplacian"``, ``"sigmoid"``,
+        ``"cosine"``, ``"precomputed"``, or a function of two rows (called
+        once per pair; handed to scikit-learn for NumPy input, as are
+        scikit-learn's Gaussian-process kernels).
+    filter_params : bool, default=False
+        Drop the keyword arguments the kernel does not take.
+    n_jobs : int, default=None
+        Accepted for scikit-learn's signature (metrix does not fork jobs).
+    **kwds : dict
+        Keyword arguments of the kernel (``gamma``, ``degree``, ``coef0``).
+
+    Returns
+    -------
+    K : array of shape (n_samples_X, n_samples_Y)
+        In the inputs' namespace and on their device.
+
+    Examples
+    --------
+    >>> from metrix.pairwise import pairwise_kernels
+    >>> pairwise_kernels([[1, 0], [0, 1]], metric="linear").tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    if metric == "precomputed":
+        return check_pairwise_arrays(X, Y, precomputed=True).X
+    if isinstance(metric, str) and metric in PAIRWISE_KERNEL_FUNCTIONS:
+        if filter_params:
+            kwds = {k: v for k, v in kwds.items() if k in KERNEL_PARAMS[metric]}
+        return PAIRWISE_KERNEL_FUNCTIONS[metric](X, Y, **kwds)
+    check_metric_choice(metric, set(PAIRWISE_KERNEL_FUNCTIONS) | {"precomputed"},
+                        "pairwise_kernels")
+    if _on_host(X, Y):
+        return _sklearn("pairwise_kernels")(X, Y, metric, filter_params=filter_params,
+                                            n_jobs=n_jobs, **kwds)
+    return _callable_matrix(X, Y, metric, kwds, ensure_all_finite=True)
+
+
+def _num_samples(r) -> int:
+    shape = getattr(r, "shape", None)
+    return int(shape[0]) if shape is not None and len(shape) else len(r)
+
+
+def _check_chunk_size(reduced, chunk_size):
+    """scikit-learn's check of what ``reduce_func`` returned."""
+    if reduced is None:
+        return
+    is_tuple = isinstance(reduced, tuple)
+    if not is_tuple:
+        reduced = (reduced,)
+    if any(isinstance(r, tuple) or not (hasattr(r, "__iter__") or hasattr(r, "shape"))
+           for r in reduced):
+        raise TypeError("reduce_func returned %r. Expected sequence(s) of length %d."
+                        % (reduced if is_tuple else reduced[0], chunk_size))
+    if any(_num_samples(r) != chunk_size for r in reduced):
+        actual = tuple(_num_samples(r) for r in reduced)
+        raise ValueError("reduce_func returned object of length %s. Expected same length as "
+                         "input: %d." % (actual if is_tuple else actual[0], chunk_size))
+
+
+def _chunk_rows(n_x, n_y, working_memory):
+    """scikit-learn's ``get_chunk_n_rows`` (8 bytes a distance), with its warning."""
+    if working_memory is None:
+        working_memory = WORKING_MEMORY_MIB
+    rows = min(int(working_memory * 2**20 // (8 * n_y)), n_x)
+    if rows < 1:
+        warnings.warn("Could not adhere to working_memory config. Currently %.0fMiB, "
+                      "%.0fMiB required." % (working_memory, math.ceil(8 * n_y * 2**-20)),
+                      UserWarning, stacklevel=find_stack_level())
+        rows = 1
+    return rows
+
+
+@metric_edge
+def pairwise_distances_chunked(X, Y=None, *, reduce_func=None, metric="euclidean",
+                               n_jobs=None, working_memory=None, **kwds):
+    """Generate the distance matrix of ``X`` and ``Y`` a block of rows at a time,
+    optionally reduced by ``reduce_func``.
+
+    The blocks are scikit-learn's: as many rows as ``working_memory`` MiB hold
+    at 8 bytes a distance (at least one, with scikit-learn's warning), so a
+    ``reduce_func`` sees the same ``start`` offsets.  Each block is computed
+    on the inputs' device (the metrics of :func:`pairwise_distances`).
+
+    Parameters
+    ----------
+    X : array of shape (n_samples_X, n_features) or (n_samples_X, n_samples_X)
+        Rows of samples, or a distance matrix with ``metric="precomputed"``.
+    Y : array of shape (n_samples_Y, n_features), default=None
+        Rows of samples; ``None`` uses ``X``.
+    reduce_func : callable, default=None
+        ``reduce_func(D_chunk, start)`` returning an array (or a tuple of
+        arrays) with one entry per row of the block.
+    metric : str or callable, default="euclidean"
+        As in :func:`pairwise_distances`.
+    n_jobs : int, default=None
+        Accepted for scikit-learn's signature.
+    working_memory : float, default=None
+        MiB of one block of distances; ``None``: 1024 (scikit-learn's default).
+    **kwds : dict
+        Keyword arguments of the metric.
+
+    Yields
+    ------
+    D_chunk : array or tuple of arrays
+        A block of rows of the distance matrix, or what ``reduce_func`` made of it.
+
+    Examples
+    --------
+    >>> from metrix.pairwise import pairwise_distances_chunked
+    >>> [d.shape for d in pairwise_distances_chunked([[0], [1], [2]], working_memory=0)]
+    [(1, 3), (1, 3), (1, 3)]
+    """
+    if working_memory is not None:
+        check_interval(working_memory, "working_memory", "pairwise_distances_chunked",
+                       low=0, closed="left")
+    check_metric_choice(metric, VALID_METRICS | {"precomputed"}, "pairwise_distances_chunked")
+    if reduce_func is not None and not callable(reduce_func):
+        raise ValueError("The 'reduce_func' parameter of pairwise_distances_chunked must be "
+                         f"a callable or None. Got {reduce_func!r} instead.")
+    return _chunks(X, Y, reduce_func, metric, n_jobs, working_memory, kwds)
+
+
+def _chunks(X, Y, reduce_func, metric, n_jobs, working_memory, kwds):
+    if (callable(metric) or metric not in DEVICE_METRICS | {"precomputed"}) and _on_host(X, Y):
+        yield from _sklearn("pairwise_distances_chunked")(
+            X, Y, reduce_func=reduce_func, metric=metric, n_jobs=n_jobs,
+            working_memory=working_memory, **kwds)
+        return
+    if metric == "precomputed":
+        D = pairwise_distances(X, Y, metric="precomputed", **kwds)
+        if reduce_func is not None:
+            chunk = int(D.shape[0])
+            D = reduce_func(D, 0)
+            _check_chunk_size(D, chunk)
+        yield D
+        return
+    if callable(metric):
+        raise NotImplementedError("pairwise_distances_chunked: a callable metric on device "
+                                  "input; pass NumPy arrays or use pairwise_distances.")
+    if metric not in DEVICE_METRICS:
+        raise _not_on_device(metric, "pairwise_distances_chunked")
+    kwds = dict(kwds)
+    squared = bool(kwds.pop("squared", False)) if metric in ("euclidean", "l2") else False
+    if metric in _SCIPY_COMPUTED:
+        _metric_kwds(metric, kwds, "pairwise_distances_chunked")
+    elif kwds:
+        key = next(iter(kwds))
+        raise TypeError(f"pairwise_distances_chunked: unexpected keyword argument {key!r} "
+                        f"for metric={metric!r}")
+    pair = check_pairwise_arrays(X, Y)
+    dist = _device_distances(pair, "sqeuclidean" if squared else metric, kwds)
+    n_x, n_y = int(pair.X.shape[0]), int(pair.Y.shape[0])
+    rows = _chunk_rows(n_x, n_y, working_memory)
+    zero = pair.same and metric in ("euclidean", "l2")
+    for start, stop in row_slices(n_x, rows):
+        D = dist.block(start, stop)
+        whole = start == 0 and stop == n_x
+        if zero or (pair.same and whole and metric == "cosine"):
+            D = dist.zero_diagonal(D, start)
+        if reduce_func is not None:
+            D = reduce_func(D, start)
+            _check_chunk_size(D, stop - start)
+        yield D
+
+
+def _check_axis(axis, func):
+    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral) or axis not in (0, 1):
+        raise ValueError(f"The 'axis' parameter of {func} must be an int among {{0, 1}}. "
+                         f"Got {axis!r} instead.")
+
+
+def _argmin(X, Y, axis, metric, metric_kwargs, func, *, with_values):
+    _check_axis(axis, func)
+    check_metric_choice(metric, VALID_METRICS | _ARGKMIN_METRICS, func)
+    if metric_kwargs is not None and not isinstance(metric_kwargs, dict):
+        raise ValueError(f"The 'metric_kwargs' parameter of {func} must be an instance of "
+                         f"'dict' or None. Got {metric_kwargs!r} instead.")
+    kwds = dict(metric_kwargs or {})
+    squared = metric in ("euclidean", "l2") and bool(kwds.pop("squared", False))
+    extra = set(kwds) - ({"p"} if metric == "minkowski" else set())
+    if callable(metric) or metric not in DEVICE_METRICS or extra:
+        if _on_host(X, Y):
+            return _sklearn(func)(X, Y, axis=axis, metric=metric, metric_kwargs=metric_kwargs)
+        if callable(metric):
+            raise NotImplementedError(f"{func}: a callable metric on device input; pass "
+                                      "NumPy arrays.")
+        raise _not_on_device(metric, func)
+    pair = check_pairwise_arrays(X, Y)
+    if axis == 0:
+        pair = pair._replace(X=pair.Y, Y=pair.X)
+    xp = pair.xp
+    dist = _device_distances(pair._replace(same=False),
+                             "sqeuclidean" if squared and metric != "euclidean" else metric,
+                             kwds)
+    idx, vals = [], []
+    ranked = metric in ("euclidean", "l2")  # one B x M ranking a block (see ``nearest``)
+    rows = dist.rows_per_block(ARGMIN_BLOCK_BYTES, temporaries=1 if ranked else 3)
+    for start, stop in row_slices(dist.n, rows):
+        i, v = dist.nearest(start, stop, squared=squared)
+        idx.append(i)
+        vals.append(v)
+    indices = idx[0] if len(idx) == 1 else xp.concat(idx)
+    if not with_values:
+        return indices
+    return indices, vals[0] if len(vals) == 1 else xp.concat(vals)
+
+
+@metric_edge
+def pairwise_distances_argmin_min(X, Y, *, axis=1, metric="euclidean", metric_kwargs=None):
+    """Index and distance of the nearest row of ``Y`` to each row of ``X``.
+
+    Equal to ``pairwise_distances(X, Y, metric).argmin(axis)`` and ``.min(axis)``
+    (the first index on ties) without forming the distance matrix: it is read
+    one block of rows at a time, within a fixed memory budget.  For the
+    euclidean metrics a block holds only ``||y||^2 - 2 x.y`` (scikit-learn's
+    ``ArgKmin`` ranking), ``||x||^2`` is added to each row's minimum.
+
+    Parameters
+    ----------
+    X : array of shape (n_samples_X, n_features)
+        Rows of samples.
+    Y : array of shape (n_samples_Y, n_features)
+        Rows of samples.
+    axis : int, default=1
+        1: the nearest row of ``Y`` to each row of ``X``; 0: the other way round.
+    metric : str or callable, default="euclidean"
+        As in :func:`pairwise_distances`.
+    metric_kwargs : dict, default=None
+        Keyword arguments of the metric (``{"squared": True}`` for squared
+        euclidean distances, ``{"p": 3}`` for minkowski).
+
+    Returns
+    -------
+    argmin : array of shape (n_samples_X,)
+        ``Y[argmin[i]]`` is the row of ``Y`` nearest to ``X[i]`` (int64).
+    distances : array of shape (n_samples_X,)
+        Those distances, in the widest float.
+
+    Examples
+    --------
+    >>> from metrix.pairwise import pairwise_distances_argmin_min
+    >>> idx, d = pairwise_distances_argmin_min([[0, 0, 0], [1, 1, 1]], [[1, 0, 0], [1, 1, 0]])
+    >>> idx.tolist(), d.tolist()
+    ([0, 1], [1.0, 1.0])
+    """
+    return _argmin(X, Y, axis, metric, metric_kwargs, "pairwise_distances_argmin_min",
+                   with_values=True)
+
+
+@metric_edge
+def pairwise_distances_argmin(X, Y, *, axis=1, metric="euclidean", metric_kwargs=None):
+    """Index of the nearest row of ``Y`` to each row of ``X``
+    (:func:`pairwise_distances_argmin_min` without the distances).
+
+    Parameters
+    ----------
+    X : array of shape (n_samples_X, n_features)
+        Rows of samples.
+    Y : array of shape (n_samples_Y, n_features)
+        Rows of samples.
+    axis : int, default=1
+        1: the nearest row of ``Y`` to each row of ``X``; 0: the other way round.
+    metric : str or callable, default="euclidean"
+        As in :func:`pairwise_distances`.
+    metric_kwargs : dict, default=None
+        Keyword arguments of the metric.
+
+    Returns
+    -------
+    argmin : array of shape (n_samples_X,)
+        ``Y[argmin[i]]`` is the row of ``Y`` nearest to ``X[i]`` (int64).
+
+    Examples
+    --------
+    >>> from metrix.pairwise import pairwise_distances_argmin
+    >>> pairwise_distances_argmin([[0, 0, 0], [1, 1, 1]], [[1, 0, 0], [1, 1, 0]]).tolist()
+    [0, 1]
+    """
+    return _argmin(X, Y, axis, metric, metric_kwargs, "pairwise_distances_argmin",
+                   with_values=False)

@@ -1,0 +1,326 @@
+"""pairwise_distances, pairwise_kernels, pairwise_distances_chunked and the fused
+pairwise_distances_argmin(_min) against scikit-learn 1.9: every metric string
+metrix computes, the ones handed to scikit-learn on NumPy, callables, chunks
+and reduce_func, the memory bound of the fused argmin, every backend."""
+
+from __future__ import annotations
+
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+import sklearn.metrics.pairwise as skp
+
+import metrix.pairwise as mp
+from conformance.combos import tolerance
+
+DEVICE = ["euclidean", "l2", "cosine", "manhattan", "cityblock", "l1", "sqeuclidean",
+          "chebyshev", "minkowski"]
+KERNELS = ["linear", "rbf", "poly", "polynomial", "cosine", "chi2", "additive_chi2",
+           "laplacian", "sigmoid"]
+TOL = {np.float64: dict(rtol=1e-10, atol=1e-12), np.float32: dict(rtol=2e-5, atol=2e-6)}
+
+
+def _data(n=40, m=25, d=6, seed=0, dtype=np.float64):
+    r = np.random.RandomState(seed)
+    return (r.rand(n, d) * 3).astype(dtype), (r.rand(m, d) * 3).astype(dtype)
+
+
+def _same(ours, theirs, tol):
+    ours = np.asarray(ours)
+    assert ours.dtype == theirs.dtype, (ours.dtype, theirs.dtype)
+    assert ours.shape == theirs.shape
+    np.testing.assert_allclose(ours, theirs, **tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("metric", DEVICE)
+def test_pairwise_distances_device_metrics(metric, dtype):
+    X, Y = _data(dtype=dtype)
+    tol = dict(rtol=1e-9, atol=1e-9) if metric == "sqeuclidean" else TOL[dtype]
+    _same(mp.pairwise_distances(X, Y, metric=metric), skp.pairwise_distances(X, Y, metric=metric),
+          tol)
+    _same(mp.pairwise_distances(X, metric=metric), skp.pairwise_distances(X, metric=metric),
+          tol)
+
+
+@pytest.mark.parametrize("p", [1, 1.5, 3, np.inf])
+def test_minkowski_p(p):
+    X, Y = _data()
+    _same(mp.pairwise_distances(X, Y, metric="minkowski", p=p),
+          skp.pairwise_distances(X, Y, metric="minkowski", p=p), TOL[np.float64])
+    with pytest.raises(ValueError, match="p must be greater than 0"):
+        mp.pairwise_distances(X, Y, metric="minkowski", p=0)
+
+
+def test_pairwise_distances_kwds_and_precomputed():
+    X, Y = _data()
+    _same(mp.pairwise_distances(X, Y, squared=True), skp.pairwise_distances(X, Y, squared=True),
+          TOL[np.float64])
+    D = skp.pairwise_distances(X)
+    _same(mp.pairwise_distances(D, metric="precomputed"),
+          skp.pairwise_distances(D, metric="precomputed"), TOL[np.float64])
+    with pytest.raises(ValueError, match="Negative values in data passed to"):
+        mp.pairwise_distances(-D, metric="precomputed")
+    with pytest.raises(ValueError, match=r"Precomputed metric requires shape"):
+        mp.pairwise_distances(skp.pairwise_distances(X, Y), metric="precomputed")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'p'"):
+        mp.pairwise_distances(X, Y, metric="euclidean", p=2)
+    with pytest.raises(ValueError, match="The 'metric' parameter of pairwise_distances must"):
+        mp.pairwise_distances(X, Y, metric="foo")
+    with pytest.raises(ValueError, match="Incompatible dimension for X and Y"):
+        mp.pairwise_distances(X, Y[:, :3], metric="chebyshev")
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="Input contains NaN"):
+        mp.pairwise_distances(Xn, Y)
+    # as scikit-learn: its own functions check whatever the option, SciPy's metrics do not
+    with pytest.raises(ValueError, match="Input contains NaN"):
+        mp.pairwise_distances(Xn, Y, ensure_all_finite=False)
+    for metric in ("chebyshev", "manhattan"):
+        kw = dict(metric=metric, ensure_all_finite=False)
+        if metric == "manhattan":
+            _raises_nan = pytest.raises(ValueError, match="Input contains NaN")
+            with _raises_nan:
+                skp.pairwise_distances(Xn, Y, **kw)
+            with pytest.raises(ValueError, match="Input contains NaN"):
+                mp.pairwise_distances(Xn, Y, **kw)
+            continue
+        # no error; the rows without NaN as SciPy's (NaN propagation is SciPy's own)
+        _same(mp.pairwise_distances(Xn, Y, **kw)[1:], skp.pairwise_distances(Xn, Y, **kw)[1:],
+              dict(rtol=1e-9, atol=1e-9))
+
+
+@pytest.mark.parametrize("metric", ["braycurtis", "canberra", "correlation", "hamming",
+                                    "jaccard", "haversine", "nan_euclidean"])
+def test_host_metrics_are_scikit_learns(metric):
+    X, Y = _data(d=2 if metric == "haversine" else 6)
+    if metric == "jaccard":
+        X, Y = X > 1.5, Y > 1.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(mp.pairwise_distances(X, Y, metric=metric),
+              skp.pairwise_distances(X, Y, metric=metric), TOL[np.float64])
+
+
+def test_callable_metric():
+    X, Y = _data(n=8, m=5)
+    f = lambda a, b: float(np.abs(a - b).sum() ** 0.5)  # noqa: E731
+    _same(mp.pairwise_distances(X, Y, metric=f), skp.pairwise_distances(X, Y, metric=f),
+          TOL[np.float64])
+    _same(mp.pairwise_kernels(X, Y, metric=f), skp.pairwise_kernels(X, Y, metric=f),
+          TOL[np.float64])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("metric", KERNELS)
+def test_pairwise_kernels(metric, dtype):
+    X, Y = _data(dtype=dtype)
+    _same(mp.pairwise_kernels(X, Y, metric=metric), skp.pairwise_kernels(X, Y, metric=metric),
+          TOL[dtype])
+    _same(mp.pairwise_kernels(X, metric=metric), skp.pairwise_kernels(X, metric=metric),
+          TOL[dtype])
+
+
+def test_pairwise_kernels_params():
+    X, Y = _data()
+    kw = dict(gamma=0.2, degree=2, coef0=0.5)
+    for metric in ("rbf", "poly", "sigmoid", "laplacian", "chi2", "linear"):
+        _same(mp.pairwise_kernels(X, Y, metric=metric, filter_params=True, **kw),
+              skp.pairwise_kernels(X, Y, metric=metric, filter_params=True, **kw),
+              TOL[np.float64])
+    with pytest.raises(TypeError, match="unexpected keyword argument 'degree'"):
+        mp.pairwise_kernels(X, Y, metric="rbf", **kw)
+    K = skp.rbf_kernel(X)
+    _same(mp.pairwise_kernels(K, metric="precomputed"), K, TOL[np.float64])
+    with pytest.raises(ValueError, match="The 'metric' parameter of pairwise_kernels must"):
+        mp.pairwise_kernels(X, metric="euclidean")
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine", "manhattan", "sqeuclidean",
+                                    "braycurtis"])
+@pytest.mark.parametrize("memory", [None, 0.001, 0.0])
+def test_chunked_matches_sklearn(metric, memory):
+    X, Y = _data(n=50)
+    with warnings.catch_warnings(record=True) as ours_w:
+        warnings.simplefilter("always")
+        ours = list(mp.pairwise_distances_chunked(X, metric=metric, working_memory=memory))
+    with warnings.catch_warnings(record=True) as theirs_w:
+        warnings.simplefilter("always")
+        theirs = list(skp.pairwise_distances_chunked(X, metric=metric, working_memory=memory))
+    assert [str(w.message) for w in ours_w] == [str(w.message) for w in theirs_w]
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        _same(a, b, dict(rtol=1e-9, atol=1e-9))
+    ours = list(mp.pairwise_distances_chunked(X, Y, metric=metric, working_memory=memory))
+    theirs = list(skp.pairwise_distances_chunked(X, Y, metric=metric, working_memory=memory))
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        _same(a, b, dict(rtol=1e-9, atol=1e-9))
+
+
+def test_chunked_reduce_func():
+    X, _ = _data(n=60)
+    starts = []
+
+    def reduce(D, start):
+        starts.append(start)
+        return np.flatnonzero(D[0] < 0.8), D.min(axis=1) if False else (D < 1).sum(axis=1)
+
+    def reduce_count(D, start):
+        starts.append(start)
+        return (D < 1).sum(axis=1)
+
+    ours = list(mp.pairwise_distances_chunked(X, reduce_func=reduce_count,
+                                              working_memory=0.0015))
+    ours_starts, starts[:] = list(starts), []
+    theirs = list(skp.pairwise_distances_chunked(X, reduce_func=reduce_count,
+                                                 working_memory=0.0015))
+    assert ours_starts == starts and len(ours) > 1
+    np.testing.assert_array_equal(np.concatenate(ours), np.concatenate(theirs))
+    with pytest.raises(ValueError, match="reduce_func returned object of length"):
+        list(mp.pairwise_distances_chunked(X, reduce_func=lambda D, s: D[:1],
+                                           working_memory=0.0015))
+    with pytest.raises(TypeError, match="reduce_func returned"):
+        list(mp.pairwise_distances_chunked(X, reduce_func=lambda D, s: 3))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("metric", DEVICE)
+@pytest.mark.parametrize("axis", [0, 1])
+def test_argmin_min_matches_sklearn(metric, dtype, axis):
+    X, Y = _data(n=70, m=45, dtype=dtype)
+    i, d = mp.pairwise_distances_argmin_min(X, Y, metric=metric, axis=axis)
+    j, e = skp.pairwise_distances_argmin_min(X, Y, metric=metric, axis=axis)
+    np.testing.assert_array_equal(i, j)
+    assert i.dtype == j.dtype
+    _same(d, e, dict(rtol=1e-9, atol=1e-9) if dtype == np.float64 else TOL[np.float32])
+    a = mp.pairwise_distances_argmin(X, Y, metric=metric, axis=axis)
+    np.testing.assert_array_equal(a, skp.pairwise_distances_argmin(X, Y, metric=metric,
+                                                                    axis=axis))
+
+
+def test_argmin_min_kwargs_ties_and_host_metrics():
+    X, Y = _data()
+    for kw in ({"squared": True}, None):
+        i, d = mp.pairwise_distances_argmin_min(X, Y, metric_kwargs=kw)
+        j, e = skp.pairwise_distances_argmin_min(X, Y, metric_kwargs=kw)
+        np.testing.assert_array_equal(i, j)
+        _same(d, e, dict(rtol=1e-9, atol=1e-12))
+    i, d = mp.pairwise_distances_argmin_min(X, Y, metric="minkowski", metric_kwargs={"p": 3})
+    j, e = skp.pairwise_distances_argmin_min(X, Y, metric="minkowski", metric_kwargs={"p": 3})
+    np.testing.assert_array_equal(i, j)
+    _same(d, e, dict(rtol=1e-9, atol=1e-12))
+    # duplicated rows of Y: the first index wins
+    Yd = np.concatenate([Y, Y])
+    np.testing.assert_array_equal(mp.pairwise_distances_argmin(X, Yd),
+                                  skp.pairwise_distances_argmin(X, Yd))
+    assert mp.pairwise_distances_argmin(X, Yd).max() < len(Y)
+    i, d = mp.pairwise_distances_argmin_min(X, Y, metric="braycurtis")
+    j, e = skp.pairwise_distances_argmin_min(X, Y, metric="braycurtis")
+    np.testing.assert_array_equal(i, j)
+    with pytest.raises(ValueError, match="The 'axis' parameter of pairwise_distances_argmin"):
+        mp.pairwise_distances_argmin_min(X, Y, axis=2)
+    with pytest.raises(ValueError, match="Incompatible dimension for X and Y"):
+        mp.pairwise_distances_argmin_min(X, Y[:, :2])
+
+
+def test_argmin_min_never_forms_the_matrix():
+    r = np.random.RandomState(0)
+    X = r.rand(6000, 16).astype(np.float32)
+    Y = r.rand(3000, 16).astype(np.float32)
+    mp.pairwise_distances_argmin_min(X[:10], Y)  # warm imports
+    tracemalloc.start()
+    i, d = mp.pairwise_distances_argmin_min(X, Y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    matrix = 6000 * 3000 * 8
+    assert peak < 48 * 2**20 < matrix, peak
+    j, e = skp.pairwise_distances_argmin_min(X, Y)
+    assert (i == j).mean() > 0.999  # float32 near-ties may swap
+    np.testing.assert_allclose(d, e, rtol=2e-5, atol=2e-6)
+
+
+def test_backends_match_sklearn(xp):
+    X, Y = _data()
+    tol = tolerance(xp.combo)
+    Xb, Yb = xp.asarray(X), xp.asarray(Y)
+    for metric in DEVICE:
+        out = mp.pairwise_distances(Xb, Yb, metric=metric)
+        xp.combo.check_placement(out)
+        t = dict(rtol=max(tol["rtol"], 1e-9), atol=max(tol["atol"], 1e-9))
+        np.testing.assert_allclose(xp.to_numpy(out), skp.pairwise_distances(X, Y, metric=metric),
+                                   **t, err_msg=metric)
+        i, d = mp.pairwise_distances_argmin_min(Xb, Yb, metric=metric)
+        xp.combo.check_placement(i)
+        xp.combo.check_placement(d)
+        j, e = skp.pairwise_distances_argmin_min(X, Y, metric=metric)
+        np.testing.assert_array_equal(xp.to_numpy(i), j)
+        np.testing.assert_allclose(xp.to_numpy(d), e, **t)
+        chunks = list(mp.pairwise_distances_chunked(Xb, metric=metric, working_memory=0.001))
+        xp.combo.check_placement(chunks[0])
+        full = np.concatenate([xp.to_numpy(c) for c in chunks])
+        np.testing.assert_allclose(full, skp.pairwise_distances(X, metric=metric), **t)
+    for metric in KERNELS:
+        out = mp.pairwise_kernels(Xb, Yb, metric=metric)
+        xp.combo.check_placement(out)
+        np.testing.assert_allclose(xp.to_numpy(out), skp.pairwise_kernels(X, Y, metric=metric),
+                                   **tol, err_msg=metric)
+
+
+def test_device_input_of_host_metrics(xp):
+    if xp.lib == "numpy":
+        pytest.skip("NumPy input is handed to scikit-learn")
+    X, Y = _data(n=6, m=4)
+    Xb, Yb = xp.asarray(X), xp.asarray(Y)
+    with pytest.raises(NotImplementedError, match="computed by scikit-learn"):
+        mp.pairwise_distances(Xb, Yb, metric="braycurtis")
+    with pytest.raises(NotImplementedError, match="computed by scikit-learn"):
+        mp.pairwise_distances_argmin_min(Xb, Yb, metric="correlation")
+    f = lambda a, b: xp.xp.sum((a - b) ** 2)  # noqa: E731  (the device's own ops)
+    out = mp.pairwise_distances(Xb, Yb, metric=f)
+    xp.combo.check_placement(out)
+    np.testing.assert_allclose(xp.to_numpy(out), skp.pairwise_distances(X, Y, metric="sqeuclidean"),
+                               **tolerance(xp.combo))
+
+
+def test_adapter_block_ops_equal_generic(xp):
+    """The adapters' in-place block ops (NumPy, torch eager) give the generic results."""
+    from metrix.backends import GenericOps, ops
+
+    r = np.random.RandomState(4)
+    D = r.rand(7, 9)
+    D[2, 5] = D[2, 1]  # a tie: the first index wins
+    D[2, 1] = -1.0
+    D[3, 4] = D[3, 6] = -2.0
+    xb, yt = r.rand(7, 3), r.rand(3, 9)
+    sq_x, sq_y = r.rand(7), r.rand(9)
+    a, g = ops(xp.xp), GenericOps(xp.xp)
+    tol = tolerance(xp.combo)
+    (i1, v1), (i2, v2) = a.row_argmin_min(xp.asarray(D)), g.row_argmin_min(xp.asarray(D))
+    np.testing.assert_array_equal(xp.to_numpy(i1), xp.to_numpy(i2))
+    assert xp.to_numpy(i1)[3] == 4
+    np.testing.assert_array_equal(xp.to_numpy(v1), xp.to_numpy(v2))
+    args = [xp.asarray(v) for v in (xb, -2.0 * yt, sq_x, sq_y)]
+    np.testing.assert_allclose(xp.to_numpy(a.expansion_surrogate(args[0], args[1], args[3])),
+                               xp.to_numpy(g.expansion_surrogate(args[0], args[1], args[3])),
+                               **tol)
+    for squared in (False, True):
+        np.testing.assert_allclose(
+            xp.to_numpy(a.expansion_distances(*args, squared=squared)),
+            xp.to_numpy(g.expansion_distances(*args, squared=squared)), **tol)
+    np.testing.assert_allclose(xp.to_numpy(a.scaled_exp(xp.asarray(D), -0.5)),
+                               xp.to_numpy(g.scaled_exp(xp.asarray(D), -0.5)), **tol)
+    S = r.rand(9, 9)
+    S = xp.to_numpy(xp.asarray(S + S.T))  # in the backend's float
+    halves = [(0, 4, S[0:4, 0:]), (4, 7, S[4:7, 4:]), (7, 9, S[7:9, 7:])]
+    for fn in (a.assemble_rows, g.assemble_rows):
+        np.testing.assert_array_equal(
+            xp.to_numpy(fn([(s0, s1, xp.asarray(b)) for s0, s1, b in halves], symmetric=True)), S)
+        np.testing.assert_array_equal(
+            xp.to_numpy(fn([(0, 4, xp.asarray(D[:4])), (4, 7, xp.asarray(D[4:]))])),
+            xp.to_numpy(xp.asarray(D)))
+    for offset in (0, 3, 8):
+        np.testing.assert_array_equal(xp.to_numpy(a.zero_diagonal(xp.asarray(D), offset)),
+                                      xp.to_numpy(g.zero_diagonal(xp.asarray(D), offset)))
