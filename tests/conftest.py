@@ -78,6 +78,19 @@ class BackendCase:
         return f"BackendCase({self.backend.name})"
 
 
+@pytest.fixture(autouse=True)
+def _jax_x64_restored():
+    """A test that turns JAX's 64-bit types on (``jax.config.update``) leaves them as
+    it found them, so that later tests in the same worker see JAX's setting, not
+    the previous test's."""
+    jax = sys.modules.get("jax")
+    before = None if jax is None else jax.config.jax_enable_x64
+    yield
+    jax = sys.modules.get("jax")
+    if before is not None and jax.config.jax_enable_x64 != before:
+        jax.config.update("jax_enable_x64", before)
+
+
 @pytest.fixture(params=list(Backend), ids=[b.value for b in Backend])
 def xp(request):
     backend = request.param
