@@ -56,7 +56,12 @@ def __getattr__(name):
     if name in _LAZY:
         return importlib.import_module(f".{name}", __name__)
     if name in DISPLAYS:
-        return getattr(importlib.import_module(".display", __name__), name)
+        try:
+            display = importlib.import_module(".display", __name__)
+        except ImportError as exc:
+            raise ImportError(f"metrix.{name} is scikit-learn's display class computing with "
+                              "metrix: install scikit-learn (and matplotlib to draw)") from exc
+        return getattr(display, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -122,3 +122,13 @@ def test_import_metrix_does_not_load_the_displays():
     code = ("import sys, metrix; assert 'metrix.display' not in sys.modules; "
             "metrix.RocCurveDisplay; assert 'metrix.display' in sys.modules")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_without_sklearn_the_error_says_what_to_install():
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['sklearn'] = None; import metrix\n"
+            "try:\n    metrix.RocCurveDisplay\nexcept ImportError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "install scikit-learn" in out.stdout, out.stdout + out.stderr
