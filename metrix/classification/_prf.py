@@ -84,6 +84,7 @@ def prf_divide(num, den, *, metric, modifier, average, warn_for, zero_division, 
     if validate and zero_division == "warn" and metric in warn_for:
         bad = den == 0 if keep is None else (den == 0) & keep
         if bool(xp.any(bad)):  # host read, validate=True only
+            # the warning's class count: a host read, validate=True only
             size = int(den.shape[0]) if keep is None else int(xp.count_nonzero(keep))
             warn_prf(average, modifier, f"{metric.capitalize()} is", size)
     return out

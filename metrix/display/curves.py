@@ -34,6 +34,7 @@ def _pr(y_true, y_score, pos_label, sample_weight, drop_intermediate):
     ap = _scores.average_precision_score(y_true, y_score, pos_label=pos_label,
                                          sample_weight=sample_weight)
     labels = host(y_true)
+    # host NumPy copies (a display draws on the host: its edge), as float for the legend
     return (*host(precision, recall), float(host(ap)),
             float((labels == pos_label).sum() / labels.shape[0]))
 

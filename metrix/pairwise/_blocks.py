@@ -140,6 +140,7 @@ class Distances:
         if self.metric in BROADCAST_METRICS or self.metric == "additive_chi2":
             per_row = self.m * int(self.X.shape[1]) * item * (
                 4 if self.metric == "additive_chi2" else 2)
+        # Python ints from the shapes and the budget: no array is read
         return int(max(1, min(self.n, budget_bytes // max(per_row, 1))))
 
     def _euclidean_rows(self, start, stop):

@@ -420,6 +420,7 @@ def _chunks(X, Y, reduce_func, metric, n_jobs, working_memory, kwds):
     if metric not in DEVICE_METRICS:
         raise _not_on_device(metric, "pairwise_distances_chunked")
     kwds = dict(kwds)
+    # bool of a keyword argument (a Python value, not an array)
     squared = bool(kwds.pop("squared", False)) if metric in ("euclidean", "l2") else False
     if metric in _SCIPY_COMPUTED:
         _metric_kwds(metric, kwds, "pairwise_distances_chunked")
@@ -456,6 +457,7 @@ def _argmin(X, Y, axis, metric, metric_kwargs, func, *, with_values):
         raise ValueError(f"The 'metric_kwargs' parameter of {func} must be an instance of "
                          f"'dict' or None. Got {metric_kwargs!r} instead.")
     kwds = dict(metric_kwargs or {})
+    # bool of a keyword argument (a Python value, not an array)
     squared = metric in ("euclidean", "l2") and bool(kwds.pop("squared", False))
     extra = set(kwds) - ({"p"} if metric == "minkowski" else set())
     if callable(metric) or metric not in DEVICE_METRICS or extra:

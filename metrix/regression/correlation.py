@@ -119,7 +119,7 @@ def _two_d(y) -> bool:
     shape = getattr(y, "shape", None)
     if shape is not None:
         return len(shape) == 2
-    return bool(len(y)) and isinstance(y[0], (list, tuple))
+    return bool(len(y)) and isinstance(y[0], (list, tuple))  # a Python list: no array read
 
 
 @metric_edge

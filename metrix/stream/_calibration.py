@@ -151,7 +151,7 @@ class CalibrationStream(StreamMetric):
             ok = ok & (y == xp.floor(y))
         if self.ignore_index is not None:
             ok = ok | (y == self.ignore_index)
-        if not bool(xp.all(ok)):
+        if not bool(xp.all(ok)):  # host read: validate=True only (_check_values)
             what = "0 or 1" if self.num_classes is None else f"in 0..{top - 1}"
             raise ValueError(f"y_true values must be {what} for CalibrationError"
                              + ("" if self.ignore_index is None
