@@ -248,11 +248,7 @@ class Ops(GenericOps):
             return None
 
         def add(y_true, y_pred):
-            if not (isinstance(y_true, torch.Tensor) and isinstance(y_pred, torch.Tensor)
-                    and y_true.is_cpu and y_pred.is_cpu and y_true.dtype in _NUMPY_VIEWS
-                    and y_pred.dtype in _NUMPY_VIEWS) or _compiling():
-                return False
-            inputs = _cpu_views(y_true, y_pred)
+            inputs = _eager_cpu_views(y_true, y_pred)
             return inputs is not None and add_error_sums(*views, *inputs, power)
 
         return own_sw, own_total, add
@@ -369,11 +365,7 @@ class Ops(GenericOps):
             return None
 
         def add(y_true, y_pred):
-            if not (isinstance(y_true, torch.Tensor) and isinstance(y_pred, torch.Tensor)
-                    and y_true.is_cpu and y_pred.is_cpu and y_true.dtype in _NUMPY_VIEWS
-                    and y_pred.dtype in _NUMPY_VIEWS) or _compiling():
-                return False
-            inputs = _cpu_views(y_true, y_pred)
+            inputs = _eager_cpu_views(y_true, y_pred)
             return inputs is not None and add_moment_sums(*views, *inputs)
 
         return own, add
@@ -845,6 +837,15 @@ def _cpu_rows_writer(views, count_view):
         return write_rows_in_place(views, count_view, start, arrays, weight)
 
     return write
+
+
+def _eager_cpu_views(*arrays):
+    """:func:`_cpu_views` of a batch's torch CPU tensors of NumPy dtypes, outside a
+    compiled step; None for anything else (the accumulators' batch check)."""
+    if not all(isinstance(a, torch.Tensor) and a.is_cpu and a.dtype in _NUMPY_VIEWS
+               for a in arrays) or _compiling():
+        return None
+    return _cpu_views(*arrays)
 
 
 def _cpu_views(*tensors):
