@@ -7,8 +7,11 @@ specs, ``compute_metrics`` and ``metrix eval`` use, the ``metrix.stream``
 class, ``evaluate``'s key and the bootstrap's batched path.  The faces
 derive their own tables from it (:mod:`metrix.stream`'s classes,
 :mod:`metrix.integrations.transformers`' names, the bootstrap's lookup), so
-adding a metric means one entry here.  Names only: this module imports
-nothing, so any face may read it.
+adding a metric means one entry here.  A face that needs to tell metrics
+apart reads a field (``path="ranking"``, ``buffered``, ``complement``,
+``curve``), not a name: ``tests/test_registry_names.py`` finds the names
+written elsewhere.  Names only: this module imports nothing, so any face may
+read it.
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ class Entry(NamedTuple):
     evaluate: str | None = None  # its key in ``evaluate`` / ``PartialEvaluation``
     path: str | None = None     # the bootstrap's batched path (``_batched_find``)
     greater_is_better: bool = True  # a score (True) or a loss / error (False)
+    aliases: tuple[str, ...] = ()  # other names ``compute_metrics`` takes ("auroc")
+    complement: str | None = None  # the key it is 1 minus, on that metric's state
+    buffered: bool = False      # its stream keeps the values (``capacity=`` samples)
+    curve: str | None = None    # the ``metrix.<curve>`` it summarises (``metrix eval``'s plot)
 
 
 REGISTRY = (
@@ -65,21 +72,23 @@ REGISTRY = (
     Entry("hamming_loss", "hamming_loss", "label", "HammingDistance", spec="hamming",
           what="Hamming loss (1 - accuracy)", trainer=True, evaluate="hamming_loss",
           path="multilabel",
-          greater_is_better=False),
+          greater_is_better=False, aliases=("hamming",), complement="accuracy"),
     Entry("zero_one_loss", "zero_one_loss", "label", "ZeroOneLoss", spec="zero_one",
           what="zero-one loss (1 - accuracy)", trainer=True, evaluate="zero_one_loss",
-          greater_is_better=False),
+          greater_is_better=False, complement="accuracy"),
     # -- score metrics --------------------------------------------------------------
     Entry("roc_auc_score", "roc_auc", "score", averaged=True, trainer=True,
-          evaluate="roc_auc", path="ranking"),
+          evaluate="roc_auc", path="ranking", aliases=("auroc",), curve="roc_curve"),
     Entry("average_precision_score", "average_precision", "score", averaged=True,
-          trainer=True, evaluate="average_precision", path="ranking"),
+          trainer=True, evaluate="average_precision", path="ranking",
+          curve="precision_recall_curve"),
     Entry("log_loss", "log_loss", "score", trainer=True, evaluate="log_loss", path="proba",
           greater_is_better=False),
     Entry("brier_score_loss", "brier_score_loss", "score", evaluate="brier_score_loss",
           path="proba",
           greater_is_better=False),
-    Entry("calibration_error", "calibration_error", "score", greater_is_better=False),
+    Entry("calibration_error", "calibration_error", "score", greater_is_better=False,
+          curve="calibration_curve"),
     Entry("top_k_accuracy_score", "top_k_accuracy", "score", path="row_mean"),
     Entry("label_ranking_average_precision_score", "lrap", "score", path="row_mean"),
     Entry("label_ranking_loss", "label_ranking_loss", "score", path="row_mean",
@@ -135,7 +144,7 @@ REGISTRY = (
           greater_is_better=False),
     Entry("median_absolute_error", "median_ae", "regression", trainer=True,
           evaluate="median_absolute_error", path="order",
-          greater_is_better=False),
+          greater_is_better=False, buffered=True),
     Entry("max_error", "max_error", "regression", "MaxError", what="maximum residual error",
           evaluate="max_error", path="order",
           greater_is_better=False),
@@ -151,8 +160,8 @@ REGISTRY = (
           what="D^2 Tweedie score (fraction of Tweedie deviance explained, ``power=``; "
                "one output)"),
     # exact buffers of ``capacity`` (the weighted quantile of y_true): written classes
-    Entry("d2_pinball_score", "d2_pinball", "regression"),
-    Entry("d2_absolute_error_score", "d2_absolute_error", "regression"),
+    Entry("d2_pinball_score", "d2_pinball", "regression", buffered=True),
+    Entry("d2_absolute_error_score", "d2_absolute_error", "regression", buffered=True),
 )
 
 _BY_FUNCTION = {e.function: e for e in REGISTRY}

@@ -29,6 +29,7 @@ import warnings
 
 import numpy as np
 
+from ..registry import entries
 from . import _batched, _checks, _io
 from ._io import BadData, CliError, NotInstalled, UsageError, all_zero_weights, open_table
 from ._progress import Progress
@@ -645,25 +646,26 @@ def _write_plots(metrix, task, data, display, results, directory):
 
     out = []
     vals = {r["metric"]: r.get("value") for r in results}
+    area = {e.curve: vals.get(e.key) for e in entries() if e.curve}  # by its curve
     if task in ("binary", "multiclass") and data.y_pred is not None:
         cm = metrix.confusion_matrix(data.y_true, data.y_pred, labels=data.classes)
         out.append(_plots.confusion(cm, display, _plots.path_in(directory, "confusion_matrix.png")))
     if task == "binary" and data.y_score is not None:
         pos = data.pos_label
         fpr, tpr, _ = metrix.roc_curve(data.y_true, data.y_score, pos_label=pos)
-        out.append(_plots.roc(fpr, tpr, _num(vals.get("roc_auc")),
+        out.append(_plots.roc(fpr, tpr, _num(area["roc_curve"]),
                               _plots.path_in(directory, "roc.png")))
         prec, rec, _ = metrix.precision_recall_curve(data.y_true, data.y_score, pos_label=pos)
-        out.append(_plots.precision_recall(prec, rec, _num(vals.get("average_precision")),
+        out.append(_plots.precision_recall(prec, rec, _num(area["precision_recall_curve"]),
                                            _plots.path_in(directory, "precision_recall.png")))
-        out.append(_calibration_plot(metrix, data, vals, directory))
+        out.append(_calibration_plot(metrix, data, area["calibration_curve"], directory))
     if task == "regression":
         out.append(_plots.residuals(data.y_true, data.y_pred,
                                     _plots.path_in(directory, "residuals.png")))
     return out
 
 
-def _calibration_plot(metrix, data, vals, directory):
+def _calibration_plot(metrix, data, error, directory):
     """The reliability plot of binary scores, titled with the report's expected
     calibration error (computed here when the report has none)."""
     from . import _plots
@@ -672,7 +674,6 @@ def _calibration_plot(metrix, data, vals, directory):
     y_pos = np.asarray(host(data.y_true)) == data.pos_label
     prob_true, prob_pred = metrix.calibration_curve(y_pos, data.y_score,
                                                     n_bins=CALIBRATION_BINS)
-    error = vals.get("calibration_error")
     if not isinstance(error, (int, float)):
         error = float(metrix.calibration_error(y_pos, data.y_score, n_bins=CALIBRATION_BINS))
     return _plots.calibration(prob_true, prob_pred, error,
