@@ -28,7 +28,8 @@ class Entry(NamedTuple):
     key: str                    # short name: compute_metrics, metrix eval, stream specs
     family: str                 # "label", "score" (1-D or 2-D scores), "regression"
     #                             or "clustering"
-    stream: str | None = None   # its generated ``metrix.stream`` class
+    stream: str | None = None   # its ``metrix.stream`` class (generated for the label,
+    #                             regression and clustering families, unless ``buffered``)
     spec: str | None = None     # the stream spec's metric, where it is not ``key``
     average: str | None = None  # the stream class's default ``average``
     what: str = ""              # what it measures, for generated docstrings
@@ -77,9 +78,10 @@ REGISTRY = (
           what="zero-one loss (1 - accuracy)", trainer=True, evaluate="zero_one_loss",
           greater_is_better=False, complement="accuracy"),
     # -- score metrics --------------------------------------------------------------
-    Entry("roc_auc_score", "roc_auc", "score", averaged=True, trainer=True,
+    Entry("roc_auc_score", "roc_auc", "score", "AUROC", averaged=True, trainer=True,
           evaluate="roc_auc", path="ranking", aliases=("auroc",), curve="roc_curve"),
-    Entry("average_precision_score", "average_precision", "score", averaged=True,
+    Entry("average_precision_score", "average_precision", "score", "AveragePrecision",
+          averaged=True,
           trainer=True, evaluate="average_precision", path="ranking",
           curve="precision_recall_curve"),
     Entry("log_loss", "log_loss", "score", trainer=True, evaluate="log_loss", path="proba",
@@ -142,7 +144,8 @@ REGISTRY = (
           "MeanAbsolutePercentageError", what="mean absolute percentage error",
           trainer=True, evaluate="mean_absolute_percentage_error", path="regression",
           greater_is_better=False),
-    Entry("median_absolute_error", "median_ae", "regression", trainer=True,
+    Entry("median_absolute_error", "median_ae", "regression", "MedianAbsoluteError",
+          trainer=True,
           evaluate="median_absolute_error", path="order",
           greater_is_better=False, buffered=True),
     Entry("max_error", "max_error", "regression", "MaxError", what="maximum residual error",
@@ -160,8 +163,9 @@ REGISTRY = (
           what="D^2 Tweedie score (fraction of Tweedie deviance explained, ``power=``; "
                "one output)"),
     # exact buffers of ``capacity`` (the weighted quantile of y_true): written classes
-    Entry("d2_pinball_score", "d2_pinball", "regression", buffered=True),
-    Entry("d2_absolute_error_score", "d2_absolute_error", "regression", buffered=True),
+    Entry("d2_pinball_score", "d2_pinball", "regression", "D2PinballScore", buffered=True),
+    Entry("d2_absolute_error_score", "d2_absolute_error", "regression",
+          "D2AbsoluteErrorScore", buffered=True),
 )
 
 _BY_FUNCTION = {e.function: e for e in REGISTRY}

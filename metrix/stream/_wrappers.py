@@ -607,7 +607,7 @@ _REG_DOC = """Streaming {what}: exact weighted sums (merge by addition).
     """
 
 for _e in entries(family="regression"):
-    if _e.stream is not None:
+    if _e.stream is not None and not _e.buffered:  # the buffered ones: written below
         globals()[_e.stream] = _regression_class(_e.stream, _e.key, _REG_DOC.format(
             what=_e.what, name=_e.stream, fn=_e.function), _e.greater_is_better)
 
