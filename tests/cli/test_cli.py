@@ -416,3 +416,15 @@ def test_column_numpy_views_equal_pyarrow():
         want = col.to_numpy(zero_copy_only=False)
         assert got.dtype == want.dtype and got.shape == want.shape, col.type
         np.testing.assert_array_equal(got, want)
+
+
+def test_weighted_support_column_is_separated():
+    # a weighted support printed in full is wider than its column: the columns
+    # stay split on whitespace (it ran into the f1 column)
+    from metrix.cli._report import classification_table
+
+    text = classification_table([("a", 0.5, 0.25, 1 / 3, 0.769327065275),
+                                 ("b", 1.0, 1.0, 1.0, 3.0)])
+    rows = [line.split() for line in text.splitlines()[2:]]
+    assert rows == [["a", "0.5000", "0.2500", "0.3333", "0.769327065275"],
+                    ["b", "1.0000", "1.0000", "1.0000", "3"]]
