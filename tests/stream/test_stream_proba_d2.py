@@ -304,3 +304,19 @@ def test_the_null_model_sums_are_the_one_shot_terms():
     bounds = _prob.clip_bounds(np.finfo(np.float64).eps, np.float64, np, None)
     per_sample = _prob.log_loss_terms(Y, tiled, bounds, xp=np, acc=np.float64)
     _close(_prob.null_log_loss_sum(w_c, prior, xp=np, acc=np.float64), np.sum(W * per_sample))
+
+
+def test_a_collection_shares_the_confusion_matrix_and_the_loss_sums():
+    coll = ms.MetricCollection({"lr": ms.ClassLikelihoodRatios(),
+                                "f1": ms.F1Score(2, average="binary"),
+                                "mcc": ms.MatthewsCorrCoef(2)})
+    assert len(coll.spec._groups) == 1           # one 4 x 4 matrix for the three
+    _feed(coll, Y_BIN, YP_BIN, lib=torch.asarray)
+    got = coll.compute()
+    _close(_f(got["lr"]), skm.class_likelihood_ratios(Y_BIN, YP_BIN))
+    _close(_f(got["f1"]), skm.f1_score(Y_BIN, YP_BIN))
+    both = ms.MetricCollection({"d2": ms.D2LogLossScore(C), "ll": ms.LogLoss(C)})
+    _feed(both, Y, P, lib=torch.asarray)
+    got = both.compute()
+    _close(_f(got["d2"]), skm.d2_log_loss_score(Y, P, labels=range(C)))
+    _close(_f(got["ll"]), skm.log_loss(Y, P, labels=range(C)))
