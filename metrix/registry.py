@@ -8,10 +8,9 @@ class, ``evaluate``'s key and the bootstrap's batched path.  The faces
 derive their own tables from it (:mod:`metrix.stream`'s classes,
 :mod:`metrix.integrations.transformers`' names, the bootstrap's lookup), so
 adding a metric means one entry here.  A face that needs to tell metrics
-apart reads a field (``path="ranking"``, ``buffered``, ``complement``,
-``curve``), not a name: ``tests/test_registry_names.py`` finds the names
-written elsewhere.  Names only: this module imports nothing, so any face may
-read it.
+apart reads a field (``path="ranking"``, ``buffered``, ``complement``), not a
+name: ``tests/test_registry_names.py`` finds the names written elsewhere.
+Names only: this module imports nothing, so any face may read it.
 """
 
 from __future__ import annotations
@@ -41,7 +40,6 @@ class Entry(NamedTuple):
     aliases: tuple[str, ...] = ()  # other names ``compute_metrics`` takes ("auroc")
     complement: str | None = None  # the key it is 1 minus, on that metric's state
     buffered: bool = False      # its stream keeps the values (``capacity=`` samples)
-    curve: str | None = None    # the ``metrix.<curve>`` it summarises (``metrix eval``'s plot)
 
 
 REGISTRY = (
@@ -79,18 +77,15 @@ REGISTRY = (
           greater_is_better=False, complement="accuracy"),
     # -- score metrics --------------------------------------------------------------
     Entry("roc_auc_score", "roc_auc", "score", "AUROC", averaged=True, trainer=True,
-          evaluate="roc_auc", path="ranking", aliases=("auroc",), curve="roc_curve"),
+          evaluate="roc_auc", path="ranking", aliases=("auroc",)),
     Entry("average_precision_score", "average_precision", "score", "AveragePrecision",
-          averaged=True,
-          trainer=True, evaluate="average_precision", path="ranking",
-          curve="precision_recall_curve"),
+          averaged=True, trainer=True, evaluate="average_precision", path="ranking"),
     Entry("log_loss", "log_loss", "score", trainer=True, evaluate="log_loss", path="proba",
           greater_is_better=False),
     Entry("brier_score_loss", "brier_score_loss", "score", evaluate="brier_score_loss",
           path="proba",
           greater_is_better=False),
-    Entry("calibration_error", "calibration_error", "score", greater_is_better=False,
-          curve="calibration_curve"),
+    Entry("calibration_error", "calibration_error", "score", greater_is_better=False),
     Entry("top_k_accuracy_score", "top_k_accuracy", "score", path="row_mean"),
     Entry("label_ranking_average_precision_score", "lrap", "score", path="row_mean"),
     Entry("label_ranking_loss", "label_ranking_loss", "score", path="row_mean",
@@ -145,8 +140,7 @@ REGISTRY = (
           trainer=True, evaluate="mean_absolute_percentage_error", path="regression",
           greater_is_better=False),
     Entry("median_absolute_error", "median_ae", "regression", "MedianAbsoluteError",
-          trainer=True,
-          evaluate="median_absolute_error", path="order",
+          trainer=True, evaluate="median_absolute_error", path="order",
           greater_is_better=False, buffered=True),
     Entry("max_error", "max_error", "regression", "MaxError", what="maximum residual error",
           evaluate="max_error", path="order",

@@ -34,6 +34,7 @@ STREAM_SPECS = {
     "metrix.stream._clustering": "the contingency-table streams",
     "metrix.stream._retrieval": "the retrieval streams (ndcg, precision@k, recall@k)",
     "metrix.stream._segmentation": "the segmentation streams (pixel accuracy)",
+    "metrix.stream._scores": "LikelihoodRatiosStream: a LabelStream (metric=) of 2 classes",
 }
 
 #: module -> (the names it still writes, why)
@@ -67,7 +68,6 @@ ALLOWED = {
                    "the classification report's columns and accuracy line"),
     "metrix.cli._report": ({"accuracy", "precision", "recall"},
                            "the classification report's columns and accuracy line"),
-    "metrix.cli._plots": ({"precision", "recall"}, "the PR plot's axes"),
     "metrix.cli.demo": ({"accuracy"}, "the demo's printed metric"),
     # -- host merges: a second definition of the formula (issue 45, item 1) -------
     "metrix.evaluation.one_pass": (
@@ -79,8 +79,10 @@ ALLOWED = {
         {"accuracy", "brier_score_loss", "calibration_error", "confusion",
          "explained_variance_score", "kappa", "log_loss", "max_error", "mean_absolute_error",
          "mean_absolute_percentage_error", "mean_squared_error", "median_absolute_error",
-         "r2_score", "root_mean_squared_error", "balanced_accuracy", "cohen_kappa"},
-        "the chunked states' host formulas, and the variants (adjusted, weighted kappa)"),
+         "r2_score", "root_mean_squared_error", "balanced_accuracy", "cohen_kappa",
+         "roc_auc"},
+        "the chunked states' host formulas, the variants (adjusted, weighted kappa) and "
+        "one-vs-rest's area (ROC AUC's only)"),
     "metrix.evaluation.partial_rows": (
         {"coverage_error", "dcg", "hamming_loss", "label_ranking_loss", "lrap", "ndcg"},
         "the row metrics' host sums"),

@@ -56,7 +56,6 @@ PROBA_METRICS = names(path="proba")
 RANKING_METRICS = names(path="ranking")
 #: multiclass one-vs-rest ROC AUC (2-D ``y_score``), macro and support-weighted
 OVR_METRICS = ("roc_auc_ovr", "roc_auc_ovr_weighted")
-_AUC = names(curve="roc_curve")[0]  # one-vs-rest's area: the ROC curve's
 #: top-k accuracy (2-D ``y_score``); any ``top_<k>_accuracy`` is understood
 TOP_K_METRICS = ("top_2_accuracy", "top_3_accuracy", "top_5_accuracy")
 REGRESSION_METRICS = names(family="regression")
@@ -574,10 +573,10 @@ class PartialEvaluation:
                 score = np.arange(pos.shape[0], dtype=np.float64)
             support[k] = float(pos.sum())
             if n_pos and n - n_pos and support[k] > 0 and float(neg.sum()) > 0:
-                aucs[k] = _table.table_areas(score, pos, neg, [_AUC], n_pos=n_pos,
-                                             n_neg=n - n_pos)[_AUC]
+                aucs[k] = _table.table_areas(score, pos, neg, ["roc_auc"], n_pos=n_pos,
+                                             n_neg=n - n_pos)["roc_auc"]
                 if self.method == "binned":
-                    bounds[k] = _table.binned_bounds(pos, neg)[_AUC]
+                    bounds[k] = _table.binned_bounds(pos, neg)["roc_auc"]
         total = float(support.sum())
         out = {}
         for suffix, v in (("", aucs), ("_error_bound", bounds)):  # an average of bounds
