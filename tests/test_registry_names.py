@@ -6,7 +6,7 @@ stream spec's name and its aliases.  A module may write one when it defines the
 metric: the family package of its public function (``metrix.ranking`` for
 ``roc_auc``) or the module of its ``metrix.stream`` class.  Anywhere else a name
 is a table that the registry should hold: derive it from a field of the entry
-(``names(path="ranking")``, ``e.buffered``, ``e.curve``...).  The few modules
+(``names(path="ranking")``, ``e.buffered``, ``e.complement``).  The few modules
 that still write one are listed below, each with its names and why; the test
 fails on a name that appears elsewhere, and on a listed name that is gone (so
 the list only shrinks).
