@@ -7,8 +7,10 @@ specs, ``compute_metrics`` and ``metrix eval`` use, the ``metrix.stream``
 class, ``evaluate``'s key and the bootstrap's batched path.  The faces
 derive their own tables from it (:mod:`metrix.stream`'s classes,
 :mod:`metrix.integrations.transformers`' names, the bootstrap's lookup), so
-adding a metric means one entry here.  Names only: this module imports
-nothing, so any face may read it.
+adding a metric means one entry here.  A face that needs to tell metrics
+apart reads a field (``path="ranking"``, ``buffered``, ``complement``), not a
+name: ``tests/test_registry_names.py`` finds the names written elsewhere.
+Names only: this module imports nothing, so any face may read it.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ class Entry(NamedTuple):
     key: str                    # short name: compute_metrics, metrix eval, stream specs
     family: str                 # "label", "score" (1-D or 2-D scores), "regression"
     #                             or "clustering"
-    stream: str | None = None   # its generated ``metrix.stream`` class
+    stream: str | None = None   # its ``metrix.stream`` class (generated for the label,
+    #                             regression and clustering families, unless ``buffered``)
     spec: str | None = None     # the stream spec's metric, where it is not ``key``
     average: str | None = None  # the stream class's default ``average``
     what: str = ""              # what it measures, for generated docstrings
@@ -34,6 +37,9 @@ class Entry(NamedTuple):
     evaluate: str | None = None  # its key in ``evaluate`` / ``PartialEvaluation``
     path: str | None = None     # the bootstrap's batched path (``_batched_find``)
     greater_is_better: bool = True  # a score (True) or a loss / error (False)
+    aliases: tuple[str, ...] = ()  # other names ``compute_metrics`` takes ("auroc")
+    complement: str | None = None  # the key it is 1 minus, on that metric's state
+    buffered: bool = False      # its stream keeps the values (``capacity=`` samples)
 
 
 REGISTRY = (
@@ -65,15 +71,15 @@ REGISTRY = (
     Entry("hamming_loss", "hamming_loss", "label", "HammingDistance", spec="hamming",
           what="Hamming loss (1 - accuracy)", trainer=True, evaluate="hamming_loss",
           path="multilabel",
-          greater_is_better=False),
+          greater_is_better=False, aliases=("hamming",), complement="accuracy"),
     Entry("zero_one_loss", "zero_one_loss", "label", "ZeroOneLoss", spec="zero_one",
           what="zero-one loss (1 - accuracy)", trainer=True, evaluate="zero_one_loss",
-          greater_is_better=False),
+          greater_is_better=False, complement="accuracy"),
     # -- score metrics --------------------------------------------------------------
-    Entry("roc_auc_score", "roc_auc", "score", averaged=True, trainer=True,
-          evaluate="roc_auc", path="ranking"),
-    Entry("average_precision_score", "average_precision", "score", averaged=True,
-          trainer=True, evaluate="average_precision", path="ranking"),
+    Entry("roc_auc_score", "roc_auc", "score", "AUROC", averaged=True, trainer=True,
+          evaluate="roc_auc", path="ranking", aliases=("auroc",)),
+    Entry("average_precision_score", "average_precision", "score", "AveragePrecision",
+          averaged=True, trainer=True, evaluate="average_precision", path="ranking"),
     Entry("log_loss", "log_loss", "score", trainer=True, evaluate="log_loss", path="proba",
           greater_is_better=False),
     Entry("brier_score_loss", "brier_score_loss", "score", evaluate="brier_score_loss",
@@ -133,9 +139,9 @@ REGISTRY = (
           "MeanAbsolutePercentageError", what="mean absolute percentage error",
           trainer=True, evaluate="mean_absolute_percentage_error", path="regression",
           greater_is_better=False),
-    Entry("median_absolute_error", "median_ae", "regression", trainer=True,
-          evaluate="median_absolute_error", path="order",
-          greater_is_better=False),
+    Entry("median_absolute_error", "median_ae", "regression", "MedianAbsoluteError",
+          trainer=True, evaluate="median_absolute_error", path="order",
+          greater_is_better=False, buffered=True),
     Entry("max_error", "max_error", "regression", "MaxError", what="maximum residual error",
           evaluate="max_error", path="order",
           greater_is_better=False),
@@ -151,8 +157,9 @@ REGISTRY = (
           what="D^2 Tweedie score (fraction of Tweedie deviance explained, ``power=``; "
                "one output)"),
     # exact buffers of ``capacity`` (the weighted quantile of y_true): written classes
-    Entry("d2_pinball_score", "d2_pinball", "regression"),
-    Entry("d2_absolute_error_score", "d2_absolute_error", "regression"),
+    Entry("d2_pinball_score", "d2_pinball", "regression", "D2PinballScore", buffered=True),
+    Entry("d2_absolute_error_score", "d2_absolute_error", "regression",
+          "D2AbsoluteErrorScore", buffered=True),
 )
 
 _BY_FUNCTION = {e.function: e for e in REGISTRY}

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..registry import by_key
+from ..registry import by_key, names
 from ._io import BadData, UsageError
 
 TASKS = ("auto", "binary", "multiclass", "multilabel", "regression", "ranking")
@@ -146,8 +146,8 @@ def default_metrics(task: str, data: Data, *, has_pred: bool, has_score: bool) -
     elif task == "ranking":
         if not has_score:
             raise UsageError("--task ranking needs --y-score")
-        specs += [_spec(k, "score") for k in (
-            ("roc_auc", "average_precision") if getattr(data.y_true, "ndim", 1) == 1
+        specs += [_spec(k, "score") for k in (  # 1-D: the areas under the two curves
+            names("key", path="ranking") if getattr(data.y_true, "ndim", 1) == 1
             else ("ndcg", "dcg", "lrap", "coverage_error", "label_ranking_loss"))]
     else:
         raise UsageError(f"unknown task {task!r}; expected one of {', '.join(TASKS)}")

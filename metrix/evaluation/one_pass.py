@@ -23,12 +23,13 @@ from ..classification import probabilistic as _prob
 from ..classification._input import label_problem, prepare_inputs, with_declared_labels
 from ..classification._prf import prf_from_counts, setwise_labels
 from ..classification.confusion import accuracy_from_totals, correct_and_total
+from ..registry import names
 
 __all__ = ["evaluate", "EVALUATE_METRICS"]
 
 DEFAULT_LABEL_METRICS = ("accuracy", "balanced_accuracy", "precision_macro", "recall_macro",
                          "f1_macro", "matthews_corrcoef", "cohen_kappa")
-DEFAULT_PROBA_METRICS = ("log_loss", "brier_score_loss")
+DEFAULT_PROBA_METRICS = names(path="proba")
 _PRF = {"precision": "precision", "recall": "recall", "f1": "f-score"}
 _AVERAGES = {"": "binary", "_micro": "micro", "_macro": "macro", "_weighted": "weighted",
              "_samples": "samples"}
@@ -36,9 +37,9 @@ _PLAIN = ("accuracy", "balanced_accuracy", "adjusted_balanced_accuracy", "matthe
           "cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "hamming_loss",
           "zero_one_loss")
 _SETWISE = tuple(f"{m}{s}" for m in ("precision", "recall", "f1", "jaccard") for s in _AVERAGES)
-PROBA_METRICS = ("log_loss", "brier_score_loss", "d2_log_loss_score", "d2_brier_score")
+PROBA_METRICS = DEFAULT_PROBA_METRICS + ("d2_log_loss_score", "d2_brier_score")
 #: binary ranking metrics of a 1-D ``y_score``: one sort for both
-RANKING_METRICS = ("roc_auc", "average_precision")
+RANKING_METRICS = names(path="ranking")
 #: every name ``evaluate`` understands
 EVALUATE_METRICS = _PLAIN + _SETWISE + PROBA_METRICS + RANKING_METRICS
 

@@ -66,13 +66,15 @@ CALIBRATION_BINS = 15
 PARTIAL_METRICS = (LABEL_METRICS + PROBA_METRICS + RANKING_METRICS + OVR_METRICS
                    + TOP_K_METRICS + REGRESSION_METRICS + CALIBRATION_METRICS)
 #: metrics whose state is a table of the data itself
-TABLED = ("median_absolute_error",)
+TABLED = names(buffered=True)
 
 # evaluate name -> LabelStream metric (the registry's key), and the variants' keywords
 _KEY = {e.evaluate: e.key for e in entries(family="label") if e.evaluate}
 _VARIANT = {"adjusted_balanced_accuracy": ("balanced_accuracy", {"adjusted": True}),
             "cohen_kappa_linear": ("cohen_kappa", {"weights": "linear"}),
             "cohen_kappa_quadratic": ("cohen_kappa", {"weights": "quadratic"})}
+#: the losses that are ``1 - accuracy``
+_COMPLEMENTS = names(complement="accuracy")
 _REG_SUMS = ("r_w", "r_mean_y", "r_m2_y", "r_mean_e", "r_m2_e")
 
 
@@ -418,7 +420,7 @@ class PartialEvaluation:
         for name in self.label_names:
             if name == "accuracy":
                 out[name] = accuracy
-            elif name in ("hamming_loss", "zero_one_loss"):
+            elif name in _COMPLEMENTS:
                 out[name] = 1.0 - accuracy
             elif name in _PLAIN:  # a metric of the confusion matrix
                 base, kw = _VARIANT.get(name, (name, {}))

@@ -43,7 +43,7 @@ import torch
 
 from .. import stream as _stream
 from .._core import namespace as _ns
-from ..registry import entries
+from ..registry import by_key, entries
 from ..stream._functional import StreamMetric, array_namespace
 from ..stream._label import (
     LabelStream,
@@ -62,12 +62,18 @@ __all__ = ["TrainerMetrics", "compute_metrics"]
 TASKS = ("binary", "multiclass", "multilabel", "regression")
 
 _TRAINER = entries(trainer=True)
-#: scikit-learn's function names and a few common names, as the registry's keys
-_ALIASES = {e.function: e.key for e in _TRAINER if e.function != e.key} | {
-    "cohen_kappa": "kappa", "hamming": "hamming_loss", "auroc": "roc_auc"}
+#: scikit-learn's function names, ``evaluate``'s names and the registry's aliases, as
+#: the registry's keys
+_ALIASES = {n: e.key for e in _TRAINER for n in (e.function, e.evaluate, *e.aliases)
+            if n and n != e.key}
 _LABEL, _SCORE, _REGRESSION = (tuple(e.key for e in _TRAINER if e.family == f)
                                for f in ("label", "score", "regression"))
 _AVERAGED = tuple(e.key for e in _TRAINER if e.averaged)
+#: the areas under a curve (a ranking state) and the probabilities' loss (its own state)
+_RANKING, _PROBA = (tuple(e.key for e in _TRAINER if e.path == p) for p in ("ranking", "proba"))
+#: accuracy, and the losses that are 1 minus it on its state (keys and stream specs)
+_ACCURACY = tuple({e.complement for e in _TRAINER if e.complement})
+_COMPLEMENTS = tuple(n for e in _TRAINER if e.complement for n in {e.key, e.spec or e.key})
 
 
 def compute_metrics(metrics, task="multiclass", labels=None, *, average="auto", threshold=0.5,
@@ -551,7 +557,7 @@ def _check_supported(name, m, task):
                          "scikit-learn's function names)")
     if (task == "regression") != (c in _REGRESSION):
         raise ValueError(f"{m!r} is not a metric for task={task!r}")
-    if task == "multilabel" and c not in _MULTILABEL + ("roc_auc", "average_precision"):
+    if task == "multilabel" and c not in _MULTILABEL + _RANKING:
         raise ValueError(f"{m!r} is not offered for multilabel targets")
 
 
@@ -561,14 +567,14 @@ def _spec(name, m, task, width, average, ignore, thresholds, capacity, multioutp
         return _instance_spec(m.spec, ignore)
     c = _canonical(m)
     if task == "regression":
-        if c == "median_ae":
-            if capacity is None:
-                raise ValueError("median_ae keeps the errors: give capacity= (samples)")
-            return RegressionStream("median_ae", num_outputs=width, multioutput=multioutput,
-                                    capacity=capacity)
-        return RegressionStream(c, num_outputs=width, multioutput=multioutput)
+        if not by_key(c).buffered:
+            return RegressionStream(c, num_outputs=width, multioutput=multioutput)
+        if capacity is None:
+            raise ValueError(f"{c} keeps the errors: give capacity= (samples)")
+        return RegressionStream(c, num_outputs=width, multioutput=multioutput,
+                                capacity=capacity)
     avg = average if c in _AVERAGED else None
-    if c in ("roc_auc", "average_precision"):
+    if c in _RANKING:
         if task == "binary":
             return RankingStream(c, thresholds=thresholds, capacity=capacity, weighted=mask)
         if avg == "binary":
@@ -577,15 +583,16 @@ def _spec(name, m, task, width, average, ignore, thresholds, capacity, multioutp
         key = "num_classes" if task == "multiclass" else "num_labels"
         return RankingStream(c, average=avg, thresholds=thresholds, capacity=capacity,
                              weighted=mask, **{key: width})
-    if c == "log_loss":
+    if c in _PROBA:
         return LogLossStream(None if task == "binary" else width)
     if task == "multilabel":
         return MultilabelStream(width, c, average=avg)
-    if c in ("accuracy", "hamming_loss", "zero_one_loss"):
+    if c in _ACCURACY + _COMPLEMENTS:
         # as stream.Accuracy: a label the logits cannot predict (outside 0..width-1)
         # counts as an error; only ignore_index is padding
-        spec = LabelStream(width, "accuracy", average=None, ignore_index=ignore)
-        return spec if c == "accuracy" else _Complement(spec)
+        base = by_key(c).complement or c
+        spec = LabelStream(width, base, average=None, ignore_index=ignore)
+        return spec if base == c else _Complement(spec)
     if c in _AVERAGED:
         return LabelStream(width, c, average=avg, pos_label=1, ignore_index=ignore)
     return _WithOthers(LabelStream(width, c, ignore_index=ignore))
@@ -600,11 +607,10 @@ def _instance_spec(spec, ignore):
                   zero_division=spec.zero_division, weights=spec.kappa_weights,
                   adjusted=spec.adjusted, normalize=spec.normalize, weighted=spec.weighted,
                   threshold=spec.threshold, ignore_index=ignore)
-        if spec.metric in ("accuracy", "hamming", "zero_one") and spec.average in (None,
-                                                                                  "micro"):
-            kw["average"] = "micro"
+        if spec.metric in _ACCURACY + _COMPLEMENTS and spec.average in (None, "micro"):
+            kw["average"] = "micro"  # micro recall: accuracy of the samples kept
             twin = LabelStream(spec.num_classes, "recall", **kw)
-            return twin if spec.metric == "accuracy" else _Complement(twin)
+            return twin if spec.metric in _ACCURACY else _Complement(twin)
         # validate / assume_valid are not carried over: no host read per batch, and
         # targets outside the classes stay in the "other" bins
         made = LabelStream(spec.num_classes, spec.metric, **kw)

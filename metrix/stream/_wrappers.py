@@ -607,7 +607,7 @@ _REG_DOC = """Streaming {what}: exact weighted sums (merge by addition).
     """
 
 for _e in entries(family="regression"):
-    if _e.stream is not None:
+    if _e.stream is not None and not _e.buffered:  # the buffered ones: written below
         globals()[_e.stream] = _regression_class(_e.stream, _e.key, _REG_DOC.format(
             what=_e.what, name=_e.stream, fn=_e.function), _e.greater_is_better)
 
@@ -687,7 +687,22 @@ _SCORE_RULE = """
     """
 
 
-class AUROC(_Ranking):
+class _Area(_Ranking):
+    """AUROC / AveragePrecision: the area ``_metric`` (a ``RankingStream`` metric)."""
+
+    _metric = None
+
+    def __init__(self, num_classes=None, average="macro", *, num_labels=None,
+                 thresholds=DEFAULT_THRESHOLDS, capacity=None, weighted=False,
+                 validate=False, pos_label=None):
+        super().__init__(RankingStream(self._metric, num_classes=num_classes,
+                                       num_labels=num_labels, average=average,
+                                       thresholds=thresholds, capacity=capacity,
+                                       weighted=weighted, validate=validate,
+                                       pos_label=pos_label))
+
+
+class AUROC(_Area):
     """Streaming ROC AUC: binned (``thresholds``, default 1000) or exact (``capacity``).
 
     ``AUROC(num_classes=None, num_labels=None, average="macro", thresholds=1000,
@@ -696,17 +711,10 @@ class AUROC(_Ranking):
     ``pos_label``).
     """
 
-    def __init__(self, num_classes=None, average="macro", *, num_labels=None,
-                 thresholds=DEFAULT_THRESHOLDS, capacity=None, weighted=False,
-                 validate=False, pos_label=None):
-        super().__init__(RankingStream("roc_auc", num_classes=num_classes,
-                                       num_labels=num_labels, average=average,
-                                       thresholds=thresholds, capacity=capacity,
-                                       weighted=weighted, validate=validate,
-                                       pos_label=pos_label))
+    _metric = "roc_auc"
 
 
-class AveragePrecision(_Ranking):
+class AveragePrecision(_Area):
     """Streaming average precision: binned (default 1000 thresholds) or exact.
 
     ``AveragePrecision(num_classes=None, num_labels=None, average="macro",
@@ -715,14 +723,7 @@ class AveragePrecision(_Ranking):
     ``pos_label``).
     """
 
-    def __init__(self, num_classes=None, average="macro", *, num_labels=None,
-                 thresholds=DEFAULT_THRESHOLDS, capacity=None, weighted=False,
-                 validate=False, pos_label=None):
-        super().__init__(RankingStream("average_precision", num_classes=num_classes,
-                                       num_labels=num_labels, average=average,
-                                       thresholds=thresholds, capacity=capacity,
-                                       weighted=weighted, validate=validate,
-                                       pos_label=pos_label))
+    _metric = "average_precision"
 
 
 class _OperatingPoint(_Ranking):
