@@ -25,6 +25,9 @@ matrix exists only where the caller returns it.
   ``"seuclidean"`` (``V``), ``"mahalanobis"`` (``VI``), ``"hamming"``,
   ``"canberra"``, ``"braycurtis"`` and ``"haversine"`` (:data:`FORMULAS`, one
   definition each, shared by ``pairwise_distances`` and ``DistanceMetric``).
+* ``DistanceMetric``'s boolean metrics (``"jaccard"``, ``"dice"``, ...,
+  :data:`BOOLEAN_METRICS`): from the counts of coordinates non-zero in both
+  rows (one matrix product of the ``x != 0`` indicators) and in either.
 * ``"precomputed"``: the rows of ``X`` itself.
 """
 
@@ -36,8 +39,8 @@ from .._core.namespace import device_of, max_float_dtype
 from ..backends import ops
 
 __all__ = ["EXPANSION_METRICS", "BROADCAST_METRICS", "SUPPORTED_METRICS", "Distances",
-           "row_slices", "check_metric_kwds", "FORMULA_METRICS", "FORMULAS",
-           "haversine_rdist_to_dist"]
+           "row_slices", "check_metric_kwds", "FORMULA_METRICS", "BOOLEAN_METRICS",
+           "FORMULAS", "haversine_rdist_to_dist"]
 
 EXPANSION_METRICS = frozenset({"euclidean", "l2", "sqeuclidean", "cosine"})
 #: the metrics of :data:`FORMULAS` (their parameters: ``Distances(params=...)``)
@@ -45,6 +48,9 @@ FORMULA_METRICS = frozenset({"seuclidean", "mahalanobis", "hamming", "canberra",
                              "haversine"})
 BROADCAST_METRICS = frozenset({"manhattan", "cityblock", "l1", "chebyshev",
                                "minkowski"}) | FORMULA_METRICS
+#: ``DistanceMetric``'s metrics of the ``x != 0`` indicators (``B x M`` products)
+BOOLEAN_METRICS = frozenset({"jaccard", "matching", "dice", "kulsinski", "rogerstanimoto",
+                             "russellrao", "sokalmichener", "sokalsneath"})
 #: the metrics that take no parameter arrays (the silhouette's)
 SUPPORTED_METRICS = EXPANSION_METRICS | (BROADCAST_METRICS - FORMULA_METRICS) | {"precomputed"}
 _EUCLIDEAN = frozenset({"euclidean", "l2", "sqeuclidean"})
@@ -274,15 +280,19 @@ def _canberra(Xb, Y, xp):
     return xp.sum(xp.where(pos, terms, xp.zeros_like(terms)), axis=2)
 
 
+def _divide(num, den, xp, *, empty):
+    """``num / den``, ``empty`` (0 or NaN) where ``den`` is 0 (no warning)."""
+    zero = den == 0
+    ratio = num / xp.where(zero, xp.ones_like(den), den)
+    return xp.where(zero, xp.full_like(ratio, empty), ratio)
+
+
 def _braycurtis(Xb, Y, xp, *, braycurtis_scipy=False):
     """``sum|x - y| / sum|x + y|`` (SciPy's; NaN for ``0 / 0``) or ``sum|x - y| /
     sum(|x| + |y|)`` (``DistanceMetric``'s; 0 for ``0 / 0``)."""
     num = xp.sum(xp.abs(Xb - Y), axis=2)
     den = xp.sum(xp.abs(Xb + Y) if braycurtis_scipy else xp.abs(Xb) + xp.abs(Y), axis=2)
-    zero = den == 0
-    ratio = num / xp.where(zero, xp.ones_like(den), den)
-    empty = xp.full_like(ratio, math.nan) if braycurtis_scipy else xp.zeros_like(ratio)
-    return xp.where(zero, empty, ratio)
+    return _divide(num, den, xp, empty=math.nan if braycurtis_scipy else 0.0)
 
 
 def _haversine(Xb, Y, xp):
@@ -300,6 +310,62 @@ def haversine_rdist_to_dist(rdist, xp):
     return 2.0 * xp.asin(xp.sqrt(rdist))
 
 
+def _counts(Xb, Y, xp):
+    """``(n_tt, n_neq, D)``: the coordinates non-zero in both rows, in one only, and
+    the number of coordinates (``DistanceMetric``'s boolean metrics)."""
+    a = xp.astype(Xb[:, 0, :] != 0, Xb.dtype)
+    b = xp.astype(Y[0, ...] != 0, Xb.dtype)
+    tt = a @ xp.permute_dims(b, (1, 0))
+    neq = (xp.sum(a, axis=1)[:, None] + xp.sum(b, axis=1)[None, :]) - 2.0 * tt
+    return tt, neq, Xb.shape[2]
+
+
+def _jaccard(Xb, Y, xp):
+    """``n_neq / (n_tt + n_neq)``, 0 for two all-zero rows."""
+    tt, neq, _ = _counts(Xb, Y, xp)
+    return _divide(neq, tt + neq, xp, empty=0.0)
+
+
+def _matching(Xb, Y, xp):
+    """``n_neq / D``."""
+    _, neq, d = _counts(Xb, Y, xp)
+    return neq / d
+
+
+def _dice(Xb, Y, xp):
+    """``n_neq / (2 n_tt + n_neq)`` (NaN for two all-zero rows)."""
+    tt, neq, _ = _counts(Xb, Y, xp)
+    return _divide(neq, 2.0 * tt + neq, xp, empty=math.nan)
+
+
+def _kulsinski(Xb, Y, xp):
+    """``(n_neq - n_tt + D) / (n_neq + D)``."""
+    tt, neq, d = _counts(Xb, Y, xp)
+    return (neq - tt + d) / (neq + d)
+
+
+def _rogerstanimoto(Xb, Y, xp):
+    """``2 n_neq / (D + n_neq)`` (also ``"sokalmichener"``)."""
+    _, neq, d = _counts(Xb, Y, xp)
+    return (2.0 * neq) / (d + neq)
+
+
+def _russellrao(Xb, Y, xp):
+    """``(D - n_tt) / D``."""
+    tt, _, d = _counts(Xb, Y, xp)
+    return (d - tt) / d
+
+
+def _sokalsneath(Xb, Y, xp):
+    """``n_neq / (n_tt / 2 + n_neq)`` (NaN for two all-zero rows)."""
+    tt, neq, _ = _counts(Xb, Y, xp)
+    return _divide(neq, 0.5 * tt + neq, xp, empty=math.nan)
+
+
 #: metric string -> ``formula(Xb, Y, xp, **params)`` (see :class:`Distances`)
 FORMULAS = {"seuclidean": _seuclidean, "mahalanobis": _mahalanobis, "hamming": _hamming,
-            "canberra": _canberra, "braycurtis": _braycurtis, "haversine": _haversine}
+            "canberra": _canberra, "braycurtis": _braycurtis, "haversine": _haversine,
+            "jaccard": _jaccard, "matching": _matching, "dice": _dice,
+            "kulsinski": _kulsinski, "rogerstanimoto": _rogerstanimoto,
+            "russellrao": _russellrao, "sokalmichener": _rogerstanimoto,
+            "sokalsneath": _sokalsneath}

@@ -9,9 +9,8 @@ reads too (euclidean: scikit-learn's expansion; the others from the
 parameters of a metric (``V``, ``VI``, ``w``) into arrays of the inputs'
 namespace, for both.
 
-The names are scikit-learn's (``METRIC_MAPPING64``) for the metrics metrix
-computes; the boolean ones (``"jaccard"``, ``"dice"``, ...) and callables
-(``"pyfunc"``) raise ``NotImplementedError``.
+The names are scikit-learn's (``METRIC_MAPPING64``); callables (``"pyfunc"``)
+raise ``NotImplementedError``.
 """
 
 from __future__ import annotations
@@ -35,11 +34,13 @@ METRIC_MAPPING = {
     "manhattan": "manhattan", "cityblock": "manhattan", "l1": "manhattan",
     "chebyshev": "chebyshev", "infinity": "chebyshev", "seuclidean": "seuclidean",
     "mahalanobis": "mahalanobis", "hamming": "hamming", "canberra": "canberra",
-    "braycurtis": "braycurtis", "haversine": "haversine",
+    "braycurtis": "braycurtis", "haversine": "haversine", "matching": "matching",
+    "jaccard": "jaccard", "dice": "dice", "kulsinski": "kulsinski",
+    "rogerstanimoto": "rogerstanimoto", "russellrao": "russellrao",
+    "sokalmichener": "sokalmichener", "sokalsneath": "sokalsneath",
 }
 #: scikit-learn's metric strings metrix does not compute
-_NOT_COMPUTED = frozenset({"matching", "jaccard", "dice", "kulsinski", "rogerstanimoto",
-                           "russellrao", "sokalmichener", "sokalsneath", "pyfunc"})
+_NOT_COMPUTED = frozenset({"pyfunc"})
 #: the rank-preserving surrogate of each distance: ``"square"`` (``dist ** 2``),
 #: ``"power"`` (``dist ** p``), ``"haversine"``; the others are their own
 _SURROGATE = {"euclidean": "square", "seuclidean": "square", "mahalanobis": "square",
@@ -122,8 +123,11 @@ class DistanceMetric:
     ``"minkowski"`` / ``"p"`` (``p``, optional weights ``w``),
     ``"manhattan"`` / ``"cityblock"`` / ``"l1"``, ``"chebyshev"`` /
     ``"infinity"``, ``"seuclidean"`` (``V``), ``"mahalanobis"`` (``V`` or
-    ``VI``), ``"hamming"``, ``"canberra"``, ``"braycurtis"`` and
-    ``"haversine"`` (2 features: latitude and longitude in radians).
+    ``VI``), ``"hamming"``, ``"canberra"``, ``"braycurtis"``,
+    ``"haversine"`` (2 features: latitude and longitude in radians) and the
+    boolean metrics of the ``x != 0`` indicators: ``"matching"``,
+    ``"jaccard"``, ``"dice"``, ``"kulsinski"``, ``"rogerstanimoto"``,
+    ``"russellrao"``, ``"sokalmichener"``, ``"sokalsneath"``.
 
     Examples
     --------
@@ -229,7 +233,9 @@ class DistanceMetric:
         Y = None if same else xp.astype(Y, wide, copy=False)
         params = metric_params(self.params, xp=xp, device=device, dtype=wide)
         dist = Distances(X, self.metric, xp=xp, Y=Y, p=self.p, params=params)
-        D = full_matrix(dist, zero_diagonal=same)
+        # a row's distance to itself: exactly zero but for the expansion's rounding
+        # (the boolean metrics' need not be zero: kulsinski, dice of a zero row)
+        D = full_matrix(dist, zero_diagonal=same and self.metric == "euclidean")
         return xp.astype(D, xp.float32) if self.single and D.dtype != xp.float32 else D
 
     def rdist_to_dist(self, rdist):

@@ -248,6 +248,20 @@ METRICS = [("euclidean", {}), ("l2", {}), ("minkowski", {}), ("minkowski", {"p":
            ("mahalanobis", {"V": np.cov(X0.T)}),
            ("mahalanobis", {"VI": np.linalg.inv(np.cov(X0.T))}),
            ("hamming", {}), ("canberra", {}), ("braycurtis", {})]
+BOOLEAN = ["matching", "jaccard", "dice", "kulsinski", "rogerstanimoto", "russellrao",
+           "sokalmichener", "sokalsneath"]
+METRICS += [(m, {}) for m in BOOLEAN]
+
+
+def _inputs(metric):
+    """The data of a metric: rounded for hamming, sparse rows for the boolean ones
+    (all-zero rows included)."""
+    X, Y = X0, Y0
+    if metric == "hamming":
+        return np.round(X), np.round(Y)
+    if metric in BOOLEAN:
+        return np.where(X > 1, X, 0.0), np.where(Y > 1.5, Y, 0.0)
+    return X, Y
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -257,9 +271,7 @@ def test_distance_metric_matches_sklearn(metric, kwargs, dtype):
     ours = mp.DistanceMetric.get_metric(metric, dtype=dtype, **kwargs)
     theirs = skm.DistanceMetric.get_metric(metric, dtype=dtype, **kwargs)
     tol = dict(rtol=1e-9, atol=1e-12) if dtype is np.float64 else TOL[np.float32]
-    X, Y = X0, Y0
-    if metric == "hamming":
-        X, Y = np.round(X), np.round(Y)
+    X, Y = _inputs(metric)
     for args in ((X,), (X, Y), (X.astype(np.float32), Y), (X[:1], Y), (np.round(X).astype(int),)):
         got, want = ours.pairwise(*args), theirs.pairwise(*args)
         assert got.dtype == want.dtype and got.shape == want.shape
@@ -303,18 +315,19 @@ def test_distance_metric_errors():
         _raises_like(ValueError, lambda m=metric, k=kw, a=args: f(m, **k).pairwise(*a),
                      lambda m=metric, k=kw, a=args: g(m, **k).pairwise(*a))
     with pytest.raises(NotImplementedError, match="sklearn.metrics.DistanceMetric"):
-        f("jaccard")
+        f(lambda a, b: 0.0)
 
 
 def test_distance_metric_backends(xp):
     tol = tolerance(xp.combo)
-    a, b = xp.asarray(X0), xp.asarray(Y0)
     for metric, kwargs in METRICS:
-        out = mp.DistanceMetric.get_metric(metric, **kwargs).pairwise(a, b)
+        X, Y = _inputs(metric)
+        out = mp.DistanceMetric.get_metric(metric, **kwargs).pairwise(xp.asarray(X),
+                                                                      xp.asarray(Y))
         xp.combo.check_placement(out)
-        want = skm.DistanceMetric.get_metric(metric, **kwargs).pairwise(X0, Y0)
+        want = skm.DistanceMetric.get_metric(metric, **kwargs).pairwise(X, Y)
         np.testing.assert_allclose(xp.to_numpy(out), want, **tol, err_msg=metric)
-    out = mp.DistanceMetric.get_metric("manhattan", dtype=np.float32).pairwise(a)
+    out = mp.DistanceMetric.get_metric("manhattan", dtype=np.float32).pairwise(xp.asarray(X0))
     assert out.dtype == xp.xp.float32
     d = xp.asarray(np.array([1.0, 4.0]))
     out = mp.DistanceMetric.get_metric("euclidean").rdist_to_dist(d)
