@@ -9,8 +9,9 @@ reads too (euclidean: scikit-learn's expansion; the others from the
 parameters of a metric (``V``, ``VI``, ``w``) into arrays of the inputs'
 namespace, for both.
 
-The names are scikit-learn's (``METRIC_MAPPING64``); callables (``"pyfunc"``)
-raise ``NotImplementedError``.
+The names are scikit-learn's (``METRIC_MAPPING64``); a callable (or
+``"pyfunc"`` with ``func=``) is called once per pair of rows, as
+scikit-learn calls it.
 """
 
 from __future__ import annotations
@@ -39,8 +40,6 @@ METRIC_MAPPING = {
     "rogerstanimoto": "rogerstanimoto", "russellrao": "russellrao",
     "sokalmichener": "sokalmichener", "sokalsneath": "sokalsneath",
 }
-#: scikit-learn's metric strings metrix does not compute
-_NOT_COMPUTED = frozenset({"pyfunc"})
 #: the rank-preserving surrogate of each distance: ``"square"`` (``dist ** 2``),
 #: ``"power"`` (``dist ** p``), ``"haversine"``; the others are their own
 _SURROGATE = {"euclidean": "square", "seuclidean": "square", "mahalanobis": "square",
@@ -70,9 +69,7 @@ def _host_params(metric, kwargs):
                              "ChebyshevDistance.")
         if w is None:
             return metric, {}, p
-        w = np.asarray(w, dtype=np.float64)
-        if w.ndim != 1:
-            raise ValueError(f"Expected 1D array, got {w.ndim}D array instead.")
+        w = _check_weights(w)
         if bool((w < 0).any()):
             raise ValueError("w cannot contain negative weights")
         return metric, {"w": w}, p
@@ -95,6 +92,26 @@ def _host_params(metric, kwargs):
         return metric, {"VI": VI}, 2
     _unexpected(kwargs)
     return metric, {}, 2
+
+
+def _check_weights(w):
+    """scikit-learn's ``check_array(w, ensure_2d=False, dtype=np.float64)`` of
+    Minkowski's weights (a host parameter), with its messages."""
+    if hasattr(w, "toarray"):  # a SciPy sparse matrix or array
+        raise TypeError("Sparse data was passed for w, but dense data is required. Use "
+                        "'.toarray()' to convert to a dense numpy array.")
+    w = np.asarray(w, dtype=np.float64)
+    if w.ndim != 1:
+        raise ValueError(f"Buffer has wrong number of dimensions (expected 1, got {w.ndim})")
+    if w.size == 0:
+        raise ValueError(f"Found array with 0 sample(s) (shape={w.shape}) while a minimum "
+                         "of 1 is required.")
+    if bool(np.isnan(w).any()):
+        raise ValueError("Input w contains NaN.")
+    if bool(np.isinf(w).any()):
+        raise ValueError("Input w contains infinity or a value too large for "
+                         "dtype('float64').")
+    return w
 
 
 def metric_params(params, *, xp, device, dtype):
@@ -127,7 +144,8 @@ class DistanceMetric:
     ``"haversine"`` (2 features: latitude and longitude in radians) and the
     boolean metrics of the ``x != 0`` indicators: ``"matching"``,
     ``"jaccard"``, ``"dice"``, ``"kulsinski"``, ``"rogerstanimoto"``,
-    ``"russellrao"``, ``"sokalmichener"``, ``"sokalsneath"``.
+    ``"russellrao"``, ``"sokalmichener"``, ``"sokalsneath"``; a callable of
+    two rows (or ``"pyfunc"`` with ``func=``), called once per pair.
 
     Examples
     --------
@@ -137,11 +155,14 @@ class DistanceMetric:
     [[0.0, 3.0], [3.0, 0.0]]
     """
 
-    def __init__(self, metric="euclidean", *, single=False, params=None, p=2):
+    def __init__(self, metric="euclidean", *, single=False, params=None, p=2, func=None,
+                 func_kwargs=None):
         self.metric = metric
         self.single = single
         self.params = {} if params is None else dict(params)
         self.p = p
+        self.func = func
+        self.func_kwargs = {} if func_kwargs is None else dict(func_kwargs)
 
     def __repr__(self):
         return f"DistanceMetric.get_metric({self.metric!r})"
@@ -175,11 +196,12 @@ class DistanceMetric:
                              "{np.float32, np.float64}")
         if isinstance(metric, DistanceMetric):
             return metric
-        if isinstance(metric, str) and metric in _NOT_COMPUTED or callable(metric):
-            raise NotImplementedError(
-                f"DistanceMetric: metric={metric!r} is not computed by metrix; use "
-                "sklearn.metrics.DistanceMetric (metrix computes "
-                f"{sorted(METRIC_MAPPING)}).")
+        if callable(metric) or isinstance(metric, str) and metric == "pyfunc":
+            kwargs = dict(kwargs)
+            func = metric if callable(metric) else kwargs.pop("func", None)
+            if func is None:
+                raise TypeError("__init__() takes exactly 1 positional argument (0 given)")
+            return cls("pyfunc", single=single, func=func, func_kwargs=kwargs)
         name = METRIC_MAPPING.get(metric) if isinstance(metric, str) else None
         if name is None:
             raise ValueError("Unrecognized metric '%s'" % (metric,))
@@ -231,12 +253,25 @@ class DistanceMetric:
             Y = None if same else xp.astype(Y, xp.float32, copy=False)
         X = xp.astype(X, wide, copy=False)
         Y = None if same else xp.astype(Y, wide, copy=False)
+        if self.metric == "pyfunc":
+            D = self._pyfunc(X, X if same else Y, xp, device, wide)
+            return xp.astype(D, xp.float32) if self.single else D
         params = metric_params(self.params, xp=xp, device=device, dtype=wide)
         dist = Distances(X, self.metric, xp=xp, Y=Y, p=self.p, params=params)
         # a row's distance to itself: exactly zero but for the expansion's rounding
         # (the boolean metrics' need not be zero: kulsinski, dice of a zero row)
         D = full_matrix(dist, zero_diagonal=same and self.metric == "euclidean")
         return xp.astype(D, xp.float32) if self.single and D.dtype != xp.float32 else D
+
+    def _pyfunc(self, X, Y, xp, device, wide):
+        """The user's function of two rows, called once per pair (scikit-learn's
+        ``PyFuncDistance``): a Python loop by nature."""
+        rows = []
+        for i in range(int(X.shape[0])):
+            row = [xp.asarray(self.func(X[i, ...], Y[j, ...], **self.func_kwargs), dtype=wide,
+                              device=device) for j in range(int(Y.shape[0]))]
+            rows.append(xp.stack(row))
+        return xp.stack(rows)
 
     def rdist_to_dist(self, rdist):
         """The distance of its rank-preserving surrogate (euclidean: the square root

@@ -57,7 +57,7 @@ from .kernels import (
     rbf_kernel,
     sigmoid_kernel,
 )
-from .special import haversine_distances, nan_euclidean_distances
+from .special import haversine_distances, nan_euclidean_argmin_min, nan_euclidean_distances
 
 __all__ = ["pairwise_distances", "pairwise_kernels", "pairwise_distances_chunked",
            "pairwise_distances_argmin_min", "pairwise_distances_argmin",
@@ -473,7 +473,8 @@ def _chunks(X, Y, reduce_func, metric, n_jobs, working_memory, kwds):
     dist = _device_distances(pair, "sqeuclidean" if squared else metric, kwds)
     n_x, n_y = int(pair.X.shape[0]), int(pair.Y.shape[0])
     rows = _chunk_rows(n_x, n_y, working_memory)
-    zero = pair.same and metric in ("euclidean", "l2")
+    # a row to itself: scikit-learn zeroes the euclidean ones, SciPy's cdist gives 0
+    zero = pair.same and metric in ("euclidean", "l2", "sqeuclidean")
     for start, stop in row_slices(n_x, rows):
         D = dist.block(start, stop)
         whole = start == 0 and stop == n_x
@@ -498,6 +499,10 @@ def _argmin(X, Y, axis, metric, metric_kwargs, func, *, with_values):
         raise ValueError(f"The 'metric_kwargs' parameter of {func} must be an instance of "
                          f"'dict' or None. Got {metric_kwargs!r} instead.")
     kwds = dict(metric_kwargs or {})
+    if metric == "nan_euclidean":  # scikit-learn's chunked fallback: NaN allowed
+        indices, values = nan_euclidean_argmin_min(X, Y, axis=axis, kwds=kwds,
+                                                   budget=ARGMIN_BLOCK_BYTES)
+        return (indices, values) if with_values else indices
     # bool of a keyword argument (a Python value, not an array)
     squared = metric in ("euclidean", "l2") and bool(kwds.pop("squared", False))
     extra = set(kwds) - ({"p"} if metric == "minkowski" else set())

@@ -21,12 +21,12 @@ from .._core.edge import metric_edge
 from .._core.namespace import device_of, library_dtype, max_float_dtype
 from ..backends import ops
 from . import _input
-from ._blocks import Distances
+from ._blocks import Distances, row_slices
 from .distance_metric import DistanceMetric
 from .distances import full_matrix
 
 __all__ = ["nan_euclidean_distances", "haversine_distances", "check_pairwise_arrays",
-           "check_paired_arrays"]
+           "check_paired_arrays"]  # and nan_euclidean_argmin_min, for pairwise_distances_argmin_min
 
 
 def _is_nan(value) -> bool:
@@ -264,3 +264,33 @@ def check_paired_arrays(X, Y):
     """
     pair = _input.check_paired_arrays(X, Y)
     return pair.X, pair.Y
+
+
+def nan_euclidean_argmin_min(X, Y, *, axis, kwds, budget):
+    """``pairwise_distances_argmin_min(X, Y, metric="nan_euclidean")``: scikit-learn's
+    chunked fallback (``argmin`` of each row of the distances; a row holding NaN
+    gives its first NaN, as NumPy's ``argmin``), a block of rows at a time."""
+    kwds = dict(kwds)
+    squared = kwds.pop("squared", False)
+    missing_values = kwds.pop("missing_values", math.nan)
+    kwds.pop("copy", None)
+    if kwds:
+        raise TypeError("nan_euclidean_distances() got an unexpected keyword argument "
+                        f"{next(iter(kwds))!r}")
+    _check_bool(squared, "squared", "nan_euclidean_distances")
+    pair = _input.check_pairwise_arrays(X, Y, ensure_all_finite="allow-nan")
+    if axis == 0:
+        pair = pair._replace(X=pair.Y, Y=pair.X)
+    xp = pair.xp
+    dist = NanEuclidean(pair, missing_values, squared=squared)
+    idx, vals = [], []
+    for start, stop in row_slices(dist.n, dist.rows_per_block(budget)):
+        D = dist.block(start, stop)
+        nan = xp.isnan(D)
+        first_nan = xp.argmax(xp.astype(nan, xp.int32), axis=1)
+        i, v = ops(xp).row_argmin_min(xp.where(nan, xp.full_like(D, math.inf), D))
+        has_nan = xp.any(nan, axis=1)
+        idx.append(xp.where(has_nan, xp.astype(first_nan, i.dtype), i))
+        vals.append(xp.where(has_nan, xp.full_like(v, math.nan), v))
+    return (idx[0] if len(idx) == 1 else xp.concat(idx),
+            vals[0] if len(vals) == 1 else xp.concat(vals))

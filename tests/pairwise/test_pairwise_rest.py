@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import pickle
 import re
 import warnings
 
@@ -314,8 +315,27 @@ def test_distance_metric_errors():
     for metric, kw, args in data:
         _raises_like(ValueError, lambda m=metric, k=kw, a=args: f(m, **k).pairwise(*a),
                      lambda m=metric, k=kw, a=args: g(m, **k).pairwise(*a))
-    with pytest.raises(NotImplementedError, match="sklearn.metrics.DistanceMetric"):
-        f(lambda a, b: 0.0)
+    _raises_like(TypeError, lambda: f("pyfunc"), lambda: g("pyfunc"))
+
+
+def _minkowski(a, b, p=2):
+    return np.sum(np.abs(a - b) ** p) ** (1.0 / p)
+
+
+def test_distance_metric_pyfunc():
+    dist = _minkowski
+    X, Y = _data(n=6, m=4)
+    for args in ((dist,), ("pyfunc",)):
+        for kw in ({}, {"p": 3}):
+            kw = dict(kw, func=dist) if args == ("pyfunc",) else kw
+            ours = mp.DistanceMetric.get_metric(*args, **kw)
+            theirs = skm.DistanceMetric.get_metric(*args, **kw)
+            for data in ((X,), (X, Y)):
+                _same(ours.pairwise(*data), theirs.pairwise(*data))
+    ours = pickle.loads(pickle.dumps(mp.DistanceMetric.get_metric("pyfunc", func=dist, p=3)))
+    _same(ours.pairwise(X, Y), skm.DistanceMetric.get_metric(dist, p=3).pairwise(X, Y))
+    got = mp.DistanceMetric.get_metric(dist, dtype=np.float32).pairwise(X)
+    assert got.dtype == np.float32
 
 
 def test_distance_metric_backends(xp):
@@ -395,3 +415,44 @@ def test_pairwise_distances_scipy_metrics_backends(xp):
                 out = mp.pairwise_distances(a, b, metric=metric, **kwargs)
                 want = skp.pairwise_distances(X0, Y0, metric=metric, **kwargs)
                 np.testing.assert_allclose(xp.to_numpy(out), want, **t, err_msg=metric)
+
+
+def test_nan_euclidean_argmin_min():
+    X, Y = _data(n=30, m=11, d=4)
+    Xn, Yn = _holes(X), _holes(Y, seed=5)
+    for A, B in ((Xn, Yn), (Xn, Xn), (Yn, Xn), (Xn.astype(np.float32), Yn.astype(np.float32))):
+        for axis in (0, 1):
+            for kw in (None, {"squared": True}):
+                i, d = skp.pairwise_distances_argmin_min(A, B, axis=axis, metric="nan_euclidean",
+                                                         metric_kwargs=kw)
+                j, e = mp.pairwise_distances_argmin_min(A, B, axis=axis, metric="nan_euclidean",
+                                                        metric_kwargs=kw)
+                np.testing.assert_array_equal(j, i)
+                _same(e, d, A.dtype.type)
+                np.testing.assert_array_equal(
+                    mp.pairwise_distances_argmin(A, B, axis=axis, metric="nan_euclidean",
+                                                 metric_kwargs=kw), i)
+    # scikit-learn's test_nan_euclidean_constant_input_argmin
+    nan = [[np.nan, np.nan]] * 3
+    np.testing.assert_array_equal(
+        mp.pairwise_distances_argmin(nan, nan, metric="nan_euclidean"),
+        mp.pairwise_distances_argmin([[0, 0]] * 3, [[0, 0]] * 3, metric="nan_euclidean"))
+
+
+def test_nan_euclidean_argmin_min_backends(xp):
+    X, Y = _data(n=17, m=6, d=4)
+    Xn, Yn = _holes(X), _holes(Y, seed=6)
+    i, d = skp.pairwise_distances_argmin_min(Xn, Yn, metric="nan_euclidean")
+    j, e = mp.pairwise_distances_argmin_min(xp.asarray(Xn), xp.asarray(Yn), metric="nan_euclidean")
+    xp.combo.check_placement(j)
+    xp.combo.check_placement(e)
+    np.testing.assert_array_equal(xp.to_numpy(j), i)
+    np.testing.assert_allclose(xp.to_numpy(e), d, **tolerance(xp.combo))
+
+
+def test_chunked_sqeuclidean_diagonal_is_zero():
+    # scikit-learn's test_pairwise_distances_chunked_diagonal (SciPy's cdist: exact zeros)
+    X = np.random.RandomState(0).normal(size=(300, 10), scale=1e10)
+    chunks = list(mp.pairwise_distances_chunked(X, working_memory=0.5, metric="sqeuclidean"))
+    assert len(chunks) > 1
+    assert (np.diag(np.vstack(chunks)) == 0).all()
