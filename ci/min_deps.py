@@ -8,8 +8,8 @@ each installed over the previous one (``ci/minimum.sh`` runs them):
 ``numpy``
     NumPy's floor (scikit-learn 1.9's) with the core dependencies and every
     extra that takes it: torch, Keras, transformers, Dask, pyarrow, tqdm,
-    matplotlib.  The test tools are the ``test`` pins, except those that need
-    a newer NumPy (:data:`AT_THE_NUMPY_FLOOR`).
+    matplotlib and scikit-learn (``plots``).  The test tools are the ``test``
+    pins, except those that need a newer NumPy (:data:`AT_THE_NUMPY_FLOOR`).
 ``jax``
     JAX's floor, which needs NumPy >= 1.25: NumPy 1.26.4, the last 1.x (whose
     ``numpy._core`` stub once broke every metric after ``import scipy.sparse``).

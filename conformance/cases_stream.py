@@ -73,7 +73,7 @@ ROWS: list[Row] = []
 #: the rows whose labels also go in as narrow and unsigned integers (one per kind
 #: of label statistic: the confusion count, its shared form, the binary count)
 NARROW = {"Accuracy", "F1Score/binary", "ConfusionMatrix", "MetricCollection/shared-statistic",
-          "MatthewsCorrCoef"}
+          "MatthewsCorrCoef", "ClassLikelihoodRatios"}
 NARROW_DTYPES = ("uint8", "int8", "int16", "int32", "float32")
 #: the binary rows whose 0 / 1 labels also go in as bool
 BOOL = {"F1Score/binary"}
@@ -238,6 +238,22 @@ add("BrierScore", lambda: ms.BrierScore(), skm.brier_score_loss, (2 * BIN_T - 1,
 add("BrierScore", lambda: ms.BrierScore(pos_label=2),
     lambda t, p: skm.brier_score_loss(t, p, pos_label=2), (BIN_T + 1, BIN_SCORE),
     id="pos-label-2")
+add("D2LogLossScore", lambda: ms.D2LogLossScore(C),
+    lambda t, p: skm.d2_log_loss_score(t, p, labels=LABELS), (MC_T, MC_PROBA), id="multiclass",
+    **PROBA)
+add("D2LogLossScore", lambda: ms.D2LogLossScore(), skm.d2_log_loss_score, (BIN_T, BIN_SCORE),
+    WEIGHTED, id="binary-weighted")
+add("D2BrierScore", lambda: ms.D2BrierScore(C),
+    lambda t, p, **kw: skm.d2_brier_score(t, p, labels=LABELS, **kw), (MC_T, MC_PROBA),
+    WEIGHTED, id="multiclass-weighted", **PROBA)
+add("D2BrierScore", lambda: ms.D2BrierScore(pos_label=2),
+    lambda t, p: skm.d2_brier_score(t, p, pos_label=2), (BIN_T + 1, BIN_SCORE),
+    id="pos-label-2")
+add("ClassLikelihoodRatios", ms.ClassLikelihoodRatios, skm.class_likelihood_ratios,
+    (BIN_T, BIN_P))
+add("ClassLikelihoodRatios", lambda: ms.ClassLikelihoodRatios(weighted=True),
+    lambda t, s, **kw: skm.class_likelihood_ratios(t, (s > 0.5).astype(np.int64), **kw),
+    (BIN_T, BIN_SCORE), WEIGHTED, id="scores-weighted")
 # decision values (beyond [0, 1]), made from the data above (no new draw: the rows below
 # keep their data)
 BIN_DEC = 4 * BIN_SCORE - 2
@@ -464,3 +480,6 @@ add("RetrievalPrecision", lambda: ms.RetrievalPrecision(N, top_k=12, adaptive_k=
 add("RetrievalRecall", lambda: ms.RetrievalRecall(N, top_k=4, ignore_index=-1),
     _tm_retrieval("RetrievalRecall", top_k=4, ignore_index=-1),
     (np.where(RET_S > 4.5, -1, RET_Y), RET_S, RET_Q), id="ignore-index", **TM_TOL)
+add("RetrievalHitRate", lambda: ms.RetrievalHitRate(N, top_k=2, empty_target_action="skip"),
+    _tm_retrieval("RetrievalHitRate", top_k=2, empty_target_action="skip"),
+    (RET_Y, RET_S, RET_Q), id="top2-skip", **TM_TOL)

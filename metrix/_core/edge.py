@@ -167,9 +167,19 @@ def _no_numpy_dtype(name, args, kwargs):
     return None
 
 
-def metric_edge(func):
+def metric_edge(func=None, *, keep_sparse=False):
     """Wrap a public metric: array-likes in, Python scalars out, mixed libraries
-    following the prediction (see the module docstring)."""
+    following the prediction (see the module docstring).  ``keep_sparse``
+    (``@metric_edge(keep_sparse=True)``): SciPy sparse arguments pass through
+    unconverted, for a metric that computes on the sparse structure itself
+    (the pairwise functions, :mod:`metrix.backends.sparse`)."""
+    if func is None:
+        return functools.partial(metric_edge, keep_sparse=keep_sparse)
+    return _edge(func, keep_sparse)
+
+
+def _edge(func, keep_sparse):
+    """The wrapper of :func:`metric_edge`."""
     params = list(inspect.signature(func).parameters)
     slots = tuple((i, n) for i, n in enumerate(params) if n in ARRAY_ARGUMENTS)
     leaders = tuple(n for n in _LEADERS if n in params)
@@ -199,7 +209,7 @@ def metric_edge(func):
             elif k != _HOST:
                 slow = True
         if slow:
-            args, kwargs = _prepare(args, kwargs, slots, leaders)
+            args, kwargs = _prepare(args, kwargs, slots, leaders, keep_sparse)
         try:
             out = func(*args, **kwargs)
         except TypeError as exc:  # JAX's tracer errors are TypeErrors
@@ -249,8 +259,9 @@ def _parameters(func):
     return [(p.name, p.kind, p.default) for p in inspect.signature(func).parameters.values()]
 
 
-def _prepare(args, kwargs, slots, leaders):
-    """Convert array-likes to NumPy; move other libraries' arrays to the leader's."""
+def _prepare(args, kwargs, slots, leaders, keep_sparse=False):
+    """Convert array-likes to NumPy (``keep_sparse``: not SciPy sparse ones); move
+    other libraries' arrays to the leader's."""
     args = list(args)
     values = {}
     for i, name in slots:
@@ -259,7 +270,8 @@ def _prepare(args, kwargs, slots, leaders):
         elif kwargs.get(name) is not None:
             values[name] = (None, kwargs[name])
     for name, (i, x) in list(values.items()):
-        if x is not None and _kind(x) in (_ARRAY_LIKE, _SPARSE):
+        if x is not None and (_kind(x) == _ARRAY_LIKE or (_kind(x) == _SPARSE
+                                                          and not keep_sparse)):
             values[name] = (i, as_host_array(x))
     leader = next((values[n][1] for n in leaders
                    if n in values and values[n][1] is not None

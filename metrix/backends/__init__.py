@@ -14,6 +14,9 @@ callers take the standard path); ``numpy.py``, ``torch.py``, ``jax.py`` and
 runs a metric's lane function on zero-copy NumPy views of host tensors
 (:mod:`.host_views`), before the edge and the namespace lookup.  Native imports stay
 inside those modules, so ``import metrix`` imports no optional array library.
+:mod:`.sparse` holds the operations on SciPy sparse input of the pairwise
+functions (host products and row norms, as scikit-learn computes them; SciPy
+imported lazily).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Likelihood ratios of a two-class confusion matrix, with scikit-learn's undefined rules.
 
-Used by :func:`metrix.class_likelihood_ratios`: the replacement values
+Used by :func:`metrix.class_likelihood_ratios` and
+``metrix.stream.ClassLikelihoodRatios``: the replacement values
 (``replace_undefined_by``), the ratios from the per-class counts, and
 scikit-learn's warnings (emitted only with ``validate=True``).
 """
@@ -45,14 +46,25 @@ def likelihood_ratios_from_problem(prob, *, replace, validate):
     """(LR+, LR-) of a two-class problem; class 1 (second label) is positive."""
     xp = prob.xp
     tp_c, pred_c, true_c = matrix_counts(prob)
-    tn, tp = tp_c[0], tp_c[1]
-    support_neg, support_pos = true_c[0], true_c[1]  # tn + fp, tp + fn
-    fp, fn = pred_c[1] - tp, support_pos - tp
+    tp = tp_c[1]
+    lr_pos, lr_neg = likelihood_ratios_from_counts(
+        tp, pred_c[1] - tp, tp_c[0], true_c[1], true_c[0], replace=replace,
+        validate=validate, xp=xp)
+    return cast(lr_pos, prob.float_dtype, xp), cast(lr_neg, prob.float_dtype, xp)
+
+
+def likelihood_ratios_from_counts(tp, fp, tn, support_pos, support_neg, *, replace,
+                                  validate, xp):
+    """(LR+, LR-) of the (weighted) counts ``tp``, ``fp``, ``tn`` and the class
+    supports ``tp + fn`` and ``tn + fp``; ``replace``: :func:`check_replace_lr`'s
+    pair; ``validate``: scikit-learn's warnings for undefined ratios (host reads).
+    The one-shot function and ``metrix.stream.ClassLikelihoodRatios`` read it."""
+    fn = support_pos - tp
     if validate:  # host reads, validate=True only
         _warn_lr(bool(support_pos == 0), bool(fp == 0), bool(tp == 0), bool(tn == 0))
     lr_pos = _ratio(tp * support_neg, fp * support_pos, fp == 0, replace[0], xp)
     lr_neg = _ratio(fn * support_neg, tn * support_pos, tn == 0, replace[1], xp)
-    return cast(lr_pos, prob.float_dtype, xp), cast(lr_neg, prob.float_dtype, xp)
+    return lr_pos, lr_neg
 
 
 def _ratio(num, den, undefined, value, xp):

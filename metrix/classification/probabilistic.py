@@ -150,6 +150,32 @@ def squared_error(prob, q=None):
     return brier_terms(q, prob.proba, xp=xp, acc=prob.acc_dtype)
 
 
+def null_brier_sum(class_w, prior, *, binary, xp, acc):
+    """``sum_c W_c * brier_terms(prior_c, prior)``: the weighted Brier sum of the
+    null model that predicts ``prior`` for every sample, from the (weighted)
+    class counts ``class_w`` alone (each class's samples share one
+    :func:`brier_terms` value; ``binary``: the 1-D form, ``2 (1 - prior_c)^2``).
+    The ``metrix.stream`` D^2 Brier score reads it (the one-shot function sums
+    the same terms per sample, so that a model predicting the prior scores
+    exactly 0)."""
+    k = prior.shape[0]
+    rows = prior if binary else xp.broadcast_to(xp.reshape(prior, (1, k)), (k, k))
+    return xp.sum(class_w * brier_terms(prior, rows, xp=xp, acc=acc))
+
+
+def null_log_loss_sum(class_w, prior, *, xp, acc):
+    """``-sum_c W_c log(clip(prior_c, eps, 1 - eps))``: the weighted log-loss sum of
+    the null model that predicts ``prior`` (``eps``: of ``acc``), from the
+    (weighted) class counts ``class_w``."""
+    eps = float(xp.finfo(acc).eps)
+    return -xp.sum(class_w * xp.log(xp.clip(prior, eps, 1 - eps)))
+
+
+def d2_from_sums(model_sum, null_sum):
+    """``1 - model / null``: D^2 of two weighted loss sums (the total weight cancels)."""
+    return 1 - model_sum / null_sum
+
+
 def brier_halved(scale_by_half, n_classes):
     """Whether the Brier score is halved: ``"auto"`` halves two classes (1-D input)."""
     return n_classes < 3 if scale_by_half == "auto" else bool(scale_by_half)
@@ -301,9 +327,8 @@ def d2_log_loss_from_problem(prob, *, neg_log_sum=None, class_w=None):
         class_w = _proba.class_weights(prob)
     num = sum_neg_log_true_proba(prob) if neg_log_sum is None else neg_log_sum
     prior = _proba.class_prior(prob, class_w)
-    eps = float(xp.finfo(prob.acc_dtype).eps)
-    den = -xp.sum(class_w * xp.log(xp.clip(prior, eps, 1 - eps)))
-    return xp.astype(1 - num / den, prob.float_dtype)
+    den = null_log_loss_sum(class_w, prior, xp=xp, acc=prob.acc_dtype)
+    return xp.astype(d2_from_sums(num, den), prob.float_dtype)
 
 
 @metric_edge
@@ -364,8 +389,7 @@ def d2_brier_from_problem(prob, *, sq=None, class_w=None):
         class_w = _proba.class_weights(prob)
     prior = _proba.class_prior(prob, class_w)
     null = _proba.weighted_sum(_proba.null_squared_error(prob, prior), prob)
-    # the total weight cancels: the ratio of the two weighted sums
-    return xp.astype(1 - _proba.weighted_sum(sq, prob) / null, prob.float_dtype)
+    return xp.astype(d2_from_sums(_proba.weighted_sum(sq, prob), null), prob.float_dtype)
 
 
 @metric_edge

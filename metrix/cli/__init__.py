@@ -76,7 +76,8 @@ EXIT_CODES = """exit codes (errors: one line on stderr, no traceback):
   2  bad usage: unknown task / backend / device, bad option value (--confidence
      outside (0, 1), --seed < 0, --bootstrap < 0, 1 or above the limits),
      --pos-label not a label, --json / --plots not writable (checked first)
-  3  not installed: backend, device, pyarrow (Parquet) or matplotlib (--plots)
+  3  not installed: backend, device, pyarrow (Parquet), matplotlib or
+     scikit-learn (--plots)
   4  file unreadable: missing, unknown format, not parseable, truncated
   5  missing column
   6  bad data: no rows, missing values (null, NaN, blank cells), text mixed
@@ -210,9 +211,9 @@ def run_eval(args) -> int:
     _checks.check_outputs(args.json, args.plots)
     conv = converter(args.backend, args.device)
     if args.plots:
-        from ._plots import require_matplotlib
+        from . import _plots
 
-        require_matplotlib()
+        _plots.require()
     yt_cols, yp_cols, ys_cols = _cols(args.y_true), _cols(args.y_pred), _cols(args.y_score)
     if getattr(args, "dask", None) or _batched.is_batched_source(args.predictions) or (
             getattr(args, "batch_rows", None) or getattr(args, "bins", None)):
@@ -361,8 +362,10 @@ def evaluate_arrays(args, y_true, y_pred, y_score, sw, *, source, fmt, t_start, 
     lines.append(metric_table(results, confidence=args.confidence if args.bootstrap else None))
     print("\n".join(lines))
     if args.plots:
-        doc["plots"] = _attempt("plots", notes, failed, _write_plots,
-                                metrix, task, data, display, results, args.plots) or []
+        from ._plots import write
+
+        doc["plots"] = _attempt("plots", notes, failed, write, metrix, task, data, display,
+                                args.plots) or []
         print(f"\nplots: {', '.join(doc['plots']) or 'none'}")
     for line in notes:
         print(f"metrix eval: warning: {line}", file=sys.stderr)
@@ -638,50 +641,6 @@ def _average_of_rows(values, support, average):
         else:
             out.append(float((v * w).sum() / w.sum()) if w.sum() > 0 else 0.0)
     return out
-
-
-def _write_plots(metrix, task, data, display, results, directory):
-    from . import _plots
-
-    out = []
-    vals = {r["metric"]: r.get("value") for r in results}
-    if task in ("binary", "multiclass") and data.y_pred is not None:
-        cm = metrix.confusion_matrix(data.y_true, data.y_pred, labels=data.classes)
-        out.append(_plots.confusion(cm, display, _plots.path_in(directory, "confusion_matrix.png")))
-    if task == "binary" and data.y_score is not None:
-        pos = data.pos_label
-        fpr, tpr, _ = metrix.roc_curve(data.y_true, data.y_score, pos_label=pos)
-        out.append(_plots.roc(fpr, tpr, _num(vals.get("roc_auc")),
-                              _plots.path_in(directory, "roc.png")))
-        prec, rec, _ = metrix.precision_recall_curve(data.y_true, data.y_score, pos_label=pos)
-        out.append(_plots.precision_recall(prec, rec, _num(vals.get("average_precision")),
-                                           _plots.path_in(directory, "precision_recall.png")))
-        out.append(_calibration_plot(metrix, data, vals, directory))
-    if task == "regression":
-        out.append(_plots.residuals(data.y_true, data.y_pred,
-                                    _plots.path_in(directory, "residuals.png")))
-    return out
-
-
-def _calibration_plot(metrix, data, vals, directory):
-    """The reliability plot of binary scores, titled with the report's expected
-    calibration error (computed here when the report has none)."""
-    from . import _plots
-    from ._tasks import CALIBRATION_BINS
-
-    y_pos = np.asarray(host(data.y_true)) == data.pos_label
-    prob_true, prob_pred = metrix.calibration_curve(y_pos, data.y_score,
-                                                    n_bins=CALIBRATION_BINS)
-    error = vals.get("calibration_error")
-    if not isinstance(error, (int, float)):
-        error = float(metrix.calibration_error(y_pos, data.y_score, n_bins=CALIBRATION_BINS))
-    return _plots.calibration(prob_true, prob_pred, error,
-                              _plots.path_in(directory, "calibration.png"),
-                              n_bins=CALIBRATION_BINS)
-
-
-def _num(v):
-    return float(v) if isinstance(v, (int, float)) else float("nan")
 
 
 def main_eval(args) -> int:

@@ -1,7 +1,10 @@
-"""PNG plots of ``metrix eval --plots DIR`` (matplotlib, the ``metrix[plots]`` extra).
+"""PNG plots of ``metrix eval --plots DIR`` (the ``metrix[plots]`` extra).
 
-Curves come from metrix (``roc_curve``, ``precision_recall_curve``,
-``calibration_curve``) and are moved to the host only to be drawn.
+Each plot is a :mod:`metrix.display` class (scikit-learn's display, drawn by
+matplotlib) built from the curve or the matrix that metrix computes on the
+data's device (``roc_curve``, ``precision_recall_curve``, ``calibration_curve``,
+``confusion_matrix``, weighted as the report where the function takes weights):
+only those points move to the host, to be drawn.
 """
 
 from __future__ import annotations
@@ -9,15 +12,108 @@ from __future__ import annotations
 import importlib.util
 import os
 
-import numpy as np
-
+from .._core.namespace import to_host  # the displays draw on the host
 from ._io import NotInstalled
-from ._report import host
+from ._tasks import CALIBRATION_BINS
+
+_INSTALL = "pip install 'metrix[plots]'"
 
 
-def require_matplotlib():
+def require():
+    """Fail before the run (exit 3) when the displays cannot draw."""
     if importlib.util.find_spec("matplotlib") is None:
-        raise NotInstalled("--plots needs matplotlib: pip install 'metrix[plots]'")
+        raise NotInstalled(f"--plots needs matplotlib: {_INSTALL}")
+    try:
+        from .. import display  # noqa: F401  (imports scikit-learn)
+    except ImportError as exc:
+        raise NotInstalled(f"--plots draws with metrix.display, which needs scikit-learn "
+                           f"({exc}): {_INSTALL}") from exc
+
+
+def write(metrix, task, data, names, directory):
+    """Draw the plots of ``task`` into ``directory`` (made if missing); their paths.
+
+    ``names`` are the class names shown (``data.classes`` may be codes).
+    """
+    from .. import display
+
+    os.makedirs(directory, exist_ok=True)
+    draw = _Draw(metrix, display, _pyplot(), directory,
+                 {} if data.sample_weight is None else {"sample_weight": data.sample_weight})
+    out = []
+    if task in ("binary", "multiclass") and data.y_pred is not None:
+        out.append(draw.confusion(data, names))
+    if task == "binary" and data.y_score is not None:
+        pos = data.pos_label
+        shown = names[data.classes.index(pos)] if pos in data.classes else pos
+        # the report's reading: the score is P(y == pos_label), scored on y_pos (0/1)
+        out += draw.binary(data.y_pos, data.y_score, shown)
+    if task == "regression":
+        out.append(draw.residuals(data.y_true, data.y_pred))
+    return out
+
+
+class _Draw:
+    """The displays of one run, from metrix's numbers (weighted as the report)."""
+
+    def __init__(self, metrix, display, plt, directory, weight):
+        self.m, self.d, self.plt, self.dir, self.weight = metrix, display, plt, directory, weight
+
+    def save(self, fig, name, title=None):
+        if title:
+            fig.axes[0].set_title(title)
+        fig.tight_layout()
+        path = os.path.join(self.dir, name + ".png")
+        fig.savefig(path, dpi=100)
+        self.plt.close(fig)
+        return path
+
+    def one(self, disp, name, title, **kwargs):
+        fig, ax = self.plt.subplots(figsize=(5.5, 5.5))
+        disp.plot(ax=ax, **kwargs)
+        return self.save(fig, name, title)
+
+    def confusion(self, data, names):
+        cm = to_host(self.m.confusion_matrix(data.y_true, data.y_pred, labels=data.classes,
+                                                **self.weight))
+        side = 2 + 0.5 * len(names)
+        fig, ax = self.plt.subplots(figsize=(side + 1, side))
+        self.d.ConfusionMatrixDisplay(cm, display_labels=names).plot(
+            ax=ax, cmap="Blues", xticks_rotation=45, include_values=len(names) <= 20,
+            values_format=".4g" if cm.dtype.kind == "f" else None)  # weighted: 4 digits
+        return self.save(fig, "confusion_matrix", "confusion matrix")
+
+    def binary(self, y, s, shown):
+        """ROC, precision-recall and reliability curves of 0/1 ``y`` and scores ``s``."""
+        m, d, w = self.m, self.d, self.weight
+        fpr, tpr, _ = (to_host(a) for a in m.roc_curve(y, s, pos_label=1, **w))
+        roc = d.RocCurveDisplay(fpr=fpr, tpr=tpr, roc_auc=float(m.auc(fpr, tpr)),
+                                pos_label=shown)
+        precision, recall, _ = (to_host(a) for a in
+                                m.precision_recall_curve(y, s, pos_label=1, **w))
+        ap = float(to_host(m.average_precision_score(y, s, pos_label=1, **w)))
+        # the curve's first point calls every sample positive: its precision is the prevalence
+        pr = d.PrecisionRecallDisplay(precision, recall, average_precision=ap, pos_label=shown,
+                                      prevalence_pos_label=float(precision[0]))
+        # the reliability curve (calibration_curve's non-empty bins) with the report's
+        # expected calibration error (calibration_error: the same bins and weights)
+        prob_true, prob_pred = m.calibration_curve(y, s, n_bins=CALIBRATION_BINS)
+        ece = float(to_host(m.calibration_error(y, s, n_bins=CALIBRATION_BINS, **w)))
+        cal = d.CalibrationDisplay(to_host(prob_true), to_host(prob_pred), None,
+                                   estimator_name=f"ECE = {ece:.4f} ({CALIBRATION_BINS} bins)",
+                                   pos_label=shown)
+        return [self.one(roc, "roc", "ROC curve", plot_chance_level=True),
+                self.one(pr, "precision_recall", "precision-recall curve",
+                         plot_chance_level=True),
+                self.one(cal, "calibration", "calibration (reliability) curve")]
+
+    def residuals(self, y_true, y_pred):
+        y_true, y_pred = to_host(y_true), to_host(y_pred)  # one host copy, two panels
+        fig, axes = self.plt.subplots(1, 2, figsize=(10, 4.5))
+        for ax, kind in zip(axes, ("actual_vs_predicted", "residual_vs_predicted")):
+            self.d.PredictionErrorDisplay.from_predictions(
+                y_true, y_pred, kind=kind, subsample=20_000, random_state=0, ax=ax)
+        return self.save(fig, "residuals")
 
 
 def _pyplot():
@@ -27,96 +123,3 @@ def _pyplot():
     import matplotlib.pyplot as plt
 
     return plt
-
-
-def _save(fig, plt, path):
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
-
-
-def confusion(cm, classes, path):
-    plt = _pyplot()
-    cm = np.asarray(host(cm), dtype=float)
-    fig, ax = plt.subplots(figsize=(1.2 + 0.5 * len(classes), 1 + 0.5 * len(classes)))
-    im = ax.imshow(cm, cmap="Blues")
-    fig.colorbar(im, ax=ax)
-    ticks = range(len(classes))
-    ax.set_xticks(ticks, [str(c) for c in classes], rotation=45)
-    ax.set_yticks(ticks, [str(c) for c in classes])
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("true")
-    ax.set_title("confusion matrix")
-    if len(classes) <= 20:
-        hi = cm.max() if cm.size else 0
-        for i in ticks:
-            for j in ticks:
-                ax.text(j, i, f"{cm[i, j]:g}", ha="center", va="center",
-                        color="white" if cm[i, j] > hi / 2 else "black", fontsize=8)
-    return _save(fig, plt, path)
-
-
-def roc(fpr, tpr, auc, path):
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(5, 5))
-    ax.plot(np.asarray(host(fpr)), np.asarray(host(tpr)), label=f"AUC = {auc:.4f}")
-    ax.plot([0, 1], [0, 1], "--", color="gray", lw=1)
-    ax.set_xlabel("false positive rate")
-    ax.set_ylabel("true positive rate")
-    ax.set_title("ROC curve")
-    ax.legend(loc="lower right")
-    return _save(fig, plt, path)
-
-
-def precision_recall(precision, recall, ap, path):
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(5, 5))
-    ax.step(np.asarray(host(recall)), np.asarray(host(precision)), where="post",
-            label=f"AP = {ap:.4f}")
-    ax.set_xlabel("recall")
-    ax.set_ylabel("precision")
-    ax.set_ylim(0, 1.02)
-    ax.set_title("precision-recall curve")
-    ax.legend(loc="lower left")
-    return _save(fig, plt, path)
-
-
-def calibration(prob_true, prob_pred, error, path, *, n_bins):
-    """Reliability curve (``metrix.calibration_curve``'s non-empty bins: mean predicted
-    probability vs fraction of positives), with the expected calibration error
-    (``metrix.calibration_error``, ``n_bins`` bins) in the title."""
-    plt = _pyplot()
-    prob_true = np.asarray(host(prob_true), dtype=float)
-    prob_pred = np.asarray(host(prob_pred), dtype=float)
-    fig, ax = plt.subplots(figsize=(5, 5))
-    ax.plot([0, 1], [0, 1], "--", color="gray", lw=1, label="perfectly calibrated")
-    ax.plot(prob_pred, prob_true, "o-", label="model")
-    ax.set_xlabel("mean predicted probability")
-    ax.set_ylabel("fraction of positives")
-    ax.set_title(f"calibration (reliability) curve\nECE = {error:.4f} ({n_bins} bins)")
-    ax.legend(loc="upper left")
-    return _save(fig, plt, path)
-
-
-def residuals(y_true, y_pred, path, *, max_points=20000):
-    plt = _pyplot()
-    yt = np.asarray(host(y_true), dtype=float)
-    yp = np.asarray(host(y_pred), dtype=float)
-    res = yt - yp
-    step = max(1, yt.shape[0] // max_points)
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
-    a1.scatter(yp[::step], res[::step], s=4, alpha=0.5)
-    a1.axhline(0, color="gray", lw=1)
-    a1.set_xlabel("predicted")
-    a1.set_ylabel("residual (true - predicted)")
-    a1.set_title("residuals")
-    a2.hist(res, bins=50)
-    a2.set_xlabel("residual")
-    a2.set_title("residual distribution")
-    return _save(fig, plt, path)
-
-
-def path_in(directory, name):
-    os.makedirs(directory, exist_ok=True)
-    return os.path.join(directory, name)

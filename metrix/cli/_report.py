@@ -47,7 +47,9 @@ def classification_table(rows, *, accuracy=None, n=None, digits=4) -> str:
         if name == "":
             lines.append("")
             continue
-        sup = "" if s is None else f"{int(round(s)) if float(s).is_integer() else s:>11}"
+        # a space before the column, as scikit-learn's layout: a weighted support
+        # printed in full is wider than the column
+        sup = "" if s is None else f" {int(round(s)) if float(s).is_integer() else s:>10}"
         lines.append(f"{name!s:>{width}}" + "".join(_fmt(v, 11, digits) for v in (p, r, f))
                      + sup)
     if accuracy is not None:

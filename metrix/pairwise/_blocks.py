@@ -201,9 +201,9 @@ class Distances:
         p = self.p
         if metric == "chebyshev" or (metric == "minkowski" and math.isinf(p)):
             return xp.max(diff, axis=2)
-        if metric != "minkowski" or p == 1:
-            return xp.sum(diff, axis=2)
         w = self.params.get("w")
+        if metric != "minkowski" or (p == 1 and w is None):
+            return xp.sum(diff, axis=2)
         powered = diff ** p if w is None else w * diff ** p
         return xp.sum(powered, axis=2) ** (1.0 / p)
 

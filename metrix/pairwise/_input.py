@@ -4,6 +4,13 @@
 Host inputs (lists, NumPy) follow the namespace and device of a device input;
 the float dtype is scikit-learn's: float32 when both inputs are float32 (a
 device input: when the float inputs are), else the widest float of the device.
+
+SciPy sparse input is found here, once (duck typing, :func:`any_sparse`): the
+sparse operands become CSR (as scikit-learn's ``accept_sparse="csr"``), a
+dense partner a NumPy array, and the checked :class:`Pair` says ``sparse``;
+the functions then call the sparse operations of
+:mod:`metrix.backends.sparse` (scikit-learn computes sparse input on the
+host too).
 """
 
 from __future__ import annotations
@@ -14,9 +21,11 @@ from typing import Any, NamedTuple
 from .._core import namespace as _ns
 from .._core.validation import assert_all_finite, dtype_kind, reject_complex
 from ..backends import ops
+from ..backends import sparse as _sparse
 
-__all__ = ["Pair", "check_pairwise_arrays", "check_paired_arrays", "check_interval",
-           "check_metric_choice", "check_finite_option"]
+__all__ = ["Pair", "InvalidParameterError", "any_sparse", "reject_sparse",
+           "sparse_not_array_like", "check_pairwise_arrays", "check_paired_arrays",
+           "check_interval", "check_metric_choice", "check_finite_option"]
 
 
 class Pair(NamedTuple):
@@ -27,6 +36,40 @@ class Pair(NamedTuple):
     same: bool
     xp: Any
     device: Any
+    sparse: bool = False  # a SciPy sparse operand: the sparse operations apply
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """scikit-learn's error for a parameter of the wrong type (a ``ValueError``
+    and a ``TypeError``, as ``sklearn.utils._param_validation``'s)."""
+
+
+def any_sparse(*arrays) -> bool:
+    """Whether one of ``arrays`` is a SciPy sparse matrix or array."""
+    return any(a is not None and _sparse.is_sparse(a) for a in arrays)
+
+
+#: scikit-learn's ``check_array(accept_sparse=False)`` message
+SPARSE_MESSAGE = ("Sparse data was passed, but dense data is required. Use '.toarray()' "
+                  "to convert to a dense numpy array.")
+
+
+def reject_sparse(*arrays):
+    """scikit-learn's ``TypeError`` for sparse input where it needs dense data."""
+    if any_sparse(*arrays):
+        raise TypeError(SPARSE_MESSAGE)
+
+
+def sparse_not_array_like(func, **arrays):
+    """scikit-learn's parameter-validation error for a sparse argument of a
+    function that takes array-likes only (``chi2_kernel``, ``paired_distances``)."""
+    for name, a in arrays.items():
+        if a is not None and _sparse.is_sparse(a):
+            # Y of the kernels may be None: scikit-learn's constraint names it
+            what = "an array-like or None" if name == "Y" and func != "paired_distances" \
+                else "an array-like"
+            raise InvalidParameterError(f"The {name!r} parameter of {func} must be "
+                                        f"{what}. Got {a!r} instead.")
 
 
 def _reshape_message(a, what):
@@ -79,6 +122,9 @@ def check_pairwise_arrays(X, Y, *, precomputed=False, ensure_all_finite=True, dt
     ``Y is X``.  Raises scikit-learn's errors for the number of features
     (``precomputed``: for the shape of the distance matrix)."""
     same = Y is None or Y is X
+    if any_sparse(X, Y):
+        return _check_sparse_pair(X, Y, same, precomputed=precomputed, dtype=dtype,
+                                  ensure_all_finite=ensure_all_finite)
     xp, device = _ns.get_namespace_and_device(X, None if same else Y)
     X = _check_array(X, xp=xp, device=device, ensure_all_finite=ensure_all_finite,
                      ensure_2d=ensure_2d)
@@ -88,6 +134,11 @@ def check_pairwise_arrays(X, Y, *, precomputed=False, ensure_all_finite=True, dt
         dt = float_dtype(X, Y, xp=xp, device=device)
         X = xp.astype(X, dt, copy=False)
         Y = X if same else xp.astype(Y, dt, copy=False)
+    _check_features(X, Y, precomputed=precomputed, ensure_2d=ensure_2d)
+    return Pair(X, Y, same, xp, device)
+
+
+def _check_features(X, Y, *, precomputed, ensure_2d=True):
     if precomputed:
         if X.shape[1] != Y.shape[0]:
             raise ValueError(
@@ -96,7 +147,48 @@ def check_pairwise_arrays(X, Y, *, precomputed=False, ensure_all_finite=True, dt
     elif ensure_2d and X.shape[1] != Y.shape[1]:
         raise ValueError("Incompatible dimension for X and Y matrices: "
                          f"X.shape[1] == {X.shape[1]} while Y.shape[1] == {Y.shape[1]}")
-    return Pair(X, Y, same, xp, device)
+
+
+def _check_sparse(A, *, ensure_all_finite):
+    """A sparse operand as CSR, checked as scikit-learn's ``check_array`` checks one."""
+    if len(A.shape) != 2:
+        raise ValueError(f"Found array with dim {len(A.shape)}, while dim <= 2 is required "
+                         "by check_pairwise_arrays.")
+    shape = tuple(int(s) for s in A.shape)
+    for size, what in zip(shape, ("sample", "feature")):
+        if size < 1:
+            raise ValueError(f"Found array with 0 {what}(s) (shape={shape}) while a "
+                             "minimum of 1 is required by check_pairwise_arrays.")
+    A = _sparse.as_csr(A)
+    if ensure_all_finite:
+        _sparse.check_finite(A, allow_nan=ensure_all_finite == "allow-nan")
+    return A
+
+
+def _check_sparse_pair(X, Y, same, *, precomputed, dtype, ensure_all_finite):
+    """:func:`check_pairwise_arrays` with a sparse operand: sparse ones as CSR, a
+    dense one as a NumPy array (a device array is copied to the host: the
+    sparse path computes there, as scikit-learn does), scikit-learn's float
+    dtype (float32 when both are float32, else float64)."""
+    xp, device = _sparse.host_namespace()
+
+    def one(A):
+        if _sparse.is_sparse(A):
+            return _check_sparse(A, ensure_all_finite=ensure_all_finite)
+        return _check_array(_ns.to_host(A), xp=xp, device=device,
+                            ensure_all_finite=ensure_all_finite)
+
+    X = one(X)
+    Y = X if same else one(Y)
+    if dtype is not None:
+        dt = float_dtype(X, Y, xp=xp, device=device)
+        X = _sparse.as_csr(X, dt) if _sparse.is_sparse(X) else xp.astype(X, dt, copy=False)
+        if same:
+            Y = X
+        else:
+            Y = _sparse.as_csr(Y, dt) if _sparse.is_sparse(Y) else xp.astype(Y, dt, copy=False)
+    _check_features(X, Y, precomputed=precomputed)
+    return Pair(X, Y, same, xp, device, True)
 
 
 def check_paired_arrays(X, Y) -> Pair:

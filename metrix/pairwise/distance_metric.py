@@ -226,9 +226,9 @@ class DistanceMetric:
 
         Parameters
         ----------
-        X : array of shape (n_samples_X, n_features)
-            Rows of samples.
-        Y : array of shape (n_samples_Y, n_features), default=None
+        X : array or SciPy sparse matrix of shape (n_samples_X, n_features)
+            Rows of samples (sparse rows are made dense, on the host).
+        Y : array or SciPy sparse matrix of shape (n_samples_Y, n_features), default=None
             Rows of samples; ``None`` uses ``X``.
 
         Returns
@@ -238,6 +238,9 @@ class DistanceMetric:
             float of the device), or float32 for ``dtype=np.float32``.
         """
         same = Y is None or Y is X
+        # SciPy sparse rows (scikit-learn takes CSR): their dense rows, on the host
+        X = X.toarray() if hasattr(X, "toarray") else X
+        Y = X if same else Y.toarray() if hasattr(Y, "toarray") else Y
         xp, device = _ns.get_namespace_and_device(X, None if same else Y)
         X = check_pairwise_arrays(_ns.asarray(X, xp=xp, device=device), None, dtype=None).X
         self._validate_data(X)

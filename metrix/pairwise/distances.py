@@ -14,8 +14,9 @@ from __future__ import annotations
 from .._core.edge import metric_edge
 from .._core.namespace import asarray, max_float_dtype
 from ..backends import ops
+from ..backends import sparse as sparse_ops
 from ._blocks import Distances, row_slices
-from ._input import check_paired_arrays, check_pairwise_arrays
+from ._input import check_paired_arrays, check_pairwise_arrays, sparse_not_array_like
 
 __all__ = ["euclidean_distances", "cosine_similarity", "cosine_distances",
            "manhattan_distances", "paired_euclidean_distances", "paired_manhattan_distances",
@@ -69,7 +70,7 @@ def _norms(norms, n, name, what, *, xp, device):
     return xp.reshape(xp.astype(a, max_float_dtype(xp, device), copy=False), (-1,))
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def euclidean_distances(X, Y=None, *, Y_norm_squared=None, squared=False, X_norm_squared=None):
     """Euclidean distances between the rows of ``X`` and ``Y``.
 
@@ -115,6 +116,9 @@ def euclidean_pair(pair, *, Y_norm_squared=None, squared=False, X_norm_squared=N
                   device=dev)
     y_sq = _norms(Y_norm_squared, int(Y.shape[0]), "Y_norm_squared", tuple(Y.shape), xp=xp,
                   device=dev)
+    if pair.sparse:
+        return sparse_ops.euclidean(X, Y, same=pair.same, x_sq=x_sq, y_sq=y_sq,
+                                    squared=squared)
     if pair.same and x_sq is not None and y_sq is None:
         y_sq = x_sq
     metric = "sqeuclidean" if squared else "euclidean"
@@ -123,7 +127,7 @@ def euclidean_pair(pair, *, Y_norm_squared=None, squared=False, X_norm_squared=N
     return full_matrix(dist, zero_diagonal=pair.same)
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def cosine_similarity(X, Y=None, dense_output=True):
     """Cosine similarity between the rows of ``X`` and ``Y``: the dot products
     of the l2-normalised rows (rows of norm 0 stay 0).
@@ -135,7 +139,8 @@ def cosine_similarity(X, Y=None, dense_output=True):
     Y : array of shape (n_samples_Y, n_features), default=None
         Rows of samples; ``None`` uses ``X``.
     dense_output : bool, default=True
-        Accepted for scikit-learn's signature (results are always dense).
+        With two SciPy sparse inputs, ``False`` returns a sparse ``csr_matrix``
+        (scikit-learn's); otherwise the result is dense.
 
     Returns
     -------
@@ -149,11 +154,14 @@ def cosine_similarity(X, Y=None, dense_output=True):
     [[1.0], [0.7071]]
     """
     pair = check_pairwise_arrays(X, Y)
+    if pair.sparse:  # sparse when both are and ``dense_output=False``, as scikit-learn
+        return sparse_ops.cosine_similarity(pair.X, pair.Y, same=pair.same,
+                                            dense_output=dense_output)
     dist = Distances(pair.X, "cosine", xp=pair.xp, Y=None if pair.same else pair.Y)
     return dist.X @ dist.YT
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def cosine_distances(X, Y=None):
     """Cosine distances between the rows of ``X`` and ``Y``: ``1 -
     cosine_similarity``, clipped to ``[0, 2]``; ``Y=None``: zero diagonal.
@@ -181,6 +189,8 @@ def cosine_distances(X, Y=None):
 
 def cosine_distances_pair(pair):
     """:func:`cosine_distances` of a checked pair."""
+    if pair.sparse:
+        return sparse_ops.cosine_distances(pair.X, pair.Y, same=pair.same)
     dist = Distances(pair.X, "cosine", xp=pair.xp, Y=None if pair.same else pair.Y)
     return full_matrix(dist, zero_diagonal=pair.same)
 
@@ -191,7 +201,7 @@ def manhattan_dtype(xp, device, dtype):
     return max_float_dtype(xp, device) if ops(xp).float64_results else dtype
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def manhattan_distances(X, Y=None):
     """L1 (city block) distances between the rows of ``X`` and ``Y``.
 
@@ -222,6 +232,8 @@ def manhattan_distances(X, Y=None):
 
 def manhattan_pair(pair):
     """:func:`manhattan_distances` of a checked pair."""
+    if pair.sparse:
+        return sparse_ops.manhattan(pair.X, pair.Y)
     xp = pair.xp
     dt = manhattan_dtype(xp, pair.device, pair.X.dtype)
     Xw = xp.astype(pair.X, dt, copy=False)
@@ -229,7 +241,7 @@ def manhattan_pair(pair):
     return full_matrix(Distances(Xw, "manhattan", xp=xp, Y=Yw))
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def paired_euclidean_distances(X, Y):
     """Euclidean distances between ``X[i]`` and ``Y[i]``.
 
@@ -252,12 +264,14 @@ def paired_euclidean_distances(X, Y):
     [5.0, 0.0]
     """
     pair = check_paired_arrays(X, Y)
+    if pair.sparse:
+        return sparse_ops.paired_euclidean(pair.X, pair.Y)
     xp = pair.xp
     diff = pair.X - pair.Y
     return xp.sqrt(xp.sum(diff * diff, axis=1))
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def paired_manhattan_distances(X, Y):
     """L1 distances between ``X[i]`` and ``Y[i]``.
 
@@ -280,11 +294,13 @@ def paired_manhattan_distances(X, Y):
     [7.0, 1.0]
     """
     pair = check_paired_arrays(X, Y)
+    if pair.sparse:
+        return sparse_ops.paired_manhattan(pair.X, pair.Y)
     xp = pair.xp
     return xp.sum(xp.abs(pair.X - pair.Y), axis=-1)
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def paired_cosine_distances(X, Y):
     """Cosine distances between ``X[i]`` and ``Y[i]``: half the squared euclidean
     distance of the l2-normalised rows.
@@ -308,6 +324,8 @@ def paired_cosine_distances(X, Y):
     [1.0, 0.0]
     """
     pair = check_paired_arrays(X, Y)
+    if pair.sparse:
+        return sparse_ops.paired_cosine(pair.X, pair.Y)
     xp = pair.xp
     Xn = Distances(pair.X, "cosine", xp=xp).X
     Yn = Distances(pair.Y, "cosine", xp=xp).X
@@ -325,7 +343,7 @@ PAIRED_DISTANCES = {
 }
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def paired_distances(X, Y, *, metric="euclidean", **kwds):
     """Compute the distances between ``X[i]`` and ``Y[i]`` for a metric string or callable.
 
@@ -353,6 +371,7 @@ def paired_distances(X, Y, *, metric="euclidean", **kwds):
     >>> paired_distances([[0, 1], [1, 1]], [[0, 1], [2, 1]]).tolist()
     [0.0, 1.0]
     """
+    sparse_not_array_like("paired_distances", X=X, Y=Y)  # scikit-learn: array-likes only
     if isinstance(metric, str) and metric in PAIRED_DISTANCES:
         return PAIRED_DISTANCES[metric](X, Y)
     if callable(metric) and not isinstance(metric, str):

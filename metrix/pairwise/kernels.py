@@ -7,8 +7,9 @@ from __future__ import annotations
 from .._core.edge import metric_edge
 from .._core.namespace import get_namespace_and_device
 from ..backends import ops
+from ..backends import sparse as sparse_ops
 from ._blocks import Distances
-from ._input import check_interval, check_pairwise_arrays
+from ._input import check_interval, check_pairwise_arrays, sparse_not_array_like
 from .distances import euclidean_pair, full_matrix, manhattan_pair
 
 __all__ = ["linear_kernel", "polynomial_kernel", "sigmoid_kernel", "rbf_kernel",
@@ -19,7 +20,14 @@ def _gamma(gamma, X):
     return 1.0 / int(X.shape[1]) if gamma is None else gamma
 
 
-@metric_edge
+def _dot(pair):
+    """``X @ Y.T`` of a checked pair, dense (sparse operands: ``safe_sparse_dot``)."""
+    if pair.sparse:
+        return sparse_ops.dot(pair.X, pair.Y)
+    return pair.X @ pair.xp.permute_dims(pair.Y, (1, 0))
+
+
+@metric_edge(keep_sparse=True)
 def linear_kernel(X, Y=None, dense_output=True):
     """Linear kernel: the dot products ``X @ Y.T``.
 
@@ -30,7 +38,8 @@ def linear_kernel(X, Y=None, dense_output=True):
     Y : array of shape (n_samples_Y, n_features), default=None
         Rows of samples; ``None`` uses ``X``.
     dense_output : bool, default=True
-        Accepted for scikit-learn's signature (results are always dense).
+        With two SciPy sparse inputs, ``False`` returns the sparse product
+        (scikit-learn's ``safe_sparse_dot``); otherwise the result is dense.
 
     Returns
     -------
@@ -44,10 +53,12 @@ def linear_kernel(X, Y=None, dense_output=True):
     [[5.0, 11.0], [11.0, 25.0]]
     """
     pair = check_pairwise_arrays(X, Y)
+    if pair.sparse:
+        return sparse_ops.dot(pair.X, pair.Y, dense_output=dense_output)
     return pair.X @ pair.xp.permute_dims(pair.Y, (1, 0))
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def polynomial_kernel(X, Y=None, degree=3, gamma=None, coef0=1):
     """Polynomial kernel ``(gamma <X, Y> + coef0) ** degree``.
 
@@ -79,11 +90,11 @@ def polynomial_kernel(X, Y=None, degree=3, gamma=None, coef0=1):
     check_interval(gamma, "gamma", "polynomial_kernel", low=0, closed="left", none=True)
     check_interval(coef0, "coef0", "polynomial_kernel", closed="neither")
     pair = check_pairwise_arrays(X, Y)
-    K = pair.X @ pair.xp.permute_dims(pair.Y, (1, 0))
+    K = _dot(pair)
     return (K * _gamma(gamma, pair.X) + coef0) ** degree
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def sigmoid_kernel(X, Y=None, gamma=None, coef0=1):
     """Sigmoid kernel ``tanh(gamma <X, Y> + coef0)``.
 
@@ -113,11 +124,11 @@ def sigmoid_kernel(X, Y=None, gamma=None, coef0=1):
     check_interval(coef0, "coef0", "sigmoid_kernel", closed="neither")
     pair = check_pairwise_arrays(X, Y)
     xp = pair.xp
-    K = pair.X @ xp.permute_dims(pair.Y, (1, 0))
+    K = _dot(pair)
     return xp.tanh(K * _gamma(gamma, pair.X) + coef0)
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def rbf_kernel(X, Y=None, gamma=None):
     """RBF (Gaussian) kernel ``exp(-gamma ||x - y||^2)``.
 
@@ -150,7 +161,7 @@ def rbf_kernel(X, Y=None, gamma=None):
     return ops(pair.xp).scaled_exp(K, -_gamma(gamma, pair.X))
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def laplacian_kernel(X, Y=None, gamma=None):
     """Laplacian kernel ``exp(-gamma ||x - y||_1)``.
 
@@ -190,7 +201,7 @@ def _non_negative(pair):
         raise ValueError("Y contains negative values.")
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def additive_chi2_kernel(X, Y=None):
     """Additive chi-squared kernel ``-sum((x - y)^2 / (x + y))`` over the features
     where ``x + y`` is not 0 (non-negative data).
@@ -215,13 +226,14 @@ def additive_chi2_kernel(X, Y=None):
     >>> additive_chi2_kernel([[0, 1], [1, 1]], [[1, 1]]).tolist()
     [[-1.0], [-0.0]]
     """
+    sparse_not_array_like("additive_chi2_kernel", X=X, Y=Y)  # scikit-learn: dense only
     pair = check_pairwise_arrays(X, Y)
     _non_negative(pair)
     return full_matrix(Distances(pair.X, "additive_chi2", xp=pair.xp,
                                  Y=None if pair.same else pair.Y))
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def chi2_kernel(X, Y=None, gamma=1.0):
     """Exponential chi-squared kernel ``exp(gamma * additive_chi2_kernel)``.
 
@@ -245,6 +257,7 @@ def chi2_kernel(X, Y=None, gamma=1.0):
     >>> chi2_kernel([[0, 1], [1, 1]], [[1, 1]]).round(4).tolist()
     [[0.3679], [1.0]]
     """
+    sparse_not_array_like("chi2_kernel", X=X, Y=Y)  # scikit-learn: dense only
     check_interval(gamma, "gamma", "chi2_kernel", low=0, closed="neither")
     K = additive_chi2_kernel(X, Y)
     return ops(get_namespace_and_device(K)[0]).scaled_exp(K, gamma)

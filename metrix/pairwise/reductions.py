@@ -17,6 +17,11 @@
   it one row block at a time (:class:`~metrix.pairwise._blocks.Distances`,
   the silhouette's machinery), ranking the rows of ``Y`` for the euclidean
   metrics by scikit-learn's ``ArgKmin`` surrogate ``||y||^2 - 2 x.y``.
+* SciPy sparse input: the metrics of scikit-learn's own functions
+  (``SPARSE_METRICS``) and every kernel but the chi-squared ones are computed
+  on the sparse structure (:mod:`metrix.backends.sparse`); the rest is
+  scikit-learn's (SciPy's metrics raise its ``TypeError`` on sparse input;
+  ``pairwise_distances_argmin_min`` computes them with ``ArgKmin``).
 """
 
 from __future__ import annotations
@@ -29,12 +34,15 @@ import warnings
 from .._core.edge import metric_edge
 from .._core.namespace import is_host_array, max_float_dtype
 from .._core.stacklevel import find_stack_level
+from ..backends import sparse as sparse_ops
 from ._blocks import FORMULA_METRICS, Distances, row_slices
 from ._input import (
+    any_sparse,
     check_finite_option,
     check_interval,
     check_metric_choice,
     check_pairwise_arrays,
+    reject_sparse,
 )
 from .distance_metric import metric_params
 from .distances import (
@@ -83,6 +91,10 @@ _SCIPY_COMPUTED = frozenset({"sqeuclidean", "chebyshev", "minkowski"}) | DEVICE_
 _SCIPY_KWDS = {"minkowski": frozenset({"p", "w"}), "seuclidean": frozenset({"V"}),
                "mahalanobis": frozenset({"VI"})}
 _MANHATTAN = frozenset({"manhattan", "cityblock", "l1"})
+#: the metrics metrix computes on sparse input (scikit-learn's own functions);
+#: SciPy's metrics, callables, ``"haversine"`` and ``"nan_euclidean"`` with sparse
+#: input are scikit-learn's (it computes them, or raises its ``TypeError``)
+SPARSE_METRICS = frozenset({"euclidean", "l2", "cosine"}) | _MANHATTAN
 
 PAIRWISE_DISTANCE_FUNCTIONS = {
     "cityblock": manhattan_distances,
@@ -169,6 +181,9 @@ def _device_distances(pair, metric, kwds, *, budget=None):
     in scikit-learn's dtype (SciPy's metrics and NumPy's manhattan: float64)."""
     xp = pair.xp
     X, Y = pair.X, None if pair.same else pair.Y
+    if pair.sparse:  # euclidean, sqeuclidean (``squared``), cosine, manhattan
+        return sparse_ops.SparseDistances(
+            X, "manhattan" if metric in _MANHATTAN else metric, Y=Y)
     p = kwds.get("p", 2)
     if metric == "minkowski" and not p > 0:
         raise ValueError("p must be greater than 0")
@@ -233,7 +248,7 @@ def _callable_matrix(X, Y, metric, kwds, *, ensure_all_finite):
     return xp.stack(rows)
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all_finite=True,
                        **kwds):
     """Distance matrix of the rows of ``X`` and ``Y`` for a metric string or callable.
@@ -275,11 +290,16 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
     if metric == "precomputed":
         pair = check_pairwise_arrays(X, Y, precomputed=True,
                                      ensure_all_finite=ensure_all_finite)
-        if bool(pair.xp.any(pair.X < 0)):  # host read: scikit-learn's check
+        negative = (sparse_ops.any_negative(pair.X) if pair.sparse
+                    else bool(pair.xp.any(pair.X < 0)))  # host read: scikit-learn's check
+        if negative:
             raise ValueError("Negative values in data passed to `pairwise_distances`. "
-                             "Precomputed distance  need to have non-negative values.")
+                             "Precomputed distance  need to have non-negative values..")
         return pair.X
     if metric in ("haversine", "nan_euclidean"):  # their own checks (NaN: nan_euclidean)
+        if any_sparse(X, Y):  # scikit-learn's (haversine's sparse rows, nan_euclidean's error)
+            return _sklearn("pairwise_distances")(X, Y, metric, n_jobs=n_jobs,
+                                                  ensure_all_finite=ensure_all_finite, **kwds)
         return PAIRWISE_DISTANCE_FUNCTIONS[metric](X, Y, **kwds)
     if isinstance(metric, str) and metric in PAIRWISE_DISTANCE_FUNCTIONS:
         pair = check_pairwise_arrays(X, Y)  # scikit-learn's functions check finiteness
@@ -292,6 +312,9 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
             return cosine_distances_pair(pair)
         _no_kwds(kwds, "manhattan_distances")
         return manhattan_pair(pair)
+    if any_sparse(X, Y):  # scikit-learn's: SciPy metrics raise its TypeError on sparse
+        return _sklearn("pairwise_distances")(X, Y, metric, n_jobs=n_jobs,
+                                              ensure_all_finite=ensure_all_finite, **kwds)
     if _on_host(X, Y) and (callable(metric) or metric not in DEVICE_METRICS
                            or set(kwds) - _SCIPY_KWDS.get(metric, frozenset())):
         return _sklearn("pairwise_distances")(X, Y, metric, n_jobs=n_jobs,
@@ -306,7 +329,7 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
     return full_matrix(_device_distances(pair, metric, kwds), zero_diagonal=pair.same)
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def pairwise_kernels(X, Y=None, metric="linear", *, filter_params=False, n_jobs=None, **kwds):
     """Kernel matrix of the rows of ``X`` and ``Y`` for a kernel string or callable.
 
@@ -343,12 +366,14 @@ def pairwise_kernels(X, Y=None, metric="linear", *, filter_params=False, n_jobs=
     if metric == "precomputed":
         return check_pairwise_arrays(X, Y, precomputed=True).X
     if isinstance(metric, str) and metric in PAIRWISE_KERNEL_FUNCTIONS:
+        if metric in ("chi2", "additive_chi2"):
+            reject_sparse(X, Y)  # scikit-learn's chi2 kernels take dense data only
         if filter_params:
             kwds = {k: v for k, v in kwds.items() if k in KERNEL_PARAMS[metric]}
         return PAIRWISE_KERNEL_FUNCTIONS[metric](X, Y, **kwds)
     check_metric_choice(metric, set(PAIRWISE_KERNEL_FUNCTIONS) | {"precomputed"},
                         "pairwise_kernels")
-    if _on_host(X, Y):
+    if _on_host(X, Y) or any_sparse(X, Y):
         return _sklearn("pairwise_kernels")(X, Y, metric, filter_params=filter_params,
                                             n_jobs=n_jobs, **kwds)
     return _callable_matrix(X, Y, metric, kwds, ensure_all_finite=True)
@@ -389,7 +414,7 @@ def _chunk_rows(n_x, n_y, working_memory):
     return rows
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def pairwise_distances_chunked(X, Y=None, *, reduce_func=None, metric="euclidean",
                                n_jobs=None, working_memory=None, **kwds):
     """Generate the distance matrix of ``X`` and ``Y`` a block of rows at a time,
@@ -440,6 +465,13 @@ def pairwise_distances_chunked(X, Y=None, *, reduce_func=None, metric="euclidean
 
 
 def _chunks(X, Y, reduce_func, metric, n_jobs, working_memory, kwds):
+    sparse = any_sparse(X, Y)
+    if sparse and (callable(metric) or metric not in SPARSE_METRICS | {"precomputed"}):
+        # scikit-learn's: SciPy metrics raise its TypeError on sparse input
+        yield from _sklearn("pairwise_distances_chunked")(
+            X, Y, reduce_func=reduce_func, metric=metric, n_jobs=n_jobs,
+            working_memory=working_memory, **kwds)
+        return
     if (callable(metric) or metric not in DEVICE_METRICS | {"precomputed"}
             or metric in _SCIPY_COMPUTED and set(kwds) - _SCIPY_KWDS.get(metric, frozenset())
             ) and _on_host(X, Y):
@@ -499,15 +531,16 @@ def _argmin(X, Y, axis, metric, metric_kwargs, func, *, with_values):
         raise ValueError(f"The 'metric_kwargs' parameter of {func} must be an instance of "
                          f"'dict' or None. Got {metric_kwargs!r} instead.")
     kwds = dict(metric_kwargs or {})
-    if metric == "nan_euclidean":  # scikit-learn's chunked fallback: NaN allowed
+    if metric == "nan_euclidean" and not any_sparse(X, Y):  # scikit-learn's fallback
         indices, values = nan_euclidean_argmin_min(X, Y, axis=axis, kwds=kwds,
                                                    budget=ARGMIN_BLOCK_BYTES)
         return (indices, values) if with_values else indices
     # bool of a keyword argument (a Python value, not an array)
     squared = metric in ("euclidean", "l2") and bool(kwds.pop("squared", False))
     extra = set(kwds) - ({"p"} if metric == "minkowski" else set())
-    if callable(metric) or metric not in _ARGMIN_DEVICE_METRICS or extra:
-        if _on_host(X, Y):
+    sparse = any_sparse(X, Y) and (callable(metric) or metric not in SPARSE_METRICS)
+    if callable(metric) or metric not in _ARGMIN_DEVICE_METRICS or extra or sparse:
+        if _on_host(X, Y) or sparse:  # sparse: scikit-learn's ``ArgKmin`` (or its error)
             return _sklearn(func)(X, Y, axis=axis, metric=metric, metric_kwargs=metric_kwargs)
         if callable(metric):
             raise NotImplementedError(f"{func}: a callable metric on device input; pass "
@@ -533,7 +566,7 @@ def _argmin(X, Y, axis, metric, metric_kwargs, func, *, with_values):
     return indices, vals[0] if len(vals) == 1 else xp.concat(vals)
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def pairwise_distances_argmin_min(X, Y, *, axis=1, metric="euclidean", metric_kwargs=None):
     """Index and distance of the nearest row of ``Y`` to each row of ``X``.
 
@@ -575,7 +608,7 @@ def pairwise_distances_argmin_min(X, Y, *, axis=1, metric="euclidean", metric_kw
                    with_values=True)
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def pairwise_distances_argmin(X, Y, *, axis=1, metric="euclidean", metric_kwargs=None):
     """Index of the nearest row of ``Y`` to each row of ``X``
     (:func:`pairwise_distances_argmin_min` without the distances).

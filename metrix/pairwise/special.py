@@ -189,6 +189,10 @@ def haversine_distances(X, Y=None):
 
 def _as_dtype(A, dtype, xp):
     """``A`` in ``dtype`` (a dtype, or a list of them: ``A``'s if listed, else the first)."""
+    if hasattr(A, "toarray"):  # SciPy sparse (host): its own astype
+        if isinstance(dtype, (list, tuple)):
+            return A if any(A.dtype == d for d in dtype) else A.astype(dtype[0])
+        return A.astype(dtype)
     if isinstance(dtype, (list, tuple)):
         wanted = [library_dtype(d, xp, device_of(A)) for d in dtype]
         if A.dtype in wanted:
@@ -216,7 +220,8 @@ def check_pairwise_arrays(X, Y, *, precomputed=False, dtype="infer_float", accep
         ``"infer_float"``: scikit-learn's float (float32 when the inputs are,
         else the widest float); None: the inputs' dtypes.
     accept_sparse : str, bool or list of str, default="csr"
-        Accepted for scikit-learn's signature.
+        False: SciPy sparse input raises scikit-learn's ``TypeError``; else it
+        is accepted (as CSR).
     ensure_all_finite : bool or "allow-nan", default=True
         Whether NaN / infinity raise.
     ensure_2d : bool, default=True
@@ -231,17 +236,25 @@ def check_pairwise_arrays(X, Y, *, precomputed=False, dtype="infer_float", accep
     safe_Y : array of shape (n_samples_Y, n_features)
         ``Y`` checked (``safe_X`` itself when ``Y`` is None).
     """
+    if accept_sparse is False and _input.any_sparse(X, Y):
+        raise TypeError("Sparse data was passed, but dense data is required. Use "
+                        "'.toarray()' to convert to a dense numpy array.")
+    infer = isinstance(dtype, str) and dtype == "infer_float"
     pair = _input.check_pairwise_arrays(
         X, Y, precomputed=precomputed, ensure_all_finite=ensure_all_finite,
-        dtype="float" if dtype == "infer_float" else None, ensure_2d=ensure_2d)
+        dtype="float" if infer else None, ensure_2d=ensure_2d)
     xp, X, Y = pair.xp, pair.X, pair.Y
-    if dtype is not None and not (isinstance(dtype, str) and dtype == "infer_float"):
+    if dtype is not None and not infer:
         X = _as_dtype(X, dtype, xp)
         Y = X if pair.same else _as_dtype(Y, dtype, xp)
     if copy:
-        X = xp.asarray(X, copy=True)
-        Y = X if pair.same else xp.asarray(Y, copy=True)
+        X = _copy(X, xp)
+        Y = X if pair.same else _copy(Y, xp)
     return X, Y
+
+
+def _copy(A, xp):
+    return A.copy() if hasattr(A, "toarray") else xp.asarray(A, copy=True)
 
 
 def check_paired_arrays(X, Y):

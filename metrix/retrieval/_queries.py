@@ -366,6 +366,11 @@ def recall_values(rk):
     return safe_divide(_hits_at_k(rk), rk.n_rel, zero_value=0.0, xp=rk.xp)
 
 
+def hit_rate_values(rk):
+    """Per-query hit rate@k: 1 when a relevant item is in the top k, else 0."""
+    return rk.xp.astype(_hits_at_k(rk) > 0, rk.maxf)
+
+
 def mrr_values(rk):
     """Per-query reciprocal rank of the first relevant item in the top k (else 0)."""
     xp = rk.xp
@@ -491,7 +496,7 @@ def hit_rate_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids:
     """Mean over queries of 1 when a relevant item is among the top ``k``, else 0."""
     rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
                validate)
-    values = rk.xp.astype(_hits_at_k(rk) > 0, rk.maxf)
+    values = hit_rate_values(rk)
     return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
 
 

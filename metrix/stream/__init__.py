@@ -44,6 +44,7 @@ from ._probabilistic import BrierScoreStream, HingeLossStream, LogLossStream
 from ._ranking import DEFAULT_THRESHOLDS, RankingStream
 from ._regression import RegressionStream
 from ._retrieval import (
+    RetrievalHitRate,
     RetrievalMAP,
     RetrievalMRR,
     RetrievalNormalizedDCG,
@@ -52,6 +53,7 @@ from ._retrieval import (
     RetrievalStream,
 )
 from ._running import Running, RunningStream
+from ._scores import ClassLikelihoodRatios, D2BrierScore, D2LogLossScore
 from ._segmentation import SegmentationStream
 from ._sync import SyncTimeoutError, psum, sync
 from ._tracker import MetricTracker
@@ -108,23 +110,24 @@ globals().update(_CLUSTERING)  # RandScore, AdjustedRandScore, ... (the registry
 __all__ = [
     "AUROC", "Accuracy", "AdjustedMutualInfoScore", "AdjustedRandScore", "Aggregator",
     "AveragePrecision", "BalancedAccuracy", "BrierScore", "BrierScoreStream", "BufferFullError",
-    "CalibrationError", "CalibrationStream", "CatMetric", "CatStream", "ClasswiseWrapper",
-    "ClusteringStream", "CohenKappa", "CollectionStream", "CompletenessScore",
-    "ConfusionMatrix", "CorrelationStream", "D2AbsoluteErrorScore", "D2PinballScore",
-    "D2TweedieScore", "DEFAULT_THRESHOLDS", "DiceScore", "ExactMatch", "ExplainedVariance",
-    "F1Score", "FBetaScore", "FowlkesMallowsIndex", "GeneralizedDiceScore", "HammingDistance",
-    "HingeLoss", "HingeLossStream", "HomogeneityScore", "JaccardIndex", "LabelStream",
-    "LogLoss", "LogLossStream", "MatthewsCorrCoef", "MaxError", "MaxMetric", "MaxStream",
-    "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanGammaDeviance", "MeanIoU",
-    "MeanMetric", "MeanPinballLoss", "MeanPoissonDeviance", "MeanSquaredError",
-    "MeanSquaredLogError", "MeanStream", "MeanTweedieDeviance", "MedianAbsoluteError", "Metric",
-    "MetricCollection", "MetricTracker", "MinMetric", "MinStream", "MultilabelStream",
-    "MutualInfoScore", "NormalizedMutualInfoScore", "PearsonCorrCoef", "Perplexity",
-    "PerplexityStream", "PixelAccuracy", "Precision", "PrecisionAtFixedRecall", "R2Score",
-    "RandScore", "RankingStream", "Recall", "RecallAtFixedPrecision", "RegressionStream",
-    "RetrievalMAP", "RetrievalMRR", "RetrievalNormalizedDCG", "RetrievalPrecision",
-    "RetrievalRecall", "RetrievalStream", "RootMeanSquaredError", "RootMeanSquaredLogError",
-    "Running", "RunningStream", "SegmentationStream", "SensitivityAtSpecificity",
-    "SpearmanCorrCoef", "SpecificityAtSensitivity", "StreamMetric", "SumMetric", "SumStream",
-    "SyncTimeoutError", "VMeasureScore", "ZeroOneLoss", "merge_states", "psum", "sync",
+    "CalibrationError", "CalibrationStream", "CatMetric", "CatStream", "ClassLikelihoodRatios",
+    "ClasswiseWrapper", "ClusteringStream", "CohenKappa", "CollectionStream", "CompletenessScore",
+    "ConfusionMatrix", "CorrelationStream", "D2AbsoluteErrorScore", "D2BrierScore",
+    "D2LogLossScore", "D2PinballScore", "D2TweedieScore", "DEFAULT_THRESHOLDS", "DiceScore",
+    "ExactMatch", "ExplainedVariance", "F1Score", "FBetaScore", "FowlkesMallowsIndex",
+    "GeneralizedDiceScore", "HammingDistance", "HingeLoss", "HingeLossStream", "HomogeneityScore",
+    "JaccardIndex", "LabelStream", "LogLoss", "LogLossStream", "MatthewsCorrCoef", "MaxError",
+    "MaxMetric", "MaxStream", "MeanAbsoluteError", "MeanAbsolutePercentageError",
+    "MeanGammaDeviance", "MeanIoU", "MeanMetric", "MeanPinballLoss", "MeanPoissonDeviance",
+    "MeanSquaredError", "MeanSquaredLogError", "MeanStream", "MeanTweedieDeviance",
+    "MedianAbsoluteError", "Metric", "MetricCollection", "MetricTracker", "MinMetric", "MinStream",
+    "MultilabelStream", "MutualInfoScore", "NormalizedMutualInfoScore", "PearsonCorrCoef",
+    "Perplexity", "PerplexityStream", "PixelAccuracy", "Precision", "PrecisionAtFixedRecall",
+    "R2Score", "RandScore", "RankingStream", "Recall", "RecallAtFixedPrecision", "RegressionStream",
+    "RetrievalHitRate", "RetrievalMAP", "RetrievalMRR", "RetrievalNormalizedDCG",
+    "RetrievalPrecision", "RetrievalRecall", "RetrievalStream", "RootMeanSquaredError",
+    "RootMeanSquaredLogError", "Running", "RunningStream", "SegmentationStream",
+    "SensitivityAtSpecificity", "SpearmanCorrCoef", "SpecificityAtSensitivity", "StreamMetric",
+    "SumMetric", "SumStream", "SyncTimeoutError", "VMeasureScore", "ZeroOneLoss", "merge_states",
+    "psum", "sync",
 ]

@@ -29,9 +29,10 @@ import math
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
+from ..backends import ops as _ops
 from ..classification import probabilistic as _prob
 from ..classification._proba_input import true_proba_rows
-from ._functional import StreamMetric, dtype_probe, is_float, result_dtype
+from ._functional import StreamMetric, count_dtype, dtype_probe, is_float, result_dtype
 
 
 def _class_codes(y, k, xp):
@@ -134,6 +135,12 @@ class LogLossStream(_SumOfLosses):
 
     def update(self, state, y_true, y_proba, sample_weight=None):
         """The state after one batch (pure; no host read unless ``validate``)."""
+        xp, _, loss, w = self._terms(state, y_true, y_proba, sample_weight)
+        return self._added(state, loss, w, xp)
+
+    def _terms(self, state, y_true, y_proba, sample_weight):
+        """``(xp, codes, loss, w)``: one batch's class codes (``k`` for a label that
+        is none of the classes) and per-sample losses."""
         xp, device, yt, p, w = self._proba(state, y_true, y_proba, sample_weight)
         k = self.num_classes or 2
         if self.validate and p.shape[0]:  # host reads: validate=True only
@@ -149,7 +156,7 @@ class LogLossStream(_SumOfLosses):
         codes, _ = _class_codes(yt, k, xp)
         loss = _prob.log_loss_terms(codes, p, _prob.clip_bounds(eps, acc, xp, device),
                                     xp=xp, acc=acc, outside=k)
-        return self._added(state, loss, w, xp)
+        return xp, codes, loss, w
 
     def compute(self, state):
         """The mean (or, ``normalize=False``, summed) loss: 0-d, NaN before any weight."""
@@ -193,6 +200,12 @@ class BrierScoreStream(_SumOfLosses):
 
     def update(self, state, y_true, y_proba, sample_weight=None):
         """The state after one batch (pure; no host read unless ``validate``)."""
+        xp, _, loss, w = self._terms(state, y_true, y_proba, sample_weight)
+        return self._added(state, loss, w, xp)
+
+    def _terms(self, state, y_true, y_proba, sample_weight):
+        """``(xp, codes, loss, w)``: one batch's class codes (binary: 1 for
+        ``pos_label``, else 0) and unscaled per-sample Brier terms."""
         xp, _, yt, p, w = self._proba(state, y_true, y_proba, sample_weight)
         binary = p.ndim == 1
         if self.validate and p.shape[0]:  # host reads: validate=True only
@@ -210,8 +223,9 @@ class BrierScoreStream(_SumOfLosses):
             codes, _ = _class_codes(yt, self.num_classes, xp)
             q = true_proba_rows(codes, p, xp, outside=self.num_classes)
         else:
-            q = true_proba_rows(_positive_codes(yt, self.pos_label, xp), p, xp)
-        return self._added(state, _prob.brier_terms(q, p, xp=xp, acc=acc), w, xp)
+            codes = _positive_codes(yt, self.pos_label, xp)
+            q = true_proba_rows(codes, p, xp)
+        return xp, codes, _prob.brier_terms(q, p, xp=xp, acc=acc), w
 
     def compute(self, state):
         """The Brier score: 0-d, NaN before any weight."""
@@ -305,3 +319,94 @@ class HingeLossStream(_SumOfLosses):
         """The mean hinge loss: 0-d (``(C,)`` one-vs-all), NaN before any weight."""
         xp, mean = self._mean(state)
         return xp.astype(mean, result_dtype(state, xp))
+
+
+# -- D^2 scores: the loss sum and the (weighted) count of each class ----------------------
+
+class _D2(_SumOfLosses):
+    """The D^2 form of a loss stream (``_terms`` of its loss class): the state adds
+    ``class_w``, the (weighted) number of samples of each class, and ``n``, the
+    number of samples (int64).  The null model predicts the class prior
+    ``class_w / sum(class_w)``, so its loss sum is a function of ``class_w`` alone:
+    exact from a fixed-size state, merged by addition."""
+
+    def _init(self, xp, device, fdt):
+        state = super()._init(xp, device, fdt)
+        k = self.num_classes or 2
+        state["class_w"] = xp.zeros((k,), dtype=state["sw"].dtype, device=device)
+        state["n"] = xp.zeros((), dtype=count_dtype(xp, device), device=device)
+        return state
+
+    def update(self, state, y_true, y_proba, sample_weight=None):
+        """The state after one batch (pure; no host read unless ``validate``)."""
+        xp, codes, loss, w = self._terms(state, y_true, y_proba, sample_weight)
+        k = self.num_classes or 2
+        acc = state["sw"].dtype
+        if w is not None:
+            w = xp.reshape(xp.astype(w, acc), (-1,))
+        # code k: a label that is none of the classes (its loss is NaN already)
+        counts = _ops(xp).bincount(codes, length=k + 1, weights=w)[:k]
+        state = self._added(state, loss, w, xp)
+        return {**state, "class_w": state["class_w"] + xp.astype(counts, acc),
+                "n": state["n"] + codes.shape[0]}
+
+    def _null(self, class_w, prior, xp):
+        raise NotImplementedError
+
+    def compute(self, state):
+        """D^2 of all the data: 0-d; NaN for fewer than two samples (as the one-shot
+        function, without its warning: no host read) or a null loss of 0."""
+        xp, _ = _ns.get_namespace_and_device(state["sw"])
+        class_w = state["class_w"]
+        prior = safe_divide(class_w, xp.sum(class_w), zero_value=math.nan, xp=xp)
+        few = state["n"] < 2  # (the null loss of one sample is 0: not divided by)
+        null = self._null(class_w, prior, xp)
+        d2 = _prob.d2_from_sums(state["s_loss"], xp.where(few, xp.ones_like(null), null))
+        d2 = xp.where(few, xp.full_like(d2, math.nan), d2)
+        return xp.astype(d2, result_dtype(state, xp))
+
+
+class D2LogLossScoreStream(_D2, LogLossStream):
+    """Functional streaming D^2 log-loss score over classes ``0..num_classes-1``.
+
+    ``1 - L(model) / L(prior)`` with ``L`` the weighted log-loss sum
+    (:func:`~metrix.classification.probabilistic.log_loss_terms`) and the prior
+    model's sum :func:`~metrix.classification.probabilistic.null_log_loss_sum`
+    of the class weights.  Inputs as :class:`LogLossStream` (``num_classes=None``:
+    binary, 1-D probabilities of class 1).
+    """
+
+    def __init__(self, num_classes=None, *, validate=False):
+        super().__init__(num_classes, validate=validate)
+        self.key = ("d2_log_loss",) + self.key[1:]
+
+    def config(self):
+        """What the state means (checked by ``load_state_dict``)."""
+        return {"kind": "D2LogLossScoreStream", "num_classes": self.num_classes}
+
+    def _null(self, class_w, prior, xp):
+        return _prob.null_log_loss_sum(class_w, prior, xp=xp, acc=class_w.dtype)
+
+
+class D2BrierScoreStream(_D2, BrierScoreStream):
+    """Functional streaming D^2 Brier score (Brier skill score).
+
+    ``1 - BS(model) / BS(prior)`` with ``BS`` the weighted sum of
+    :func:`~metrix.classification.probabilistic.brier_terms` and the prior
+    model's sum :func:`~metrix.classification.probabilistic.null_brier_sum` of
+    the class weights.  Inputs as :class:`BrierScoreStream` (``num_classes=None``:
+    binary, 1-D probabilities of ``pos_label``).
+    """
+
+    def __init__(self, num_classes=None, *, pos_label=1, validate=False):
+        super().__init__(num_classes, pos_label=pos_label, validate=validate)
+        self.key = ("d2_brier",) + self.key[1:]
+
+    def config(self):
+        """What the state means (checked by ``load_state_dict``)."""
+        return {"kind": "D2BrierScoreStream", "num_classes": self.num_classes,
+                "pos_label": self.pos_label}
+
+    def _null(self, class_w, prior, xp):
+        return _prob.null_brier_sum(class_w, prior, binary=self.num_classes is None, xp=xp,
+                                    acc=class_w.dtype)

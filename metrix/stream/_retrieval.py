@@ -7,7 +7,8 @@ and query id of each row.  ``compute`` groups the rows by query on the device
 id changes), then ranks each group with the one-shot code of
 :mod:`metrix.retrieval._queries` (``_ranked_pairs``: two stable sorts) and
 applies its per-query formulas (``precision_values``, ``recall_values``,
-``mrr_values``, ``map_values``, ``ndcg_values``) and its mean over queries.
+``hit_rate_values``, ``mrr_values``, ``map_values``, ``ndcg_values``) and its
+mean over queries.
 No host read, except ``empty_target_action="error"`` (one read in
 ``compute``, to raise).
 
@@ -17,7 +18,8 @@ and the other one-shot functions in two places:
 * precision, recall, MAP and MRR count a relevant row as retrieved only if
   its score is ``> 0`` (TorchMetrics' ``where(preds > 0, target, 0)``); the
   relevant total (recall's denominator, and what makes a query "empty") counts
-  every relevant row.  nDCG takes every row.
+  every relevant row.  nDCG and the hit rate take every row (TorchMetrics'
+  ``retrieval_hit_rate`` sums the targets of the top k as they are).
 * nDCG averages the gains over tied scores (scikit-learn's ``ndcg_score`` rule,
   which TorchMetrics translates); the one-shot ``ndcg_at_k`` ranks ties by
   position.
@@ -38,6 +40,7 @@ from ..retrieval._queries import (
     _query_mean,
     _Ranked,
     _ranked_pairs,
+    hit_rate_values,
     map_values,
     mrr_values,
     ndcg_values,
@@ -55,7 +58,7 @@ from ._functional import (
 )
 from ._wrappers import Metric
 
-METRICS = ("ndcg", "map", "mrr", "precision", "recall")
+METRICS = ("ndcg", "map", "mrr", "precision", "recall", "hit_rate")
 ACTIONS = ("neg", "pos", "skip", "error")
 
 
@@ -64,7 +67,7 @@ class RetrievalStream(StreamMetric):
 
     Parameters
     ----------
-    metric : {"ndcg", "map", "mrr", "precision", "recall"}
+    metric : {"ndcg", "map", "mrr", "precision", "recall", "hit_rate"}
         The per-query metric; the result is its mean over the queries.
     capacity : int
         Rows the buffer holds (every row of every batch, rows dropped by
@@ -189,6 +192,8 @@ class RetrievalStream(StreamMetric):
             values = mrr_values(rk)
         elif m == "precision":
             values = precision_values(rk, self.top_k, self.adaptive_k)
+        elif m == "hit_rate":
+            values = hit_rate_values(rk)
         else:
             values = recall_values(rk)
         value = _query_mean(values, rk, empty, self.empty_target_action)
@@ -211,8 +216,9 @@ class RetrievalStream(StreamMetric):
         y, s = xp.take(state["buf_target"], order), xp.take(state["buf_score"], order)
         real = 1.0 - xp.astype(f_s, acc)
         ndcg = self.metric == "ndcg"
-        # TorchMetrics: a row with a score <= 0 is never a retrieved relevant one (not nDCG)
-        rel = y if ndcg else xp.where(s > 0, y, xp.zeros_like(y))
+        # TorchMetrics: a row with a score <= 0 is never a retrieved relevant one (not
+        # nDCG, nor the hit rate)
+        rel = y if ndcg or self.metric == "hit_rate" else xp.where(s > 0, y, xp.zeros_like(y))
         args = _ranked_pairs(rel, s, seg, o.bincount(seg, length=n), n, None, self.top_k,
                              xp=xp, o=o, device=device, maxf=acc, cdt=cdt, ideal=ndcg,
                              tie_average=ndcg)
@@ -314,3 +320,12 @@ class RetrievalRecall(_Retrieval):
     __doc__ = _doc("RetrievalRecall", "RetrievalRecall", "recall@k",
                    "relevant rows in the top k / relevant rows")
     _metric = "recall"
+
+
+class RetrievalHitRate(_Retrieval):
+    __doc__ = _doc("RetrievalHitRate", "RetrievalHitRate", "hit rate@k",
+                   "1 when a relevant row is in the top k, else 0",
+                   note="\n\n    Every row counts, whatever its score (TorchMetrics' "
+                        "``retrieval_hit_rate``); the one-shot function is "
+                        ":func:`metrix.hit_rate_at_k`.")
+    _metric = "hit_rate"

@@ -256,6 +256,17 @@ def _stream_calls():
     out["stream.HingeLoss"] = stream(lambda: ms.HingeLoss(num_classes=C), "labels",
                                      ("real", (N, C)))
     out["stream.HingeLoss[binary]"] = stream(ms.HingeLoss, "binary", "real")
+    out["stream.D2LogLossScore"] = stream(lambda: ms.D2LogLossScore(num_classes=C), "labels",
+                                          "proba")
+    out["stream.D2LogLossScore[binary]"] = stream(ms.D2LogLossScore, "binary", "score")
+    out["stream.D2BrierScore"] = stream(lambda: ms.D2BrierScore(num_classes=C), "labels",
+                                        "proba")
+    out["stream.D2BrierScore[binary]"] = stream(ms.D2BrierScore, "binary", "score")
+    out["stream.D2BrierScore[weights]"] = stream(lambda: ms.D2BrierScore(num_classes=C),
+                                                 "labels", "proba", "weight")
+    out["stream.ClassLikelihoodRatios"] = stream(ms.ClassLikelihoodRatios, "binary", "binary")
+    out["stream.ClassLikelihoodRatios[weights]"] = stream(
+        lambda: ms.ClassLikelihoodRatios(weighted=True), "binary", "score", "weight")
     out["stream.Accuracy[top_k]"] = stream(lambda: ms.Accuracy(C, top_k=3), "labels", "proba")
     out["stream.CalibrationError"] = stream(ms.CalibrationError, "binary", "score")
     out["stream.CalibrationError[multiclass]"] = stream(
@@ -283,7 +294,7 @@ def _stream_calls():
     # retrieval: relevance, scores and query ids (0..C-1) of N rows
     out["stream.RetrievalNormalizedDCG"] = stream(
         lambda: ms.RetrievalNormalizedDCG(4 * N, top_k=5), "labels", "score", "labels")
-    for name in ("RetrievalMAP", "RetrievalMRR", "RetrievalRecall"):
+    for name in ("RetrievalMAP", "RetrievalMRR", "RetrievalRecall", "RetrievalHitRate"):
         cls = getattr(ms, name)
         out["stream." + name] = stream((lambda cls: lambda: cls(4 * N, top_k=5))(cls),
                                        "binary", "score", "labels")

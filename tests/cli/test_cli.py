@@ -15,7 +15,8 @@ import metrix
 from metrix.__main__ import main
 
 HAVE_PYARROW = importlib.util.find_spec("pyarrow") is not None
-HAVE_MPL = importlib.util.find_spec("matplotlib") is not None
+# --plots draws with metrix.display: matplotlib and scikit-learn (metrix[plots])
+HAVE_PLOTS = all(importlib.util.find_spec(m) is not None for m in ("matplotlib", "sklearn"))
 N = 600
 
 
@@ -78,7 +79,7 @@ def test_binary_csv_json_and_plots(tmp_path, capsys):
     out_json = tmp_path / "r.json"
     argv = ["eval", f, "--y-true", "y", "--y-pred", "p", "--y-score", "s", "--bootstrap", "200",
             "--json", str(out_json)]
-    if HAVE_MPL:
+    if HAVE_PLOTS:
         argv += ["--plots", str(tmp_path / "plots")]
     code, out, err = _run(argv, capsys)
     assert code == 0, err
@@ -104,7 +105,7 @@ def test_binary_csv_json_and_plots(tmp_path, capsys):
     rep = doc["classification_report"]
     assert rep["1"]["recall"] == pytest.approx(metrix.recall_score(cols["y"], cols["p"]))
     assert doc["bootstrap"]["n_resamples"] == 200
-    if HAVE_MPL:
+    if HAVE_PLOTS:
         names = sorted(os.path.basename(p) for p in doc["plots"])
         assert names == ["calibration.png", "confusion_matrix.png", "precision_recall.png",
                          "roc.png"]
@@ -182,7 +183,7 @@ def test_regression_npz_torch_backend_plots(tmp_path, capsys):
     np.savez(f, **cols)
     argv = ["eval", str(f), "--y-true", "y", "--y-pred", "p", "--backend", "torch",
             "--bootstrap", "50", "--json", str(tmp_path / "reg.json")]
-    if HAVE_MPL:
+    if HAVE_PLOTS:
         argv += ["--plots", str(tmp_path / "plots")]
     code, out, err = _run(argv, capsys)
     assert code == 0, err
@@ -198,7 +199,7 @@ def test_regression_npz_torch_backend_plots(tmp_path, capsys):
         ref = getattr(metrix, fn)(y, p)
         assert m[key]["value"] == pytest.approx(float(ref), rel=1e-9), key
         assert m[key]["low"] <= m[key]["high"]
-    if HAVE_MPL:
+    if HAVE_PLOTS:
         assert [os.path.basename(q) for q in doc["plots"]] == ["residuals.png"]
         assert os.path.getsize(doc["plots"][0]) > 1000
 
@@ -415,3 +416,15 @@ def test_column_numpy_views_equal_pyarrow():
         want = col.to_numpy(zero_copy_only=False)
         assert got.dtype == want.dtype and got.shape == want.shape, col.type
         np.testing.assert_array_equal(got, want)
+
+
+def test_weighted_support_column_is_separated():
+    # a weighted support printed in full is wider than its column: the columns
+    # stay split on whitespace (it ran into the f1 column)
+    from metrix.cli._report import classification_table
+
+    text = classification_table([("a", 0.5, 0.25, 1 / 3, 0.769327065275),
+                                 ("b", 1.0, 1.0, 1.0, 3.0)])
+    rows = [line.split() for line in text.splitlines()[2:]]
+    assert rows == [["a", "0.5000", "0.2500", "0.3333", "0.769327065275"],
+                    ["b", "1.0000", "1.0000", "1.0000", "3"]]

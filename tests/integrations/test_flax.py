@@ -98,7 +98,7 @@ def _all_faces():
         elif next(iter(inspect.signature(stream).parameters)).startswith("min_"):
             # the binary operating points: (value, threshold)
             args, kw, names = (0.6,), {"capacity": 256}, binary
-        elif name in ("LogLoss", "BrierScore"):
+        elif name in ("LogLoss", "BrierScore", "D2LogLossScore", "D2BrierScore"):
             args, kw, names = (C,), {}, rank
         elif name == "CalibrationError":
             args, kw, names = (), {"n_bins": 10, "num_classes": C}, rank
@@ -107,6 +107,8 @@ def _all_faces():
             args, kw, names = (256,), {}, reg
         elif name == "Perplexity":
             args, kw, names = (), {}, text
+        elif name == "ClassLikelihoodRatios":
+            args, kw, names = (), {}, binary
         elif name == "ExactMatch":
             args, kw, names = (C,), {}, multilabel
         elif name.startswith("Retrieval"):  # the query ids go where sample_weight goes

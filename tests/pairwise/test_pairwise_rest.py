@@ -244,6 +244,7 @@ X0[0, :2] = Y0[0, :2]  # equal coordinates
 METRICS = [("euclidean", {}), ("l2", {}), ("minkowski", {}), ("minkowski", {"p": 3}),
            ("minkowski", {"p": 1}), ("minkowski", {"p": np.inf}), ("p", {"p": 1.5}),
            ("minkowski", {"p": 3, "w": np.arange(5.0)}), ("minkowski", {"p": 0.5}),
+           ("minkowski", {"p": 1, "w": np.arange(5.0)}), ("minkowski", {"p": 2, "w": np.ones(5)}),
            ("manhattan", {}), ("cityblock", {}), ("l1", {}), ("chebyshev", {}),
            ("infinity", {}), ("seuclidean", {"V": np.arange(1, 6.0)}),
            ("mahalanobis", {"V": np.cov(X0.T)}),
@@ -359,7 +360,8 @@ def test_distance_metric_backends(xp):
 
 SCIPY = [("seuclidean", {}), ("seuclidean", {"V": np.arange(1, 6.0)}), ("mahalanobis", {}),
          ("mahalanobis", {"VI": np.linalg.inv(np.cov(X0.T))}), ("hamming", {}), ("canberra", {}),
-         ("braycurtis", {}), ("minkowski", {"p": 3, "w": np.arange(5.0)})]
+         ("braycurtis", {}), ("minkowski", {"p": 3, "w": np.arange(5.0)}),
+         ("minkowski", {"p": 1, "w": np.arange(5.0)})]
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

@@ -1,5 +1,6 @@
 """Streaming retrieval metrics with query ids (``RetrievalNormalizedDCG``,
-``RetrievalMAP``, ``RetrievalMRR``, ``RetrievalPrecision``, ``RetrievalRecall``)
+``RetrievalMAP``, ``RetrievalMRR``, ``RetrievalPrecision``, ``RetrievalRecall``,
+``RetrievalHitRate``)
 against TorchMetrics on NumPy, torch CPU and JAX CPU: uneven batches that split
 every query, merged states, ``state_dict`` round trips, ties, graded relevance,
 queries without a relevant row under each ``empty_target_action``,
@@ -32,7 +33,7 @@ EDGES = (0, 0, 1, 2, 50, 50, 131, 239, N)      # empty batches, single rows, une
 TM_EDGES = (0, 1, 2, 50, 131, 239, N)          # TorchMetrics refuses empty batches
 
 CLASSES = ("RetrievalNormalizedDCG", "RetrievalMAP", "RetrievalMRR", "RetrievalPrecision",
-           "RetrievalRecall")
+           "RetrievalRecall", "RetrievalHitRate")
 LIBS = ("numpy", "torch", "jax")
 
 
@@ -137,7 +138,8 @@ def test_ties_rank_by_arrival_as_the_one_shot_functions():
     # rows in arrival order rank tied rows by position too
     s = np.round(np.abs(S) * 2).astype(np.float64) + 1.0
     pairs = {"RetrievalMAP": metrix.map_at_k, "RetrievalMRR": metrix.mrr,
-             "RetrievalPrecision": metrix.precision_at_k, "RetrievalRecall": metrix.recall_at_k}
+             "RetrievalPrecision": metrix.precision_at_k, "RetrievalRecall": metrix.recall_at_k,
+             "RetrievalHitRate": metrix.hit_rate_at_k}
     for name, fn in pairs.items():
         for k in (1, 3):
             want = fn(Y, s, k=k, query_ids=Q)
@@ -263,3 +265,56 @@ def test_torch_face_takes_the_ids_third():
     for a, b in zip(TM_EDGES[:-1], TM_EDGES[1:]):
         m.update(torch.asarray(Y[a:b]), torch.asarray(S[a:b]), torch.asarray(Q[a:b]))
     _close(m.compute(), _torchmetrics("RetrievalMAP", Y, S, Q, top_k=3))
+
+
+def test_hit_rate_counts_rows_of_any_score_and_equals_the_one_shot():
+    # TorchMetrics' hit rate sums the targets of the top k as they are: a relevant
+    # row with a score <= 0 is a hit (precision and recall would not count it)
+    q = np.array([0, 0, 0, 1, 1, 2])
+    y = np.array([1, 0, 0, 0, 1, 0])
+    s = np.array([-0.5, -1.0, -2.0, 0.3, 0.9, 0.1], dtype=np.float32)
+    for k in (None, 1):
+        for action in ("neg", "pos", "skip"):
+            m = ms.RetrievalHitRate(8, top_k=k, empty_target_action=action)
+            m.update(y, s, q)
+            want = _torchmetrics_one("RetrievalHitRate", y, s, q, top_k=k,
+                                     empty_target_action=action)
+            _close(m.compute(), want)
+            one_shot = metrix.hit_rate_at_k(y, s, k=k, query_ids=q, empty_target_action=action)
+            _close(m.compute(), float(one_shot))
+    m = ms.RetrievalHitRate(8, top_k=1)
+    m.update(y, s, q)
+    _close(m.compute(), 2 / 3)     # queries 0 and 1 hit at rank 1; query 2 empty
+    m = ms.RetrievalRecall(8, top_k=1)
+    m.update(y, s, q)
+    _close(m.compute(), 1 / 3)     # recall drops the row scored -0.5
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_hit_rate_dtypes_merge_and_state_dict(lib):
+    conv = _lib(lib)
+    want = _torchmetrics("RetrievalHitRate", Y, S, Q, top_k=2)
+    dtypes = ("float16", "float32", "float64") + (("bfloat16",) if lib == "torch" else ())
+    for sdt in dtypes:
+        for qdt in ("uint8", "int8", "int16", "int32", "int64"):
+            s = S.astype(np.float16) if sdt in ("float16", "bfloat16") else S
+            w = _torchmetrics("RetrievalHitRate", Y, s.astype(np.float32), Q, top_k=2)
+            if sdt == "bfloat16":
+                sc = torch.asarray(S).to(torch.bfloat16)
+                w = _torchmetrics("RetrievalHitRate", Y, sc.float().numpy(), Q, top_k=2)
+                m = ms.RetrievalHitRate(N, top_k=2)
+                for a, b in zip(EDGES[:-1], EDGES[1:]):
+                    m.update(torch.asarray(Y[a:b].astype(bool)), sc[a:b],
+                             torch.asarray(Q[a:b].astype(qdt)))
+            else:
+                m = _feed(ms.RetrievalHitRate(N, top_k=2), Y.astype(bool), s.astype(sdt),
+                          Q.astype(qdt), lib=conv)
+            _close(m.compute(), w)
+    a = _feed(ms.RetrievalHitRate(N, top_k=2), Y, S, Q, edges=EDGES[:5], lib=conv)
+    b = _feed(ms.RetrievalHitRate(N, top_k=2), Y, S, Q, edges=EDGES[4:], lib=conv)
+    _close(a.merge(b).compute(), want)
+    c = ms.RetrievalHitRate(N, top_k=2).load_state_dict(
+        _feed(ms.RetrievalHitRate(N, top_k=2), Y, S, Q, edges=EDGES[:4], lib=conv).state_dict())
+    _close(_feed(c, Y, S, Q, edges=EDGES[3:], lib=conv).compute(), want)
+    with pytest.raises(ValueError, match="metric"):   # another retrieval metric's state
+        ms.RetrievalRecall(N, top_k=2).load_state_dict(c.state_dict())
