@@ -22,6 +22,7 @@ from .._core.namespace import device_of, library_dtype, max_float_dtype
 from ..backends import ops
 from . import _input
 from ._blocks import Distances, row_slices
+from ._input import InvalidParameterError
 from .distance_metric import DistanceMetric
 from .distances import full_matrix
 
@@ -35,8 +36,9 @@ def _is_nan(value) -> bool:
 
 def _check_bool(value, name, func):
     if not (isinstance(value, bool) or type(value).__name__ in ("bool_", "bool")):
-        raise ValueError(f"The {name!r} parameter of {func} must be an instance of 'bool' or "
-                         f"an instance of 'numpy.bool'. Got {value!r} instead.")
+        raise InvalidParameterError(f"The {name!r} parameter of {func} must be an instance of "
+                                    f"'bool' or an instance of 'numpy.bool'. Got {value!r} "
+                                    "instead.")
 
 
 class NanEuclidean:
@@ -108,7 +110,7 @@ class NanEuclidean:
         return D if self.squared else xp.sqrt(D)
 
 
-@metric_edge
+@metric_edge(keep_sparse=True)
 def nan_euclidean_distances(X, Y=None, *, squared=False, missing_values=math.nan, copy=True):
     """Euclidean distances between the rows of ``X`` and ``Y`` ignoring missing values.
 
@@ -145,9 +147,10 @@ def nan_euclidean_distances(X, Y=None, *, squared=False, missing_values=math.nan
     >>> nan_euclidean_distances([[0, 1], [1, nan]], [[0, 0]]).round(4).tolist()
     [[1.0], [1.4142]]
     """
+    _input.sparse_not_array_like("nan_euclidean_distances", X=X, Y=Y)
     _check_bool(squared, "squared", "nan_euclidean_distances")
     if not isinstance(missing_values, numbers.Real):
-        raise ValueError(
+        raise InvalidParameterError(
             "The 'missing_values' parameter of nan_euclidean_distances must be an "
             "instance of 'int', a float in the range [-inf, inf], numpy.nan or pandas.NA."
             f" Got {missing_values!r} instead.")

@@ -458,3 +458,25 @@ def test_chunked_sqeuclidean_diagonal_is_zero():
     chunks = list(mp.pairwise_distances_chunked(X, working_memory=0.5, metric="sqeuclidean"))
     assert len(chunks) > 1
     assert (np.diag(np.vstack(chunks)) == 0).all()
+
+
+def test_sparse_input():
+    sp = pytest.importorskip("scipy.sparse")
+    X = sp.random(7, 2, density=0.6, format="csr", random_state=0)
+    X.data += 0.1  # no explicit zeros (scikit-learn's sparse haversine skips absent entries)
+    dense = X.toarray()
+    # scikit-learn's array-like constraint of nan_euclidean_distances
+    for args in ((X,), (dense, X)):
+        _raises_like(ValueError, lambda a=args: mp.nan_euclidean_distances(*a),
+                     lambda a=args: skp.nan_euclidean_distances(*a))
+    _same(mp.haversine_distances(X), skp.haversine_distances(dense))
+    for metric in ("manhattan", "haversine", "braycurtis"):
+        # the values of dense rows (scikit-learn's sparse braycurtis of two zero rows is 1)
+        _same(mp.DistanceMetric.get_metric(metric).pairwise(X, dense[:3]),
+              skm.DistanceMetric.get_metric(metric).pairwise(dense, dense[:3]))
+    _raises_like(TypeError, lambda: mp.check_pairwise_arrays(X, None, accept_sparse=False),
+                 lambda: skp.check_pairwise_arrays(X, None, accept_sparse=False))
+    for kw in ({}, dict(dtype=np.float32), dict(copy=True)):
+        ours, theirs = mp.check_pairwise_arrays(X, X, **kw), skp.check_pairwise_arrays(X, X, **kw)
+        for o, t in zip(ours, theirs):
+            assert o.dtype == t.dtype and (o != t).nnz == 0
