@@ -222,7 +222,7 @@ class DistanceMetric:
                              f"features ({d}). Currently len(w)={int(w.shape[0])}.")
 
     def pairwise(self, X, Y=None):
-        """Distances between the rows of ``X`` and ``Y``.
+        """Compute the distances between the rows of ``X`` and ``Y``.
 
         Parameters
         ----------
