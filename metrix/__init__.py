@@ -21,7 +21,9 @@ from .clustering import *  # noqa: F401,F403
 from .evaluation import *  # noqa: F401,F403
 from .exceptions import UndefinedMetricWarning
 from .pairwise import (  # noqa: F401
+    DistanceMetric,
     euclidean_distances,
+    nan_euclidean_distances,
     pairwise_distances,
     pairwise_distances_argmin,
     pairwise_distances_argmin_min,
@@ -36,7 +38,8 @@ from .segmentation import *  # noqa: F401,F403
 __version__ = "0.1.0"
 
 #: the pairwise names scikit-learn exports on ``sklearn.metrics`` (the rest: ``metrix.pairwise``)
-_PAIRWISE = ["euclidean_distances", "pairwise_distances", "pairwise_distances_argmin",
+_PAIRWISE = ["DistanceMetric", "euclidean_distances", "nan_euclidean_distances",
+             "pairwise_distances", "pairwise_distances_argmin",
              "pairwise_distances_argmin_min", "pairwise_distances_chunked", "pairwise_kernels"]
 
 __all__ = ["UndefinedMetricWarning", *_classification.__all__, *_clustering.__all__,

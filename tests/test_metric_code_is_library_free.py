@@ -36,6 +36,8 @@ ALLOWED = {
     "clustering/_sparse.py": (1, "host: SciPy sparse contingency tables (scikit-learn's type)"),
     "clustering/supervised.py": (1, "scikit-learn's signature: dtype=np.int64, np.bool_"),
     "clustering/_unsupervised_input.py": (4, "host: scikit-learn's pairwise-distance checks"),
+    "pairwise/distance_metric.py": (1, "scikit-learn's signature: dtype=np.float64; the "
+                                       "metric's parameters (V, VI, w) checked on the host"),
 }
 
 

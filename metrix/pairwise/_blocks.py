@@ -20,8 +20,14 @@ matrix exists only where the caller returns it.
 * ``"cosine"``: ``clip(1 - x.y / (||x|| ||y||), 0, 2)``, rows of norm below
   ``10 eps`` left unscaled (scikit-learn's ``normalize``).
 * ``"manhattan"`` / ``"cityblock"`` / ``"l1"``, ``"chebyshev"``, ``"minkowski"``
-  (``p``) and ``"additive_chi2"``: from the ``(B, M, D)`` differences, ``B``
-  kept small.
+  (``p``, weights ``w``) and ``"additive_chi2"``: from the ``(B, M, D)``
+  differences, ``B`` kept small; so are SciPy's / ``DistanceMetric``'s
+  ``"seuclidean"`` (``V``), ``"mahalanobis"`` (``VI``), ``"hamming"``,
+  ``"canberra"``, ``"braycurtis"`` and ``"haversine"`` (:data:`FORMULAS`, one
+  definition each, shared by ``pairwise_distances`` and ``DistanceMetric``).
+* ``DistanceMetric``'s boolean metrics (``"jaccard"``, ``"dice"``, ...,
+  :data:`BOOLEAN_METRICS`): from the counts of coordinates non-zero in both
+  rows (one matrix product of the ``x != 0`` indicators) and in either.
 * ``"precomputed"``: the rows of ``X`` itself.
 """
 
@@ -33,11 +39,20 @@ from .._core.namespace import device_of, max_float_dtype
 from ..backends import ops
 
 __all__ = ["EXPANSION_METRICS", "BROADCAST_METRICS", "SUPPORTED_METRICS", "Distances",
-           "row_slices", "check_metric_kwds"]
+           "row_slices", "check_metric_kwds", "FORMULA_METRICS", "BOOLEAN_METRICS",
+           "FORMULAS", "haversine_rdist_to_dist"]
 
 EXPANSION_METRICS = frozenset({"euclidean", "l2", "sqeuclidean", "cosine"})
-BROADCAST_METRICS = frozenset({"manhattan", "cityblock", "l1", "chebyshev", "minkowski"})
-SUPPORTED_METRICS = EXPANSION_METRICS | BROADCAST_METRICS | {"precomputed"}
+#: the metrics of :data:`FORMULAS` (their parameters: ``Distances(params=...)``)
+FORMULA_METRICS = frozenset({"seuclidean", "mahalanobis", "hamming", "canberra", "braycurtis",
+                             "haversine"})
+BROADCAST_METRICS = frozenset({"manhattan", "cityblock", "l1", "chebyshev",
+                               "minkowski"}) | FORMULA_METRICS
+#: ``DistanceMetric``'s metrics of the ``x != 0`` indicators (``B x M`` products)
+BOOLEAN_METRICS = frozenset({"jaccard", "matching", "dice", "kulsinski", "rogerstanimoto",
+                             "russellrao", "sokalmichener", "sokalsneath"})
+#: the metrics that take no parameter arrays (the silhouette's)
+SUPPORTED_METRICS = EXPANSION_METRICS | (BROADCAST_METRICS - FORMULA_METRICS) | {"precomputed"}
 _EUCLIDEAN = frozenset({"euclidean", "l2", "sqeuclidean"})
 
 #: the keyword arguments each metric takes (scikit-learn passes ``**kwds`` on)
@@ -78,11 +93,15 @@ class Distances:
     (scikit-learn's ``X_norm_squared`` / ``Y_norm_squared``; no centring then).
     ``centre=False``: float64 euclidean expansions summed from the raw rows
     exactly as scikit-learn sums them (no centring of ``"sqeuclidean"``).
+    ``params``: the arrays of the metric (``V``, ``VI``, ``w``: in ``X``'s
+    namespace, device and dtype) and ``braycurtis_scipy`` (SciPy's
+    denominator ``sum |x + y|``, else ``DistanceMetric``'s ``sum |x| + |y|``).
     """
 
     def __init__(self, X, metric, *, xp, Y=None, p=2, upcast=False, x_sq=None, y_sq=None,
-                 centre=True):
+                 centre=True, params=None):
         self.xp = xp
+        self.params = {} if params is None else dict(params)
         self.metric = metric
         self.same = Y is None
         self.n = int(X.shape[0])
@@ -175,13 +194,18 @@ class Distances:
             diff = Xb - Y
             ratio = (diff * diff) / xp.where(zero, xp.ones_like(total), total)
             return -xp.sum(xp.where(zero, xp.zeros_like(ratio), ratio), axis=2)
+        formula = FORMULAS.get(metric)
+        if formula is not None:
+            return formula(Xb, Y, xp, **self.params)
         diff = xp.abs(Xb - Y)
         p = self.p
         if metric == "chebyshev" or (metric == "minkowski" and math.isinf(p)):
             return xp.max(diff, axis=2)
-        if metric != "minkowski" or p == 1:
+        w = self.params.get("w")
+        if metric != "minkowski" or (p == 1 and w is None):
             return xp.sum(diff, axis=2)
-        return xp.sum(diff ** p, axis=2) ** (1.0 / p)
+        powered = diff ** p if w is None else w * diff ** p
+        return xp.sum(powered, axis=2) ** (1.0 / p)
 
     def nearest(self, start: int, stop: int, *, squared=False):
         """``(index, distance)`` of the nearest row of ``Y`` to each row
@@ -225,3 +249,123 @@ def _normalize(X, xp):
     eps = xp.finfo(X.dtype).eps
     norms = xp.where(norms < 10 * eps, xp.ones_like(norms), norms)
     return X / norms[:, None]
+
+
+# -- the metrics of ``FORMULAS``: ``(B, 1, D)`` rows against ``(1, M, D)`` rows ----------
+
+
+def _seuclidean(Xb, Y, xp, *, V):
+    """``sqrt(sum((x - y)^2 / V))``."""
+    diff = Xb - Y
+    return xp.sqrt(xp.sum(diff * diff / V, axis=2))
+
+
+def _mahalanobis(Xb, Y, xp, *, VI):
+    """``sqrt((x - y) VI (x - y)^T)``."""
+    diff = Xb - Y
+    return xp.sqrt(xp.sum((diff @ VI) * diff, axis=2))
+
+
+def _hamming(Xb, Y, xp):
+    """The fraction of coordinates that differ."""
+    unequal = xp.astype(Xb != Y, Xb.dtype)
+    return xp.sum(unequal, axis=2) / Xb.shape[2]
+
+
+def _canberra(Xb, Y, xp):
+    """``sum(|x - y| / (|x| + |y|))``, the terms of ``0 / 0`` left out."""
+    den = xp.abs(Xb) + xp.abs(Y)
+    pos = den > 0
+    terms = xp.abs(Xb - Y) / xp.where(pos, den, xp.ones_like(den))
+    return xp.sum(xp.where(pos, terms, xp.zeros_like(terms)), axis=2)
+
+
+def _divide(num, den, xp, *, empty):
+    """``num / den``, ``empty`` (0 or NaN) where ``den`` is 0 (no warning)."""
+    zero = den == 0
+    ratio = num / xp.where(zero, xp.ones_like(den), den)
+    return xp.where(zero, xp.full_like(ratio, empty), ratio)
+
+
+def _braycurtis(Xb, Y, xp, *, braycurtis_scipy=False):
+    """``sum|x - y| / sum|x + y|`` (SciPy's; NaN for ``0 / 0``) or ``sum|x - y| /
+    sum(|x| + |y|)`` (``DistanceMetric``'s; 0 for ``0 / 0``)."""
+    num = xp.sum(xp.abs(Xb - Y), axis=2)
+    den = xp.sum(xp.abs(Xb + Y) if braycurtis_scipy else xp.abs(Xb) + xp.abs(Y), axis=2)
+    return _divide(num, den, xp, empty=math.nan if braycurtis_scipy else 0.0)
+
+
+def _haversine(Xb, Y, xp):
+    """Great-circle angle of (latitude, longitude) rows in radians:
+    ``2 arcsin(sqrt(sin^2(dlat / 2) + cos(lat_x) cos(lat_y) sin^2(dlon / 2)))``."""
+    x0, x1 = Xb[:, :, 0], Xb[:, :, 1]
+    y0, y1 = Y[:, :, 0], Y[:, :, 1]
+    s0 = xp.sin(0.5 * (x0 - y0))
+    s1 = xp.sin(0.5 * (x1 - y1))
+    return haversine_rdist_to_dist(s0 * s0 + xp.cos(x0) * xp.cos(y0) * s1 * s1, xp)
+
+
+def haversine_rdist_to_dist(rdist, xp):
+    """The haversine distance of its surrogate: ``2 arcsin(sqrt(rdist))``."""
+    return 2.0 * xp.asin(xp.sqrt(rdist))
+
+
+def _counts(Xb, Y, xp):
+    """``(n_tt, n_neq, D)``: the coordinates non-zero in both rows, in one only, and
+    the number of coordinates (``DistanceMetric``'s boolean metrics)."""
+    a = xp.astype(Xb[:, 0, :] != 0, Xb.dtype)
+    b = xp.astype(Y[0, ...] != 0, Xb.dtype)
+    tt = a @ xp.permute_dims(b, (1, 0))
+    neq = (xp.sum(a, axis=1)[:, None] + xp.sum(b, axis=1)[None, :]) - 2.0 * tt
+    return tt, neq, Xb.shape[2]
+
+
+def _jaccard(Xb, Y, xp):
+    """``n_neq / (n_tt + n_neq)``, 0 for two all-zero rows."""
+    tt, neq, _ = _counts(Xb, Y, xp)
+    return _divide(neq, tt + neq, xp, empty=0.0)
+
+
+def _matching(Xb, Y, xp):
+    """``n_neq / D``."""
+    _, neq, d = _counts(Xb, Y, xp)
+    return neq / d
+
+
+def _dice(Xb, Y, xp):
+    """``n_neq / (2 n_tt + n_neq)`` (NaN for two all-zero rows)."""
+    tt, neq, _ = _counts(Xb, Y, xp)
+    return _divide(neq, 2.0 * tt + neq, xp, empty=math.nan)
+
+
+def _kulsinski(Xb, Y, xp):
+    """``(n_neq - n_tt + D) / (n_neq + D)``."""
+    tt, neq, d = _counts(Xb, Y, xp)
+    return (neq - tt + d) / (neq + d)
+
+
+def _rogerstanimoto(Xb, Y, xp):
+    """``2 n_neq / (D + n_neq)`` (also ``"sokalmichener"``)."""
+    _, neq, d = _counts(Xb, Y, xp)
+    return (2.0 * neq) / (d + neq)
+
+
+def _russellrao(Xb, Y, xp):
+    """``(D - n_tt) / D``."""
+    tt, _, d = _counts(Xb, Y, xp)
+    return (d - tt) / d
+
+
+def _sokalsneath(Xb, Y, xp):
+    """``n_neq / (n_tt / 2 + n_neq)`` (NaN for two all-zero rows)."""
+    tt, neq, _ = _counts(Xb, Y, xp)
+    return _divide(neq, 0.5 * tt + neq, xp, empty=math.nan)
+
+
+#: metric string -> ``formula(Xb, Y, xp, **params)`` (see :class:`Distances`)
+FORMULAS = {"seuclidean": _seuclidean, "mahalanobis": _mahalanobis, "hamming": _hamming,
+            "canberra": _canberra, "braycurtis": _braycurtis, "haversine": _haversine,
+            "jaccard": _jaccard, "matching": _matching, "dice": _dice,
+            "kulsinski": _kulsinski, "rogerstanimoto": _rogerstanimoto,
+            "russellrao": _russellrao, "sokalmichener": _rogerstanimoto,
+            "sokalsneath": _sokalsneath}

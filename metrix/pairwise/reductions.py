@@ -3,13 +3,16 @@
 
 * The metric strings metrix computes run on the inputs' namespace and device:
   ``"euclidean"`` / ``"l2"``, ``"cosine"``, ``"manhattan"`` / ``"cityblock"``
-  / ``"l1"`` (scikit-learn's own functions) and ``"sqeuclidean"``,
-  ``"chebyshev"``, ``"minkowski"`` (``p``) of SciPy's; every kernel string.
-* SciPy's other metric strings (``"braycurtis"``, ``"correlation"``,
-  ``"hamming"``, ...), ``"haversine"``, ``"nan_euclidean"`` and callables on
-  NumPy (host) input are handed to scikit-learn itself; on device input the
-  metric strings raise ``NotImplementedError`` and callables are called once
-  per pair of rows, as scikit-learn calls them.
+  / ``"l1"``, ``"haversine"``, ``"nan_euclidean"`` (scikit-learn's own
+  functions) and ``"sqeuclidean"``, ``"chebyshev"``, ``"minkowski"`` (``p``,
+  ``w``), ``"seuclidean"`` (``V``), ``"mahalanobis"`` (``VI``),
+  ``"hamming"``, ``"canberra"``, ``"braycurtis"`` of SciPy's (one definition
+  each, shared with :class:`~metrix.pairwise.DistanceMetric`); every kernel
+  string.
+* SciPy's other metric strings (``"correlation"``, ``"jaccard"``, ...) and
+  callables on NumPy (host) input are handed to scikit-learn itself; on
+  device input the metric strings raise ``NotImplementedError`` and
+  callables are called once per pair of rows, as scikit-learn calls them.
 * ``pairwise_distances_argmin_min`` never forms the distance matrix: it reads
   it one row block at a time (:class:`~metrix.pairwise._blocks.Distances`,
   the silhouette's machinery), ranking the rows of ``Y`` for the euclidean
@@ -32,7 +35,7 @@ from .._core.edge import metric_edge
 from .._core.namespace import is_host_array, max_float_dtype
 from .._core.stacklevel import find_stack_level
 from ..backends import sparse as sparse_ops
-from ._blocks import Distances, row_slices
+from ._blocks import FORMULA_METRICS, Distances, row_slices
 from ._input import (
     any_sparse,
     check_finite_option,
@@ -41,6 +44,7 @@ from ._input import (
     check_pairwise_arrays,
     reject_sparse,
 )
+from .distance_metric import metric_params
 from .distances import (
     cosine_distances,
     cosine_distances_pair,
@@ -61,6 +65,7 @@ from .kernels import (
     rbf_kernel,
     sigmoid_kernel,
 )
+from .special import haversine_distances, nan_euclidean_argmin_min, nan_euclidean_distances
 
 __all__ = ["pairwise_distances", "pairwise_kernels", "pairwise_distances_chunked",
            "pairwise_distances_argmin_min", "pairwise_distances_argmin",
@@ -77,9 +82,14 @@ VALID_METRICS = frozenset({
 #: ``ArgKmin``'s extra metric strings (``pairwise_distances_argmin_min``)
 _ARGKMIN_METRICS = frozenset({"infinity", "kulsinski", "p", "sokalmichener"})
 #: the metric strings metrix computes on the inputs' device
-DEVICE_METRICS = frozenset({"euclidean", "l2", "cosine", "manhattan", "cityblock", "l1",
-                            "sqeuclidean", "chebyshev", "minkowski"})
-_SCIPY_COMPUTED = frozenset({"sqeuclidean", "chebyshev", "minkowski"})
+_ARGMIN_DEVICE_METRICS = frozenset({"euclidean", "l2", "cosine", "manhattan", "cityblock", "l1",
+                                    "sqeuclidean", "chebyshev", "minkowski"})
+DEVICE_METRICS = _ARGMIN_DEVICE_METRICS | FORMULA_METRICS - {"haversine"}
+_SCIPY_COMPUTED = frozenset({"sqeuclidean", "chebyshev", "minkowski"}) | DEVICE_METRICS & \
+    FORMULA_METRICS
+#: the keyword arguments of the SciPy metrics metrix computes
+_SCIPY_KWDS = {"minkowski": frozenset({"p", "w"}), "seuclidean": frozenset({"V"}),
+               "mahalanobis": frozenset({"VI"})}
 _MANHATTAN = frozenset({"manhattan", "cityblock", "l1"})
 #: the metrics metrix computes on sparse input (scikit-learn's own functions);
 #: SciPy's metrics, callables, ``"haversine"`` and ``"nan_euclidean"`` with sparse
@@ -90,11 +100,15 @@ PAIRWISE_DISTANCE_FUNCTIONS = {
     "cityblock": manhattan_distances,
     "cosine": cosine_distances,
     "euclidean": euclidean_distances,
+    "haversine": haversine_distances,
     "l2": euclidean_distances,
     "l1": manhattan_distances,
     "manhattan": manhattan_distances,
     "precomputed": None,
+    "nan_euclidean": nan_euclidean_distances,
 }
+#: scikit-learn's metrics that take NaN (``_NAN_METRICS``)
+NAN_METRICS = ["nan_euclidean"]
 PAIRWISE_KERNEL_FUNCTIONS = {
     "additive_chi2": additive_chi2_kernel,
     "chi2": chi2_kernel,
@@ -124,9 +138,8 @@ WORKING_MEMORY_MIB = 1024
 
 
 def distance_metrics():
-    """The metric strings of :func:`pairwise_distances` metrix computes itself,
-    mapped to their functions (scikit-learn's ``distance_metrics``, without
-    ``"haversine"`` and ``"nan_euclidean"``, which are handed to scikit-learn).
+    """The metric strings of :func:`pairwise_distances` with a function of their
+    own, mapped to it (scikit-learn's ``distance_metrics``).
 
     Returns
     -------
@@ -174,14 +187,37 @@ def _device_distances(pair, metric, kwds, *, budget=None):
     p = kwds.get("p", 2)
     if metric == "minkowski" and not p > 0:
         raise ValueError("p must be greater than 0")
+    params = None
     if metric in _SCIPY_COMPUTED or metric in _MANHATTAN:
         dt = (max_float_dtype(xp, pair.device) if metric in _SCIPY_COMPUTED
               else manhattan_dtype(xp, pair.device, X.dtype))
         X = xp.astype(X, dt, copy=False)
         Y = None if Y is None else xp.astype(Y, dt, copy=False)
+        params = _scipy_params(X, pair, metric, kwds)
     upcast = metric in ("euclidean", "l2")
     return Distances(X, "manhattan" if metric in _MANHATTAN else metric, xp=xp, Y=Y, p=p,
-                     upcast=upcast, centre=not upcast)
+                     upcast=upcast, centre=not upcast, params=params)
+
+
+def _scipy_params(X, pair, metric, kwds):
+    """The parameter arrays of a SciPy metric in ``X``'s dtype: ``V`` / ``VI`` of
+    the keyword arguments, or of the data where ``Y`` is ``X`` (scikit-learn's
+    ``_precompute_metric_params``: the variances, the inverse covariance)."""
+    xp = pair.xp
+    params = {k: v for k, v in kwds.items() if k in ("V", "VI", "w")}
+    for name, key, needs in (("seuclidean", "V", "V"), ("mahalanobis", "VI", "VI")):
+        if metric == name and key not in params and not pair.same:
+            raise ValueError(f"The {needs!r} parameter is required for the {name} metric "
+                             "when Y is passed.")
+    if metric == "seuclidean" and "V" not in params:  # in the data's float (NumPy's var)
+        params["V"] = xp.var(pair.X, axis=0, correction=1)
+    if metric == "mahalanobis" and "VI" not in params:
+        centred = X - xp.mean(X, axis=0, keepdims=True)
+        cov = xp.permute_dims(centred, (1, 0)) @ centred / (int(X.shape[0]) - 1)
+        params["VI"] = xp.permute_dims(xp.linalg.inv(cov), (1, 0))
+    if metric == "braycurtis":
+        params["braycurtis_scipy"] = True
+    return metric_params(params, xp=xp, device=pair.device, dtype=X.dtype)
 
 
 def _no_kwds(kwds, func, allowed=frozenset()):
@@ -192,7 +228,7 @@ def _no_kwds(kwds, func, allowed=frozenset()):
 
 def _metric_kwds(metric, kwds, func):
     """Check the keyword arguments of a metrix-computed SciPy metric."""
-    allowed = {"minkowski": {"p"}}.get(metric, set())
+    allowed = _SCIPY_KWDS.get(metric, frozenset())
     for key in kwds:
         if key not in allowed:
             raise TypeError(f"{func}: cdist() got an unexpected keyword argument {key!r}")
@@ -260,6 +296,11 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
             raise ValueError("Negative values in data passed to `pairwise_distances`. "
                              "Precomputed distance  need to have non-negative values..")
         return pair.X
+    if metric in ("haversine", "nan_euclidean"):  # their own checks (NaN: nan_euclidean)
+        if any_sparse(X, Y):  # scikit-learn's (haversine's sparse rows, nan_euclidean's error)
+            return _sklearn("pairwise_distances")(X, Y, metric, n_jobs=n_jobs,
+                                                  ensure_all_finite=ensure_all_finite, **kwds)
+        return PAIRWISE_DISTANCE_FUNCTIONS[metric](X, Y, **kwds)
     if isinstance(metric, str) and metric in PAIRWISE_DISTANCE_FUNCTIONS:
         pair = check_pairwise_arrays(X, Y)  # scikit-learn's functions check finiteness
         if metric in ("euclidean", "l2"):
@@ -275,7 +316,7 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
         return _sklearn("pairwise_distances")(X, Y, metric, n_jobs=n_jobs,
                                               ensure_all_finite=ensure_all_finite, **kwds)
     if _on_host(X, Y) and (callable(metric) or metric not in DEVICE_METRICS
-                           or set(kwds) - {"p"}):
+                           or set(kwds) - _SCIPY_KWDS.get(metric, frozenset())):
         return _sklearn("pairwise_distances")(X, Y, metric, n_jobs=n_jobs,
                                               ensure_all_finite=ensure_all_finite, **kwds)
     if callable(metric):
@@ -284,7 +325,8 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
         raise _not_on_device(metric, "pairwise_distances")
     _metric_kwds(metric, kwds, "pairwise_distances")
     pair = check_pairwise_arrays(X, Y, ensure_all_finite=ensure_all_finite)
-    return full_matrix(_device_distances(pair, metric, kwds))
+    # SciPy's pdist where Y is X: a row's distance to itself is exactly zero
+    return full_matrix(_device_distances(pair, metric, kwds), zero_diagonal=pair.same)
 
 
 @metric_edge(keep_sparse=True)
@@ -430,7 +472,9 @@ def _chunks(X, Y, reduce_func, metric, n_jobs, working_memory, kwds):
             X, Y, reduce_func=reduce_func, metric=metric, n_jobs=n_jobs,
             working_memory=working_memory, **kwds)
         return
-    if (callable(metric) or metric not in DEVICE_METRICS | {"precomputed"}) and _on_host(X, Y):
+    if (callable(metric) or metric not in DEVICE_METRICS | {"precomputed"}
+            or metric in _SCIPY_COMPUTED and set(kwds) - _SCIPY_KWDS.get(metric, frozenset())
+            ) and _on_host(X, Y):
         yield from _sklearn("pairwise_distances_chunked")(
             X, Y, reduce_func=reduce_func, metric=metric, n_jobs=n_jobs,
             working_memory=working_memory, **kwds)
@@ -461,7 +505,8 @@ def _chunks(X, Y, reduce_func, metric, n_jobs, working_memory, kwds):
     dist = _device_distances(pair, "sqeuclidean" if squared else metric, kwds)
     n_x, n_y = int(pair.X.shape[0]), int(pair.Y.shape[0])
     rows = _chunk_rows(n_x, n_y, working_memory)
-    zero = pair.same and metric in ("euclidean", "l2")
+    # a row to itself: scikit-learn zeroes the euclidean ones, SciPy's cdist gives 0
+    zero = pair.same and metric in ("euclidean", "l2", "sqeuclidean")
     for start, stop in row_slices(n_x, rows):
         D = dist.block(start, stop)
         whole = start == 0 and stop == n_x
@@ -486,11 +531,15 @@ def _argmin(X, Y, axis, metric, metric_kwargs, func, *, with_values):
         raise ValueError(f"The 'metric_kwargs' parameter of {func} must be an instance of "
                          f"'dict' or None. Got {metric_kwargs!r} instead.")
     kwds = dict(metric_kwargs or {})
+    if metric == "nan_euclidean" and not any_sparse(X, Y):  # scikit-learn's fallback
+        indices, values = nan_euclidean_argmin_min(X, Y, axis=axis, kwds=kwds,
+                                                   budget=ARGMIN_BLOCK_BYTES)
+        return (indices, values) if with_values else indices
     # bool of a keyword argument (a Python value, not an array)
     squared = metric in ("euclidean", "l2") and bool(kwds.pop("squared", False))
     extra = set(kwds) - ({"p"} if metric == "minkowski" else set())
     sparse = any_sparse(X, Y) and (callable(metric) or metric not in SPARSE_METRICS)
-    if callable(metric) or metric not in DEVICE_METRICS or extra or sparse:
+    if callable(metric) or metric not in _ARGMIN_DEVICE_METRICS or extra or sparse:
         if _on_host(X, Y) or sparse:  # sparse: scikit-learn's ``ArgKmin`` (or its error)
             return _sklearn(func)(X, Y, axis=axis, metric=metric, metric_kwargs=metric_kwargs)
         if callable(metric):

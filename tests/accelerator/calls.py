@@ -47,9 +47,9 @@ EXEMPT = {
                     "davies_bouldin_score")},
     **{name: "scikit-learn's check_pairwise_arrays reads the values (NaN / infinity) and "
              "the signature has no validate=False to skip it"
-       for name in ("euclidean_distances", "pairwise_distances", "pairwise_kernels",
-                    "pairwise_distances_chunked", "pairwise_distances_argmin_min",
-                    "pairwise_distances_argmin")},
+       for name in ("euclidean_distances", "nan_euclidean_distances", "pairwise_distances",
+                    "pairwise_kernels", "pairwise_distances_chunked",
+                    "pairwise_distances_argmin_min", "pairwise_distances_argmin")},
 }
 
 

@@ -172,6 +172,7 @@ CALLS = {
     "silhouette_samples": ((X2, Y3), {}),
     "silhouette_score": ((X2, Y3), {}),
     "euclidean_distances": ((X2,), {}),
+    "nan_euclidean_distances": ((X2,), {}),
     "consensus_score": (((np.eye(3, 5, dtype=bool), np.eye(3, 4, dtype=bool)),
                          (np.eye(2, 5, dtype=bool), np.eye(2, 4, dtype=bool))), {}),
     "pairwise_distances": ((X2,), {}),

@@ -46,7 +46,8 @@ def test_signature_is_scikit_learns(name):
 
 def test_flat_names_are_sklearn_metrics_ones():
     flat = [n for n in skm.__all__ if n in mp.__all__]
-    assert sorted(flat) == sorted(["euclidean_distances", "pairwise_distances",
+    assert sorted(flat) == sorted(["DistanceMetric", "euclidean_distances",
+                                   "nan_euclidean_distances", "pairwise_distances",
                                    "pairwise_distances_argmin", "pairwise_distances_argmin_min",
                                    "pairwise_distances_chunked", "pairwise_kernels"])
     for n in flat:
