@@ -362,17 +362,24 @@ def test_state_merge_and_load_state():
 
 def _guide_blocks():
     blocks = re.findall(r"```python\n(.*?)```", GUIDE.read_text(), re.S)
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     return blocks
 
 
 def test_the_guide_nnx_examples_run():
+    spaces = []
     for block in _guide_blocks():
         if "shard_map" not in block:
-            ns: dict = {}
-            exec(compile(block, str(GUIDE), "exec"), ns)
+            spaces.append({})
+            exec(compile(block, str(GUIDE), "exec"), spaces[-1])
+    ns = next(n for n in spaces if "f1" in n)
     np.testing.assert_allclose(ns["f1"].compute(), skm.f1_score([0, 1, 2, 2], [0, 2, 2, 2],
                                                                  average="macro"), rtol=1e-6)
+    values = next(n for n in spaces if "logged" in n)["values"]
+    assert {k: float(v) for k, v in values.items() if k != "recall"} == {
+        "loss": 3.0, "worst": 6.0, "recent": 4.0}
+    assert {k: float(v) for k, v in values["recall"].items()} == {
+        "recall_a": 1.0, "recall_b": 1.0, "recall_c": 1.0}
 
 
 _SHARD_CHECK = """

@@ -39,6 +39,8 @@ BOTH = [
     "config_round_trip_for_every_metric",
     "model_save_and_load_keeps_the_metrics",
     "every_stream_metric_has_a_keras_class",
+    "aggregators_equal_keras_mean_sum_and_numpy",
+    "aggregators_and_wrappers_in_fit_and_evaluate",
 ]
 JAX_ONLY = [
     "stateless_jit_train_step_and_eval_step",
