@@ -119,8 +119,8 @@ class FlaxMetric(nnx.metrics.Metric):
         # the leaves an empty state does not hold at zero (the running maximum of
         # MaxMetric starts at -inf): ``(path, value)``, read once here, for reset()
         self._fills = tuple((path, float(leaf.reshape(-1)[0])) for path, leaf in
-                            iter_leaves(state) if leaf.size and field_kind(path[-1]) != "meta"
-                            and bool(jnp.any(leaf != 0)))
+                            iter_leaves(state) if leaf.size == 1
+                            and field_kind(path[-1]) in ("max", "min") and bool(leaf != 0))
         self.state_vars = nnx.data(jax.tree.map(_MetricState, state))
         self._seen = _Seen(_EMPTY)
 

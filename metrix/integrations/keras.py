@@ -552,8 +552,8 @@ class KerasAggregator(KerasMetric):
             weight = _keras_weight(values, sample_weight, xp)
             if isinstance(agg, SumStream):  # keras.metrics.Sum: the weighted values
                 values, weight = values * keras.ops.cast(weight, values.dtype), None
-        per_sample = _size(values) // values.shape[0] if len(values.shape) > 1 else 1
-        if isinstance(agg, MeanStream) and per_sample != 1:
+        per_sample = _size(values[:1]) if len(values.shape) > 1 else 1  # (no division by N)
+        if isinstance(agg, MeanStream) and per_sample not in (1, None):
             # keras.metrics.Mean weighs samples (rows), not values: each of a row's
             # values weighs 1 / (values per row), times the row's weight
             ones = keras.ops.ones(tuple(values.shape), dtype="float32")
