@@ -48,6 +48,13 @@ or variables restored by ``nnx.update`` / ``nnx.merge`` with another metric's
 graph (an orbax checkpoint): ``compute()`` then returns the formula's value
 (NaN for most metrics) instead of raising.
 
+**Logged values and wrappers.**  The aggregators (``MeanMetric``, ``SumMetric``,
+``MaxMetric``, ``MinMetric``, ``CatMetric(capacity)``) take ``update(values=...,
+weight=...)`` as ``nnx.metrics.Average`` does (:class:`FlaxAggregator`);
+``Running(metric, window)`` and ``ClasswiseWrapper(metric, ...)`` wrap a metric
+of this module (fixed-size states: they run inside ``nnx.jit``);
+``MetricTracker`` is :class:`metrix.stream.MetricTracker`.
+
 **Counts.**  Counts are integer arrays: int32 unless ``jax_enable_x64`` is
 on, so exact up to 2**31 - 1 samples (per class and per confusion cell);
 sums of weights and of errors are float32 without x64, float64 with it.

@@ -35,6 +35,14 @@ stopping at 2**24 as a float32 counter does.
 * the retrieval metrics (``RetrievalMAP``, ...) take the query id of each row
   as the third argument of ``update_state`` (where ``sample_weight`` goes).
 
+The aggregators (``MeanMetric``, ``SumMetric``, ``MaxMetric``, ``MinMetric``,
+``CatMetric``) take ``update_state(values, sample_weight=None)`` with the
+weighting of ``keras.metrics.Mean`` / ``Sum`` (:class:`KerasAggregator`);
+``Running(metric, window)`` and ``ClasswiseWrapper(metric, ...)`` wrap a metric
+of this module (``ClasswiseWrapper``'s ``result()`` is a dict, logged key by
+key).  ``MetricTracker`` has no Keras face: ``History`` and the callbacks'
+``monitor`` track epochs.
+
 ``result()`` is cast to the metric's ``dtype`` (Keras' ``floatx()``,
 float32, unless ``dtype=`` is given); an integer result (a confusion matrix)
 stays integer.
