@@ -75,7 +75,7 @@ from ..stream._aggregation import CatStream, MeanStream, nan_check
 from ..stream._aggregation import _Aggregation as _AggregationStream
 from ..stream._aggregation import _Extreme as _ExtremeStream
 from ..stream._checkpoint import check_mergeable
-from ..stream._functional import field_kind, iter_leaves, warm
+from ..stream._functional import field_kind, iter_leaves, state_namespace, warm
 from ..stream._running import RunningStream
 from ._faces import AGGREGATORS, STREAM_METRICS, WRAPPERS
 
@@ -295,6 +295,13 @@ class FlaxMetric(nnx.metrics.Metric):
 
 def _masked(spec, state, y_true, y_pred, w, keep, ref):
     """``spec.update`` of the kept rows only (masked rows already hold row ``ref``)."""
+    if isinstance(spec, RunningStream):  # the window pushes the kept rows' own state
+        # (a batch with every row masked pushes an empty one, as an empty batch does)
+        xp, device = state_namespace(state["slot_0"])
+        fdt = next((v.dtype for p, v in iter_leaves(state["slot_0"]) if p[-1] == "meta_dtype"),
+                   None)
+        empty = spec.spec._init(xp, device, fdt)
+        return spec.push(state, _masked(spec.spec, empty, y_true, y_pred, w, keep, ref))
     if isinstance(spec, _stream.CollectionStream):  # each statistic its own way
         out = dict(state)
         for sname, member in spec._groups.values():

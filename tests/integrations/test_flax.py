@@ -630,3 +630,37 @@ def test_wrappers_and_tracker():
         tracker.increment()
         tracker.update(jnp.asarray([0, 1, 2]), jnp.asarray(p))
     assert tracker.best_metric(return_step=True) == (1.0, 1)
+
+
+def test_running_masks_each_window_slot_exactly():
+    rng = np.random.default_rng(21)
+    faces = {"acc": mf.Running(mf.Accuracy(3), window=2),
+             "mse": mf.Running(mf.MeanSquaredError(), window=2),
+             "mean": mf.Running(mf.MeanMetric(), window=2)}
+    refs = {"acc": ms.Running(ms.Accuracy(3), window=2),
+            "mse": ms.Running(ms.MeanSquaredError(), window=2),
+            "mean": ms.Running(ms.MeanMetric(), window=2)}
+
+    @nnx.jit
+    def step(face, a, b, mask):
+        face.update(a, b, mask=mask)
+
+    @nnx.jit
+    def step_values(face, v, mask):
+        face.update(values=v, mask=mask)
+
+    for keep_rows in ([1, 1, 0, 1, 0, 1], [0, 0, 0, 0, 0, 0], [1, 0, 1, 1, 1, 1]):
+        keep = np.asarray(keep_rows, bool)
+        y, p = rng.integers(0, 3, 6), rng.integers(0, 3, 6)
+        t, r = rng.normal(size=6), rng.normal(size=6)
+        t[~keep] = np.nan  # padding with garbage
+        step(faces["acc"], jnp.asarray(y), jnp.asarray(p), jnp.asarray(keep))
+        step(faces["mse"], jnp.asarray(t, jnp.float32), jnp.asarray(r, jnp.float32),
+             jnp.asarray(keep))
+        step_values(faces["mean"], jnp.asarray(t, jnp.float32), jnp.asarray(keep))
+        refs["acc"].update(y[keep], p[keep])
+        refs["mse"].update(t[keep], r[keep])
+        refs["mean"].update(t[keep])
+    for key, face in faces.items():
+        np.testing.assert_allclose(face.compute(), refs[key].compute(), rtol=1e-6,
+                                   err_msg=key)
