@@ -48,12 +48,21 @@ or variables restored by ``nnx.update`` / ``nnx.merge`` with another metric's
 graph (an orbax checkpoint): ``compute()`` then returns the formula's value
 (NaN for most metrics) instead of raising.
 
+**Logged values and wrappers.**  The aggregators (``MeanMetric``, ``SumMetric``,
+``MaxMetric``, ``MinMetric``, ``CatMetric(capacity)``) take ``update(values=...,
+weight=...)`` as ``nnx.metrics.Average`` does (:class:`FlaxAggregator`);
+``Running(metric, window)`` and ``ClasswiseWrapper(metric, ...)`` wrap a metric
+of this module (fixed-size states: they run inside ``nnx.jit``);
+``MetricTracker`` is :class:`metrix.stream.MetricTracker`.
+
 **Counts.**  Counts are integer arrays: int32 unless ``jax_enable_x64`` is
 on, so exact up to 2**31 - 1 samples (per class and per confusion cell);
 sums of weights and of errors are float32 without x64, float64 with it.
 """
 
 from __future__ import annotations
+
+import math
 
 import jax
 import jax.numpy as jnp
@@ -62,9 +71,13 @@ from flax import nnx
 from .. import stream as _stream
 from .._core.edge import _TRACER_ERRORS
 from ..backends import ops as _ops
+from ..stream._aggregation import CatStream, MeanStream, nan_check
+from ..stream._aggregation import _Aggregation as _AggregationStream
+from ..stream._aggregation import _Extreme as _ExtremeStream
 from ..stream._checkpoint import check_mergeable
-from ..stream._functional import field_kind, iter_leaves, warm
-from ._faces import STREAM_METRICS
+from ..stream._functional import field_kind, iter_leaves, state_namespace, warm
+from ..stream._running import RunningStream
+from ._faces import AGGREGATORS, STREAM_METRICS, WRAPPERS
 
 __all__ = ["FlaxMetric"]
 
@@ -86,6 +99,9 @@ class FlaxMetric(nnx.metrics.Metric):
         ``jax_enable_x64``) by default.
     """
 
+    #: whether greater values are better (None: no direction), as the stream class's
+    higher_is_better = None
+
     def __init__(self, spec, *, y_true_arg="y_true", y_pred_arg="y_pred",
                  sample_weight_arg="sample_weight", dtype=None):
         if isinstance(spec, _stream.Metric):
@@ -93,17 +109,25 @@ class FlaxMetric(nnx.metrics.Metric):
         if not isinstance(spec, _stream.StreamMetric):
             raise TypeError(f"{type(self).__name__} wraps a metrix.stream metric, got "
                             f"{type(spec).__name__}")
-        names = (y_true_arg, y_pred_arg, sample_weight_arg)
-        if not all(isinstance(n, str) for n in names) or len(set(names)) != 3:
-            raise ValueError(f"y_true_arg, y_pred_arg and sample_weight_arg must be three "
-                             f"different str, got {names!r}")
+        self._setup(spec, (y_true_arg, y_pred_arg, sample_weight_arg),
+                    "y_true_arg, y_pred_arg and sample_weight_arg", dtype)
+
+    def _setup(self, spec, names, what, dtype):
+        if not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
+            count = {2: "two", 3: "three"}[len(names)]
+            raise ValueError(f"{what} must be {count} different str, got {names!r}")
         self.spec = spec
-        self.argnames = names
+        self.argnames = tuple(names)
         probe = jnp.zeros((0,))
         device = next(iter(probe.devices()))
         fdt = jnp.dtype(dtype) if dtype is not None else jnp.result_type(float)
         _ops(jnp)  # fill the adapter cache eagerly, not inside a traced step
         state = warm(spec._init(jnp, device, fdt))
+        # the leaves an empty state does not hold at zero (the running maximum of
+        # MaxMetric starts at -inf): ``(path, value)``, read once here, for reset()
+        self._fills = tuple((path, float(leaf.reshape(-1)[0])) for path, leaf in
+                            iter_leaves(state) if leaf.size == 1
+                            and field_kind(path[-1]) in ("max", "min") and bool(leaf != 0))
         self.state_vars = nnx.data(jax.tree.map(_MetricState, state))
         self._seen = _Seen(_EMPTY)
 
@@ -195,9 +219,13 @@ class FlaxMetric(nnx.metrics.Metric):
         return self.spec.compute(self.state)
 
     def reset(self) -> None:
-        """Forget the data (every leaf of an empty state is zero); dtypes stay."""
-        jax.tree.map(lambda v: _assign(v, jnp.zeros_like(v[...])), self.state_vars,
-                     is_leaf=_is_var)
+        """Forget the data (the leaves of an empty state: zero, or the running
+        extremes' start); dtypes stay."""
+        fills = dict(self._fills)
+        for path, var in iter_leaves(self.state_vars):
+            old = var[...]
+            _assign(var, jnp.full_like(old, fills[path]) if path in fills
+                    else jnp.zeros_like(old))
         self._seen = _Seen(_EMPTY)
 
     def merge(self, other):
@@ -267,6 +295,13 @@ class FlaxMetric(nnx.metrics.Metric):
 
 def _masked(spec, state, y_true, y_pred, w, keep, ref):
     """``spec.update`` of the kept rows only (masked rows already hold row ``ref``)."""
+    if isinstance(spec, RunningStream):  # the window pushes the kept rows' own state
+        # (a batch with every row masked pushes an empty one, as an empty batch does)
+        xp, device = state_namespace(state["slot_0"])
+        fdt = next((v.dtype for p, v in iter_leaves(state["slot_0"]) if p[-1] == "meta_dtype"),
+                   None)
+        empty = spec.spec._init(xp, device, fdt)
+        return spec.push(state, _masked(spec.spec, empty, y_true, y_pred, w, keep, ref))
     if isinstance(spec, _stream.CollectionStream):  # each statistic its own way
         out = dict(state)
         for sname, member in spec._groups.values():
@@ -375,10 +410,265 @@ def _face(name):
 
     return type(name, (FlaxMetric,), {
         "__init__": __init__, "__module__": __name__, "__qualname__": name,
+        "higher_is_better": cls.higher_is_better,
         "__doc__": f"``metrix.stream.{name}`` as a ``flax.nnx.Metric`` (same arguments).\n\n"
                    "    Also takes the keywords ``y_true_arg``, ``y_pred_arg``,\n"
                    "    ``sample_weight_arg`` and ``dtype`` of :class:`FlaxMetric`.\n"
                    f"    See :class:`metrix.stream.{name}` and :mod:`{__name__}`."})
+
+
+# -- the aggregators and the wrappers --------------------------------------------------
+
+def _aggregation_of(spec):
+    """The aggregator a spec applies (itself, or the one a ``Running`` window runs)."""
+    base = spec.spec if isinstance(spec, RunningStream) else spec
+    return base if isinstance(base, _AggregationStream) else None
+
+
+class FlaxAggregator(FlaxMetric):
+    """A ``flax.nnx.Metric`` around a :mod:`metrix.stream` aggregator (``MeanMetric``,
+    ``SumMetric``, ``MaxMetric``, ``MinMetric``, ``CatMetric``) or a ``Running``
+    window of one: ``update(values=..., weight=...)``, as ``nnx.metrics.Average``.
+
+    Parameters
+    ----------
+    spec : metrix.stream.StreamMetric or metrix.stream.Aggregator
+        The functional aggregator (or a stream aggregator, whose ``.spec`` is taken).
+    argname : str, default="values"
+        The keyword under which :meth:`update` finds the values
+        (``nnx.metrics.Average``'s ``argname``).
+    weight_arg : str, default="weight"
+        The keyword of the weights (``MeanMetric`` only).
+    dtype : jax dtype, default=None
+        The result float dtype (see :class:`FlaxMetric`).
+    """
+
+    def __init__(self, spec, *, argname="values", weight_arg="weight", dtype=None):
+        if isinstance(spec, _stream.Metric):
+            spec = spec.spec
+        if _aggregation_of(spec) is None:
+            raise TypeError(f"{type(self).__name__} wraps a metrix.stream aggregator, got "
+                            f"{type(spec).__name__}")
+        agg = _aggregation_of(spec)
+        if isinstance(agg, CatStream) and agg.nan_strategy in ("ignore", "warn", "error"):
+            raise ValueError(
+                f"{type(self).__name__}: nan_strategy={agg.nan_strategy!r} drops NaN values "
+                "on the host (how many values there are would depend on the data, which a "
+                "compiled step cannot hold); give a float to replace them, or 'disable'")
+        self._setup(spec, (argname, weight_arg), "argname and weight_arg", dtype)
+
+    def update(self, *args, mask=None, **kwargs) -> None:
+        """Add one batch of values in place (no host read; traces under ``nnx.jit``).
+
+        Parameters
+        ----------
+        *args : array or float
+            ``values[, weight]`` positionally (any shape, flattened; ``weight``
+            broadcasts to the values' shape, NumPy's rules, ``MeanMetric`` only).
+        mask : array, default=None
+            Values where it is 0 / False count for nothing (exact); it
+            broadcasts over the values from the first axis (one per sample).
+            ``CatMetric`` takes none (a data-dependent number of values).
+        **kwargs : array or float
+            The values and weights under the names given at construction;
+            any other keyword is ignored (``nnx.MultiMetric`` passes the same
+            keywords to every metric).
+        """
+        name = type(self).__name__
+        if len(args) > 2:
+            raise TypeError(f"{name}.update takes at most 2 positional arguments "
+                            f"(values, weight), got {len(args)}")
+        values = list(args) + [None] * (2 - len(args))
+        for i, key in enumerate(self.argnames):
+            if key in kwargs:
+                if i < len(args):
+                    raise TypeError(f"{name}.update got {key!r} both positionally and "
+                                    "as a keyword")
+                values[i] = kwargs[key]
+        value, weight = values
+        if value is None:
+            raise TypeError(f"{name}.update needs the values: positionally, or as the "
+                            f"keyword {self.argnames[0]!r} (set with argname=); got the "
+                            f"keywords {sorted(kwargs)}")
+        value = jnp.asarray(value)
+        weight = None if weight is None else jnp.asarray(weight)
+        agg = _aggregation_of(self.spec)
+        traced = _traced(value, weight, mask)
+        if agg.nan_strategy in ("warn", "error"):
+            if traced:
+                raise TypeError(
+                    f"{name} was traced (nnx.jit, jax.jit) with nan_strategy="
+                    f"{agg.nan_strategy!r}, which reads the values on the host to warn or "
+                    "raise: inside a compiled step use 'ignore' (or a float)")
+            nan_check(value, weight, agg.nan_strategy, name)
+        if mask is not None:
+            value, weight = _masked_values(agg, value, weight, mask, name)
+        seen = self._seen.value
+        self.load_state(self.spec.update(self.state, value, weight))
+        self._seen = _Seen(_seen_after(seen, math.prod(value.shape), mask is not None,
+                                       traced))
+
+    def compute(self):
+        """The aggregate over everything added: a 0-d array (``CatMetric``: the
+        values, 1-D, in update order; it reads the count on the host, the
+        result's length).
+
+        Raises ``ValueError`` when no value was seen (see the module docstring),
+        :class:`~metrix.stream.BufferFullError` when ``CatMetric`` was given
+        more values than its ``capacity``.
+        """
+        if not isinstance(_aggregation_of(self.spec), CatStream) or isinstance(
+                self.spec, RunningStream):
+            return super().compute()
+        if self._seen.value == _EMPTY:
+            super().compute()  # raises
+        state = self.state
+        if int(state["dropped"]) > 0:  # host read: the result's length is read anyway
+            raise _stream.BufferFullError(
+                f"{type(self).__name__}: {int(state['dropped'])} values past capacity="
+                f"{self.spec.capacity} were not kept; create it with a larger capacity")
+        return self.spec.compute(state)
+
+
+def _masked_values(agg, value, weight, mask, name):
+    """``(value, weight)`` where masked values count for nothing (exact): a weight of
+    0 (the mean), 0 (the sum), the neutral of a maximum / minimum."""
+    if isinstance(agg, CatStream):
+        raise ValueError(f"{name}.update takes no mask: the values kept would depend on "
+                         "the data (pass only the values to keep)")
+    keep = jnp.asarray(mask) != 0
+    if keep.ndim > value.ndim or keep.shape != value.shape[:keep.ndim]:
+        raise ValueError(f"mask of shape {tuple(keep.shape)} does not match the values' "
+                         f"leading axes {tuple(value.shape)}")
+    keep = jnp.broadcast_to(jnp.reshape(keep, keep.shape + (1,) * (value.ndim - keep.ndim)),
+                            value.shape)
+    if isinstance(agg, _ExtremeStream):
+        return jnp.where(keep, value, jnp.asarray(agg.neutral, dtype=value.dtype)), weight
+    if isinstance(agg, MeanStream) or weight is not None:
+        w = jnp.ones(value.shape, jnp.result_type(float)) if weight is None else \
+            jnp.broadcast_to(weight, value.shape)
+        return jnp.where(keep, value, 0), jnp.where(keep, w, 0)
+    return jnp.where(keep, value, 0), None
+
+
+def _aggregator_face(name):
+    cls = getattr(_stream, name)
+
+    def __init__(self, *args, argname="values", weight_arg="weight", dtype=None, **kwargs):
+        FlaxAggregator.__init__(self, cls(*args, **kwargs).spec, argname=argname,
+                                weight_arg=weight_arg, dtype=dtype)
+
+    return type(name, (FlaxAggregator,), {
+        "__init__": __init__, "__module__": __name__, "__qualname__": name,
+        "higher_is_better": cls.higher_is_better,
+        "__doc__": f"``metrix.stream.{name}`` as a ``flax.nnx.Metric`` (same arguments).\n\n"
+                   "    ``update(values=..., weight=...)``; also takes the keywords\n"
+                   "    ``argname``, ``weight_arg`` and ``dtype`` of :class:`FlaxAggregator`.\n"
+                   f"    See :class:`metrix.stream.{name}` and :mod:`{__name__}`."})
+
+
+def _spec_of(metric, what):
+    if isinstance(metric, (FlaxMetric, _stream.Metric)):
+        return metric.spec
+    raise TypeError(f"{what} wraps a metric of {__name__} or of metrix.stream, got "
+                    f"{type(metric).__name__}")
+
+
+class Running(FlaxMetric):
+    """``metrix.stream.Running`` as a ``flax.nnx.Metric``: ``metric`` over its last
+    ``window`` updates (a ring of ``window`` states: fixed size, ``nnx.jit`` ready).
+
+    ``update`` takes the wrapped metric's arguments: ``(y_true, y_pred,
+    sample_weight)``, or ``(values, weight)`` for an aggregator, under the
+    wrapped face's keyword names.
+
+    Parameters
+    ----------
+    metric : FlaxMetric or metrix.stream.Metric
+        The metric to run (a face of this module, or a stream metric).
+    window : int, default=5
+        How many of the latest updates the value covers.
+    **names : str
+        The keyword names of ``update`` (those of the wrapped face by
+        default: ``y_true_arg``, ``y_pred_arg``, ``sample_weight_arg``, or,
+        for an aggregator, ``argname`` and ``weight_arg``), and ``dtype``.
+    """
+
+    def __init__(self, metric, window=5, **names):
+        spec = RunningStream(_spec_of(metric, "Running"), window)
+        self.higher_is_better = metric.higher_is_better
+        self._aggregator = _aggregation_of(spec) is not None
+        if isinstance(metric, FlaxMetric):
+            keys = ("argname", "weight_arg") if self._aggregator else (
+                "y_true_arg", "y_pred_arg", "sample_weight_arg")
+            names = {**dict(zip(keys, metric.argnames)), **names}
+        init = FlaxAggregator.__init__ if self._aggregator else FlaxMetric.__init__
+        init(self, spec, **names)
+
+    def update(self, *args, mask=None, **kwargs) -> None:
+        """Push one batch (the wrapped metric's arguments); the oldest leaves the window.
+
+        Parameters
+        ----------
+        *args : array
+            The wrapped metric's arguments, positionally.
+        mask : array, default=None
+            As the wrapped metric's ``mask``.
+        **kwargs : array
+            The wrapped metric's arguments by keyword.
+        """
+        up = FlaxAggregator.update if self._aggregator else FlaxMetric.update
+        up(self, *args, mask=mask, **kwargs)
+
+
+class ClasswiseWrapper(FlaxMetric):
+    """``metrix.stream.ClasswiseWrapper`` as a ``flax.nnx.Metric``: ``compute()`` is
+    ``{name: 0-d array}``, one per class (ready for a logger's dict).
+
+    Parameters
+    ----------
+    metric : FlaxMetric or metrix.stream.Metric
+        A metric of one value per class (``F1Score(C, average=None)``, ...).
+    labels : list of str, default=None
+        The class names (default: their indices).
+    prefix, postfix : str, default=None
+        The keys are ``prefix + label + postfix``; without either, the prefix
+        is the metric's class name in lower case and ``_`` (``f1score_0``).
+    **names : str
+        ``y_true_arg``, ``y_pred_arg``, ``sample_weight_arg`` (the wrapped
+        face's by default) and ``dtype``.
+    """
+
+    def __init__(self, metric, labels=None, prefix=None, postfix=None, **names):
+        spec = _spec_of(metric, "ClasswiseWrapper")
+        self.higher_is_better = metric.higher_is_better
+        if not prefix and not postfix:
+            prefix = type(metric).__name__.lower() + "_"
+        # the stream wrapper checks the arguments (and gives TorchMetrics' key rule)
+        w = _stream.ClasswiseWrapper(_stream.Metric(spec), labels, prefix, postfix)
+        self._keys = (w.prefix, w.postfix, None if w.labels is None else tuple(w.labels))
+        if isinstance(metric, FlaxMetric):
+            names = {**dict(zip(("y_true_arg", "y_pred_arg", "sample_weight_arg"),
+                                metric.argnames)), **names}
+        FlaxMetric.__init__(self, spec, **names)
+
+    def compute(self):
+        """``{name: value}`` of every class (0-d arrays)."""
+        values = super().compute()
+        shape = tuple(getattr(values, "shape", ()))
+        if len(shape) != 1:
+            raise ValueError(
+                f"ClasswiseWrapper needs one value per class; the metric gives shape "
+                f"{shape}: create it with average=None")
+        prefix, postfix, labels = self._keys
+        labels = labels if labels is not None else [str(i) for i in range(shape[0])]
+        if len(labels) != shape[0]:
+            raise ValueError(f"{len(labels)} labels for {shape[0]} classes")
+        return {f"{prefix}{label}{postfix}": values[i] for i, label in enumerate(labels)}
+
+
+#: the stream tracker: it tracks the faces of this module as it tracks stream metrics
+MetricTracker = _stream.MetricTracker
 
 
 class MetricCollection(FlaxMetric):
@@ -418,5 +708,8 @@ class MetricCollection(FlaxMetric):
 
 for _name in STREAM_METRICS:
     globals()[_name] = _face(_name)
-__all__ += STREAM_METRICS + ["MetricCollection"]
+for _name in AGGREGATORS:
+    globals()[_name] = _aggregator_face(_name)
+__all__ += STREAM_METRICS + AGGREGATORS + WRAPPERS + [
+    "FlaxAggregator", "MetricCollection", "MetricTracker"]
 del _name

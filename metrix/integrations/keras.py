@@ -35,6 +35,14 @@ stopping at 2**24 as a float32 counter does.
 * the retrieval metrics (``RetrievalMAP``, ...) take the query id of each row
   as the third argument of ``update_state`` (where ``sample_weight`` goes).
 
+The aggregators (``MeanMetric``, ``SumMetric``, ``MaxMetric``, ``MinMetric``,
+``CatMetric``) take ``update_state(values, sample_weight=None)`` with the
+weighting of ``keras.metrics.Mean`` / ``Sum`` (:class:`KerasAggregator`);
+``Running(metric, window)`` and ``ClasswiseWrapper(metric, ...)`` wrap a metric
+of this module (``ClasswiseWrapper``'s ``result()`` is a dict, logged key by
+key).  ``MetricTracker`` has no Keras face: ``History`` and the callbacks'
+``monitor`` track epochs.
+
 ``result()`` is cast to the metric's ``dtype`` (Keras' ``floatx()``,
 float32, unless ``dtype=`` is given); an integer result (a confusion matrix)
 stays integer.
@@ -69,11 +77,14 @@ from .. import stream as _stream
 from .._core import namespace as _ns
 from .._core.edge import _TRACER_ERRORS
 from ..registry import entries
+from ..stream._aggregation import CatStream, MeanStream, SumStream, drop_nan, nan_check
+from ..stream._aggregation import _Aggregation as _AggregationStream
 from ..stream._functional import field_kind, iter_leaves, set_leaves
 from ..stream._label import LabelStream
 from ..stream._probabilistic import LogLossStream
 from ..stream._ranking import RankingStream
-from ._faces import STREAM_METRICS
+from ..stream._running import RunningStream
+from ._faces import AGGREGATORS, STREAM_METRICS, WRAPPERS
 
 __all__ = ["KerasMetric", "SUPPORTED_BACKENDS"]
 
@@ -128,15 +139,21 @@ class KerasMetric(keras.metrics.Metric):
         self._int = _ns.count_dtype(xp, device)
         self._meta = {}      # path -> dtype of a zero-size leaf (made on the state's device)
         self._slots = []     # (path, variable, low-order variable or None)
+        self._fills = {}     # path -> start value of a leaf not zero when empty (-inf, ...)
         for path, leaf in iter_leaves(state):
             kind = field_kind(path[-1])
             if kind == "meta":
                 self._meta[path] = leaf.dtype
                 continue
+            if kind in ("max", "min") and _size(leaf) == 1:
+                fill = float(_ns.to_host(xp.reshape(leaf, (-1,)))[0])  # at construction
+                if fill != 0:
+                    self._fills[path] = fill
             dtype_name = keras.backend.standardize_dtype(leaf.dtype)
-            var = self._add(path, leaf, dtype_name, kind)
+            var = self._add(path, leaf, dtype_name, kind, self._fills.get(path, 0.0))
             low = None
-            if kind == "sum" and dtype_name in ("float32", "float16", "bfloat16"):
+            if kind == "sum" and dtype_name in ("float32", "float16", "bfloat16") and not \
+                    isinstance(spec, RunningStream):  # (a ring moves its sums: no pair)
                 # no float64 on this backend: a compensated (hi, lo) pair
                 low = self._add(path + ("lo",), leaf, dtype_name, kind)
             self._slots.append((path, var, low))
@@ -147,12 +164,21 @@ class KerasMetric(keras.metrics.Metric):
                                        name="seen", aggregation="sum")
         self._groups = self._input_groups(spec)
 
-    def _add(self, path, leaf, dtype_name, kind):
-        # every variable starts (and resets) at zero: the neutral of a sum, and of the
-        # running extremes the faces' metrics keep (MaxError's max of |errors| >= 0)
-        return self.add_variable(shape=tuple(leaf.shape), initializer="zeros",
+    def _add(self, path, leaf, dtype_name, kind, fill=0.0):
+        # a variable starts (and resets) at zero, the neutral of a sum and of the running
+        # extremes of most metrics (MaxError's max of |errors| >= 0), or at the start
+        # of the state's leaf (MaxMetric's maximum: -inf)
+        init = "zeros" if fill == 0 else keras.initializers.Constant(fill)
+        return self.add_variable(shape=tuple(leaf.shape), initializer=init,
                                  dtype=dtype_name, name=".".join(path),
                                  aggregation="sum" if kind == "sum" else "none")
+
+    def reset_state(self):
+        """Forget the data: every variable back to its start (zero, or -inf / +inf
+        for the running extremes of the aggregators)."""
+        starts = {id(var): self._fills.get(path, 0.0) for path, var, _ in self._slots}
+        for v in self.variables:
+            v.assign(keras.ops.full(v.shape, starts.get(id(v), 0.0), dtype=v.dtype))
 
     def _input_groups(self, spec):
         """``[(state key or None, spec, threshold)]``: the specs that read the inputs."""
@@ -193,16 +219,10 @@ class KerasMetric(keras.metrics.Metric):
         y_true, y_pred = _tensor(y_true), keras.ops.stop_gradient(_tensor(y_pred))
         if sample_weight is not None:
             sample_weight = keras.ops.reshape(_tensor(sample_weight), (-1,))
-        state = self._values(combine=False)
-        if self._compensated:
-            # the update of an empty sum is the batch's own sum: added with its rounding
-            # error carried in the low-order variable
-            zeros = {path: self._xp.zeros_like(_leaf(state, path))
-                     for path, _, low in self._slots if low is not None}
-            state = set_leaves(state, zeros)
-        new = dict(state)
-        cache = {}
-        try:
+
+        def update(state):
+            new = dict(state)
+            cache = {}
             for sname, spec, threshold in self._groups:
                 sub = state if sname is None else state[sname]
                 yt, yp = _prepare(spec, y_true, y_pred, threshold, self._xp, self._int, cache)
@@ -211,19 +231,42 @@ class KerasMetric(keras.metrics.Metric):
                     new = out
                 else:
                     new[sname] = out
+            return new
+
+        self._write(update, _rows(y_pred))
+
+    def _write(self, update, rows):
+        """Assign ``update(state)`` to the variables (``rows``: the batch's static size)."""
+        state = self._values(combine=False)
+        if self._compensated:
+            # the update of an empty sum is the batch's own sum: added with its rounding
+            # error carried in the low-order variable
+            zeros = {path: self._xp.zeros_like(_leaf(state, path))
+                     for path, _, low in self._slots if low is not None}
+            state = set_leaves(state, zeros)
+        before = {id(_leaf(state, path)): path for path, _, _ in self._slots}
+        try:
+            new = update(state)
         except Exception as exc:
             if type(exc).__name__ in _TRACER_ERRORS:
                 raise TypeError(_traced_hint(type(self).__name__)) from exc
             raise
-        for path, var, low in self._slots:
+        values = []
+        for path, _, _ in self._slots:
             value = _leaf(new, path)
+            if before.get(id(value), path) != path:
+                # a leaf moved to another (a Running window's ring): a copy, taken before
+                # any assignment (the torch backend assigns into the storage it came from)
+                value = self._xp.asarray(value, copy=True)
+            values.append(value)
+        for (_, var, low), value in zip(self._slots, values):
             if low is None:
                 var.assign(value)
             else:
                 hi, lo = _two_sum(_plain_value(var.value), _plain_value(low.value), value)
                 var.assign(hi)
                 low.assign(lo)
-        if _rows(y_pred) != 0:  # a static shape (None while Keras traces symbolically)
+        if rows != 0:  # a static shape (None while Keras traces symbolically)
             self._seen.assign(keras.ops.ones((), dtype=self._seen.dtype))
 
     def result(self):
@@ -281,6 +324,13 @@ def _rows(y):
     return y.shape[0] if len(y.shape) else 1
 
 
+def _size(x):
+    n = 1
+    for d in x.shape:
+        n = None if d is None or n is None else n * d
+    return n
+
+
 def _tensor(x):
     return x if keras.ops.is_tensor(x) else keras.ops.convert_to_tensor(x)
 
@@ -322,6 +372,8 @@ def _two_sum(hi, lo, delta):
 
 def _prepare(spec, y_true, y_pred, threshold, xp, int_dtype, cache):
     """``(y_true, y_pred)`` in the form ``spec.update`` reads."""
+    if isinstance(spec, RunningStream):  # a window reads the inputs as its metric does
+        spec = spec.spec
     if isinstance(spec, LabelStream):
         c = spec.num_classes
         key = ("label", c, threshold)
@@ -425,6 +477,235 @@ def _face(name):
     return keras.saving.register_keras_serializable(package=_PACKAGE, name=name)(face)
 
 
+# -- the aggregators and the wrappers --------------------------------------------------
+
+def _aggregation_of(spec):
+    """The aggregator a spec applies (itself, or the one a ``Running`` window runs)."""
+    base = spec.spec if isinstance(spec, RunningStream) else spec
+    return base if isinstance(base, _AggregationStream) else None
+
+
+def _keras_weight(values, sample_weight, xp):
+    """``sample_weight`` broadcast to the values' shape by Keras' rule (that of
+    ``keras.metrics.Mean``): ranks that differ by one in a trailing axis of 1 are
+    squeezed or expanded, then the weight aligns with the values' leading axes
+    (``(N,)`` weighs each row of ``(N, d)`` values)."""
+    w = _tensor(sample_weight)
+    if len(w.shape) == len(values.shape) + 1 and w.shape[-1] == 1:
+        w = xp.reshape(w, tuple(w.shape[:-1]))
+    if len(w.shape) > len(values.shape):
+        raise ValueError(f"sample_weight of shape {tuple(w.shape)} for values of shape "
+                         f"{tuple(values.shape)}")
+    w = xp.reshape(w, tuple(w.shape) + (1,) * (len(values.shape) - len(w.shape)))
+    return keras.ops.broadcast_to(w, tuple(values.shape))
+
+
+class KerasAggregator(KerasMetric):
+    """A ``keras.metrics.Metric`` around one :class:`metrix.stream.Aggregator`
+    (``MeanMetric``, ...): ``update_state(values, sample_weight=None)``, as
+    ``keras.metrics.Mean`` / ``keras.metrics.Sum``.
+
+    ``sample_weight`` follows Keras' broadcasting (``(N,)`` weighs each row of
+    ``(N, d)`` values): ``MeanMetric`` is the weighted mean (Keras' ``Mean``),
+    ``SumMetric`` the sum of the weighted values (Keras' ``Sum``);
+    ``MaxMetric``, ``MinMetric`` and ``CatMetric`` take no weight.
+
+    Parameters
+    ----------
+    metric : metrix.stream.Aggregator
+        The stream aggregator whose functional state the Keras variables hold.
+    name : str, default=None
+        Keras' name of the metric (by default the class name in snake case).
+    dtype : str, default=None
+        The dtype of :meth:`result` (Keras' ``floatx()`` when None).
+    """
+
+    def __init__(self, metric, *, name=None, dtype=None, **kwargs):
+        spec = getattr(metric, "spec", None)
+        if _aggregation_of(spec) is None:
+            raise TypeError(f"{type(self).__name__} wraps a metrix.stream aggregator, got "
+                            f"{type(metric).__name__}")
+        KerasMetric.__init__(self, metric, name=name, dtype=dtype, **kwargs)
+
+    def update_state(self, values, sample_weight=None):
+        """Add one batch of values (pure array ops, except ``nan_strategy`` "warn" /
+        "error" and ``CatMetric``'s "ignore", which read the values on the host).
+
+        Parameters
+        ----------
+        values : array or float
+            Any shape (flattened).
+        sample_weight : array, default=None
+            Weights broadcast to the values by Keras' rule (``MeanMetric``,
+            ``SumMetric``).
+        """
+        agg, xp = _aggregation_of(self.metric.spec), self._xp
+        name = type(self).__name__
+        values = _tensor(values)
+        if agg.nan_strategy in ("warn", "error") or (
+                isinstance(agg, CatStream) and agg.nan_strategy == "ignore"):
+            try:
+                nan_check(values, sample_weight, agg.nan_strategy, name)
+                if isinstance(agg, CatStream):
+                    values = drop_nan(values)
+            except Exception as exc:
+                if type(exc).__name__ in _TRACER_ERRORS:
+                    raise TypeError(
+                        f"{name} was traced (a compiled step) with nan_strategy="
+                        f"{agg.nan_strategy!r}, which reads the values on the host: use "
+                        "'ignore' (MeanMetric, ...) or a float, or run_eagerly=True") from exc
+                raise
+        weight = None
+        if sample_weight is not None:
+            weight = _keras_weight(values, sample_weight, xp)
+            if isinstance(agg, SumStream):  # keras.metrics.Sum: the weighted values
+                values, weight = values * keras.ops.cast(weight, values.dtype), None
+        per_sample = _size(values[:1]) if len(values.shape) > 1 else 1  # (no division by N)
+        if isinstance(agg, MeanStream) and per_sample not in (1, None):
+            # keras.metrics.Mean weighs samples (rows), not values: each of a row's
+            # values weighs 1 / (values per row), times the row's weight
+            ones = keras.ops.ones(tuple(values.shape), dtype="float32")
+            weight = (ones if weight is None else weight) / per_sample
+        self._write(lambda state: self.metric.spec.update(state, values, weight),
+                    _size(values) if len(values.shape) else 1)
+
+    def result(self):
+        """The aggregate since the last reset (0-d); NaN before any value.
+
+        ``CatMetric``: the values (1-D, in update order); the length is read
+        on the host, so call it outside a compiled step (not in ``fit``'s
+        logs).
+        """
+        if isinstance(self.metric.spec, CatStream):
+            state = self._values(combine=True)
+            if int(_ns.to_host(state["dropped"])) > 0:  # host read: as the length's
+                raise _stream.BufferFullError(
+                    f"{type(self).__name__}: values past capacity={self.metric.spec.capacity} "
+                    "were not kept; create it with a larger capacity")
+            seen = _plain_value(self._seen.value) > 0
+            return self._cast(self.metric.spec.compute(state), seen)
+        return super().result()
+
+
+def _aggregator_face(name):
+    cls = getattr(_stream, name)
+
+    def __init__(self, *args, name=None, dtype=None, **kwargs):
+        config = _bind(cls, args, kwargs)
+        KerasAggregator.__init__(self, cls(**config), name=name, dtype=dtype)
+        self._config_args = config
+
+    doc = (f"``metrix.stream.{name}`` as a ``keras.metrics.Metric`` (same arguments, and "
+           f"``name=None, dtype=None``): ``update_state(values, sample_weight=None)``.\n\n"
+           f"    See :class:`KerasAggregator`, :class:`metrix.stream.{name}` and "
+           f":mod:`{__name__}`.\n")
+    face = type(name, (KerasAggregator,), {"__init__": __init__, "__module__": __name__,
+                                           "__doc__": doc})
+    return keras.saving.register_keras_serializable(package=_PACKAGE, name=name)(face)
+
+
+def _check_member(metric, what):
+    if not isinstance(metric, KerasMetric) or isinstance(metric, MetricCollection):
+        raise TypeError(f"{what} wraps a metric of {__name__}, got {type(metric).__name__}")
+
+
+class Running(KerasMetric):
+    """``metrix.stream.Running`` as a Keras metric: ``metric`` over its last
+    ``window`` updates (batches), e.g. a smoothed training loss in ``fit``'s
+    progress bar.
+
+    ``update_state`` takes the wrapped metric's arguments (``(y_true, y_pred,
+    sample_weight)``, or ``(values, sample_weight)`` for an aggregator).
+
+    Parameters
+    ----------
+    metric : KerasMetric
+        A metric of this module (its configuration, not its variables, is used).
+    window : int, default=5
+        How many of the latest updates the value covers.
+    name : str, default=None
+        Keras' name (default: ``running_`` and the wrapped metric's name).
+    dtype : str, default=None
+        The dtype of :meth:`result` (Keras' ``floatx()`` when None).
+    """
+
+    def __init__(self, metric, window=5, *, name=None, dtype=None):
+        _check_member(metric, "Running")
+        self._aggregator = _aggregation_of(metric.metric.spec) is not None
+        KerasMetric.__init__(self, _stream.Running(metric.metric, window),
+                             threshold=metric.threshold, name=name or f"running_{metric.name}",
+                             dtype=dtype)
+        self._config_args = {"metric": keras.saving.serialize_keras_object(metric),
+                             "window": window}
+
+    def update_state(self, *args, **kwargs):
+        """Push one batch (the wrapped metric's arguments); the oldest leaves the window.
+
+        Parameters
+        ----------
+        *args : array
+            The wrapped metric's arguments.
+        **kwargs : array
+            The wrapped metric's arguments by keyword.
+        """
+        up = KerasAggregator.update_state if self._aggregator else KerasMetric.update_state
+        up(self, *args, **kwargs)
+
+    @classmethod
+    def from_config(cls, config):
+        """Rebuild the wrapper from :meth:`get_config`."""
+        config = dict(config)
+        return cls(keras.saving.deserialize_keras_object(config.pop("metric")), **config)
+
+
+class ClasswiseWrapper(KerasMetric):
+    """``metrix.stream.ClasswiseWrapper`` as a Keras metric: ``result()`` is a dict,
+    one 0-d value per class, which ``fit`` and ``evaluate`` log under its own
+    keys (``recall_cat``, ``val_recall_cat``, ...), as for :class:`MetricCollection`.
+
+    Parameters
+    ----------
+    metric : KerasMetric
+        A metric of one value per class (``Recall(C, average=None)``, ...).
+    labels : list of str, default=None
+        The class names (default: their indices).
+    prefix, postfix : str, default=None
+        The keys are ``prefix + label + postfix``; without either, the prefix is
+        the metric's class name in lower case and ``_`` (``recall_0``).
+    name : str, default=None
+        Keras' name (default: ``classwise_`` and the wrapped metric's name).
+    dtype : str, default=None
+        The dtype of the results (Keras' ``floatx()`` when None).
+    """
+
+    def __init__(self, metric, labels=None, prefix=None, postfix=None, *, name=None,
+                 dtype=None):
+        _check_member(metric, "ClasswiseWrapper")
+        self._aggregator = False
+        KerasMetric.__init__(self, _stream.ClasswiseWrapper(metric.metric, labels, prefix,
+                                                            postfix),
+                             threshold=metric.threshold,
+                             name=name or f"classwise_{metric.name}", dtype=dtype)
+        self._config_args = {"metric": keras.saving.serialize_keras_object(metric),
+                             "labels": labels, "prefix": prefix, "postfix": postfix}
+
+    def result(self):
+        """``{key: value}`` of every class (NaN before any sample)."""
+        values = super().result()
+        shape = tuple(values.shape)
+        w = self.metric  # the stream wrapper: its key rule
+        if len(shape) != 1:
+            raise ValueError(
+                f"ClasswiseWrapper needs one value per class; {type(w.metric).__name__} "
+                f"gives shape {shape}: create it with average=None")
+        labels = w.labels if w.labels is not None else [str(i) for i in range(shape[0])]
+        if len(labels) != shape[0]:
+            raise ValueError(f"{len(labels)} labels for {shape[0]} classes")
+        return {f"{w.prefix}{label}{w.postfix}": values[i] for i, label in enumerate(labels)}
+
+    from_config = classmethod(Running.from_config.__func__)
+
+
 class MetricCollection(KerasMetric):
     """``metrix.stream.MetricCollection`` as a Keras metric: ``result()`` is a dict.
 
@@ -487,7 +768,10 @@ class MetricCollection(KerasMetric):
 
 for _name in STREAM_METRICS:
     globals()[_name] = _face(_name)
-__all__ += STREAM_METRICS + ["MetricCollection"]
-MetricCollection = keras.saving.register_keras_serializable(
-    package=_PACKAGE, name="MetricCollection")(MetricCollection)
+for _name in AGGREGATORS:
+    globals()[_name] = _aggregator_face(_name)
+__all__ += STREAM_METRICS + AGGREGATORS + WRAPPERS + ["KerasAggregator", "MetricCollection"]
+for _name in WRAPPERS + ["MetricCollection"]:
+    globals()[_name] = keras.saving.register_keras_serializable(
+        package=_PACKAGE, name=_name)(globals()[_name])
 del _name

@@ -364,17 +364,24 @@ def test_state_merge_and_load_state():
 
 def _guide_blocks():
     blocks = re.findall(r"```python\n(.*?)```", GUIDE.read_text(), re.S)
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     return blocks
 
 
 def test_the_guide_nnx_examples_run():
+    spaces = []
     for block in _guide_blocks():
         if "shard_map" not in block:
-            ns: dict = {}
-            exec(compile(block, str(GUIDE), "exec"), ns)
+            spaces.append({})
+            exec(compile(block, str(GUIDE), "exec"), spaces[-1])
+    ns = next(n for n in spaces if "f1" in n)
     np.testing.assert_allclose(ns["f1"].compute(), skm.f1_score([0, 1, 2, 2], [0, 2, 2, 2],
                                                                  average="macro"), rtol=1e-6)
+    values = next(n for n in spaces if "logged" in n)["values"]
+    assert {k: float(v) for k, v in values.items() if k != "recall"} == {
+        "loss": 3.0, "worst": 6.0, "recent": 4.0}
+    assert {k: float(v) for k, v in values["recall"].items()} == {
+        "recall_a": 1.0, "recall_b": 1.0, "recall_c": 1.0}
 
 
 _SHARD_CHECK = """
@@ -403,4 +410,259 @@ def test_the_guide_shard_map_example_on_two_host_devices():
     for key in ("f1", "accuracy", "auc"):
         np.testing.assert_allclose(got["two"][key], got["one"][key], rtol=1e-6, err_msg=key)
         np.testing.assert_allclose(got["two"][key], got["sklearn"][key], rtol=1e-5,
+                                   err_msg=key)
+
+
+# -- the aggregators and the wrappers ------------------------------------------------
+
+def _logged(seed=11, sizes=(5, 17, 1, 33, 8)):
+    """Uneven batches of logged values (2-D for some) and weights with zeros."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i, n in enumerate(sizes):
+        shape = (n, 2) if i % 2 else (n,)
+        v = rng.normal(size=shape).astype(np.float32) * 10
+        w = np.where(rng.random(n) < 0.3, 0.0, rng.random(n) * 3).astype(np.float32)
+        out.append((v, w))
+    return out
+
+
+def test_every_stream_class_is_on_the_face():
+    names = [n for n in ms.__all__ if isinstance(getattr(ms, n), type)
+             and issubclass(getattr(ms, n), ms.Metric) and n != "Metric"]
+    assert {"MeanMetric", "SumMetric", "MaxMetric", "MinMetric", "CatMetric", "Running",
+            "ClasswiseWrapper"} <= set(names)
+    for name in names:
+        assert issubclass(getattr(mf, name), nnx.metrics.Metric), name
+        assert getattr(mf, name).__name__ == name
+    assert mf.MetricTracker is ms.MetricTracker
+
+
+def test_aggregators_and_wrappers_under_nnx_jit_equal_the_stream_classes_and_numpy():
+    y_names = {"y_true_arg": "labels", "y_pred_arg": "logits"}
+    metrics = nnx.MultiMetric(
+        mean=mf.MeanMetric(argname="loss", weight_arg="w"),
+        plain_mean=mf.MeanMetric(argname="loss"),
+        total=mf.SumMetric(argname="loss"),
+        high=mf.MaxMetric(argname="loss"),
+        low=mf.MinMetric(argname="loss"),
+        cat=mf.CatMetric(128, argname="loss"),
+        recent=mf.Running(mf.MeanMetric(argname="loss", weight_arg="w"), window=2),
+        recent_f1=mf.Running(mf.F1Score(C, **y_names), window=3),
+        recall=mf.ClasswiseWrapper(mf.Recall(C, average=None, **y_names), prefix="r_"),
+        flax_avg=nnx.metrics.Average("loss"))
+    traces = []
+
+    @nnx.jit
+    def step(metrics, loss, w, labels, logits):
+        traces.append(1)
+        metrics.update(loss=loss, w=w, labels=labels, logits=logits)
+
+    logged, batches = _logged(), _batches(5, n_batches=5, n=16)
+    ref = {"mean": ms.MeanMetric(), "plain_mean": ms.MeanMetric(), "total": ms.SumMetric(),
+           "high": ms.MaxMetric(), "low": ms.MinMetric(), "cat": ms.CatMetric(128),
+           "recent": ms.Running(ms.MeanMetric(), window=2),
+           "recent_f1": ms.Running(ms.F1Score(C), window=3),
+           "recall": ms.ClasswiseWrapper(ms.Recall(C, average=None), prefix="r_")}
+    for (v, w), b in zip(logged, batches):
+        wv = w.reshape((-1,) + (1,) * (v.ndim - 1))
+        step(metrics, jnp.asarray(v), jnp.asarray(wv), jnp.asarray(b["labels"]),
+             jnp.asarray(b["logits"]))
+        v64 = v.astype(np.float64)
+        ref["mean"].update(v64, wv)
+        for key in ("plain_mean", "total", "high", "low", "cat"):
+            ref[key].update(v64)
+        ref["recent"].update(v64, wv)
+        ref["recent_f1"].update(b["labels"], b["logits"].argmax(1))
+        ref["recall"].update(b["labels"], b["logits"].argmax(1))
+    assert len(traces) == len(logged)  # one trace per shape, none per update beyond
+    got = metrics.compute()
+    for key, stream in ref.items():
+        want = stream.compute()
+        if key == "recall":
+            assert set(got[key]) == {f"r_{k}" for k in range(C)}
+            for k, value in want.items():
+                np.testing.assert_allclose(got[key][k], value, rtol=1e-6, err_msg=k)
+        else:
+            np.testing.assert_allclose(got[key], want, rtol=2e-6, atol=1e-6, err_msg=key)
+    # numpy references (float64)
+    flat = [v.astype(np.float64).reshape(-1) for v, _ in logged]
+    ws = [np.broadcast_to(w.reshape((-1,) + (1,) * (v.ndim - 1)), v.shape).reshape(-1)
+          for v, w in logged]
+    np.testing.assert_allclose(got["mean"], np.average(np.concatenate(flat),
+                                                       weights=np.concatenate(ws)), rtol=1e-6)
+    np.testing.assert_allclose(got["plain_mean"], np.concatenate(flat).mean(), rtol=1e-6)
+    np.testing.assert_allclose(got["flax_avg"], got["plain_mean"], rtol=1e-5)
+    np.testing.assert_allclose(got["total"], np.concatenate(flat).sum(), rtol=1e-6)
+    assert got["high"] == np.float32(np.concatenate(flat).max())
+    assert got["low"] == np.float32(np.concatenate(flat).min())
+    np.testing.assert_array_equal(got["cat"], np.concatenate(flat).astype(np.float32))
+    np.testing.assert_allclose(got["recent"], np.average(np.concatenate(flat[-2:]),
+                                                         weights=np.concatenate(ws[-2:])),
+                               rtol=1e-6)
+    y = np.concatenate([b["labels"] for b in batches[-3:]])
+    p = np.concatenate([b["logits"].argmax(1) for b in batches[-3:]])
+    np.testing.assert_allclose(got["recent_f1"], skm.f1_score(
+        y, p, average="macro", labels=list(range(C)), zero_division=0), rtol=1e-6)
+
+
+def test_aggregators_compensated_sums_stay_exact_past_2_24():
+    m = mf.MeanMetric()
+    big = jnp.ones((2 ** 12,), jnp.float32)
+
+    @nnx.jit
+    def step(m, v):
+        m.update(values=v)
+
+    for _ in range(2 ** 12 + 3):  # 2**24 + 3 * 2**12 unit values, float32 without x64
+        step(m, big)
+    state = m.state
+    assert state["weight"].dtype == jnp.float32
+    assert float(state["weight"]) + float(state["weight_lo"]) == 2 ** 24 + 3 * 2 ** 12
+    assert m.compute() == 1.0
+
+
+def test_aggregators_nan_strategy():
+    v = jnp.asarray([1.0, np.nan, 3.0, -2.0])
+    w = jnp.asarray([1.0, 2.0, 0.0, 1.0])
+    for strategy in ("disable", "ignore", 0.5):
+        for name in ("MeanMetric", "SumMetric", "MaxMetric", "MinMetric"):
+            face, stream = getattr(mf, name)(nan_strategy=strategy), \
+                getattr(ms, name)(nan_strategy=strategy)
+            args = (w,) if name == "MeanMetric" else ()
+            face.update(v, *args)
+            stream.update(np.asarray(v, np.float64), *(np.asarray(a) for a in args))
+            np.testing.assert_allclose(face.compute(), stream.compute(), rtol=1e-6,
+                                       err_msg=f"{name} {strategy}")
+    bad = mf.MeanMetric(nan_strategy="error")
+    with pytest.raises(RuntimeError, match="NaN"):
+        bad.update(v)
+    with pytest.warns(UserWarning, match="NaN"):
+        warned = mf.SumMetric(nan_strategy="warn")
+        warned.update(v)
+    assert warned.compute() == 2.0
+
+    @nnx.jit
+    def step(m, v):
+        m.update(values=v)
+
+    with pytest.raises(TypeError, match="ignore"):
+        step(mf.MeanMetric(nan_strategy="warn"), v)
+    for strategy in ("ignore", "warn", "error"):
+        with pytest.raises(ValueError, match="host"):
+            mf.CatMetric(8, nan_strategy=strategy)
+    cat = mf.CatMetric(8, nan_strategy=-1.0)
+    step(cat, v)
+    np.testing.assert_array_equal(cat.compute(), [1.0, -1.0, 3.0, -2.0])
+
+
+def test_aggregators_mask_drops_padding_exactly():
+    v = jnp.asarray([[1.0, 2.0], [np.nan, np.inf], [4.0, -8.0]])
+    mask = jnp.asarray([True, False, True])
+    kept = np.asarray(v)[[0, 2]]
+    w = jnp.asarray([1.0, 5.0, 3.0])
+    for name, want in [("MeanMetric", np.average(kept, weights=np.repeat([[1.0], [3.0]], 2, 1))),
+                       ("SumMetric", kept.sum()), ("MaxMetric", kept.max()),
+                       ("MinMetric", kept.min())]:
+        m = getattr(mf, name)()
+        m.update(v, *((jnp.broadcast_to(w[:, None], v.shape),) if name == "MeanMetric"
+                      else ()), mask=mask)
+        np.testing.assert_allclose(m.compute(), want, rtol=1e-6, err_msg=name)
+    with pytest.raises(ValueError, match="mask"):
+        mf.CatMetric(8).update(v, mask=mask)
+    with pytest.raises(ValueError, match="mask"):
+        mf.MeanMetric().update(v, mask=jnp.ones(2))
+
+
+def test_aggregators_merge_reset_and_no_data():
+    logged = _logged(12)
+    whole, a, b = mf.MaxMetric(), mf.MaxMetric(), mf.MaxMetric()
+    mean_whole, ma, mb = mf.MeanMetric(), mf.MeanMetric(), mf.MeanMetric()
+    for i, (v, w) in enumerate(logged):
+        v = -np.abs(v)  # all negative: a maximum that started at 0 would be wrong
+        whole.update(v)
+        (a if i % 2 else b).update(v)
+        mean_whole.update(v[:, None] if v.ndim == 1 else v, w[:, None])
+        (ma if i % 2 else mb).update(v[:, None] if v.ndim == 1 else v, w[:, None])
+    a.merge(b)
+    ma.merge(mb)
+    assert a.compute() == whole.compute() < 0
+    np.testing.assert_allclose(ma.compute(), mean_whole.compute(), rtol=1e-6)
+    with pytest.raises(ValueError, match="nan_strategy"):
+        mf.MeanMetric().merge(mf.MeanMetric(nan_strategy="ignore"))
+    for m in (a, ma, mf.CatMetric(4), mf.Running(mf.SumMetric())):
+        m.reset()
+        with pytest.raises(ValueError, match="before any sample"):
+            m.compute()
+    a.update(jnp.asarray([-7.0, -9.0]))
+    assert a.compute() == -7.0  # reset restores -inf, not 0
+    assert a.state["max_value"].dtype == jnp.float32
+    cat, other = mf.CatMetric(6), mf.CatMetric(6)
+    cat.update(jnp.arange(4.0))
+    other.update(jnp.asarray([9.0, 8.0]))
+    cat.merge(other)
+    np.testing.assert_array_equal(cat.compute(), [0.0, 1.0, 2.0, 3.0, 9.0, 8.0])
+    cat.update(jnp.arange(8.0))
+    with pytest.raises(ms.BufferFullError):
+        cat.compute()
+    with pytest.raises(TypeError, match="no weight"):
+        mf.SumMetric().update(jnp.ones(3), jnp.ones(3))
+
+
+def test_wrappers_and_tracker():
+    r = mf.Running(mf.MeanMetric(), window=2)
+    for v in (1.0, 2.0, 6.0):
+        r.update(values=jnp.asarray([v]))
+    assert float(r.compute()) == 4.0
+    assert r.argnames == ("values", "weight")
+    rf = mf.Running(mf.F1Score(C, y_true_arg="labels", y_pred_arg="logits"))
+    assert rf.argnames[:2] == ("labels", "logits") and rf.higher_is_better is True
+    cw = mf.ClasswiseWrapper(mf.Recall(3, average=None), labels=["cat", "dog", "bird"])
+    cw.update(jnp.asarray([0, 1, 2, 2]), jnp.asarray([0, 1, 1, 2]))
+    assert {k: float(v) for k, v in cw.compute().items()} == {
+        "recall_cat": 1.0, "recall_dog": 1.0, "recall_bird": 0.5}
+    with pytest.raises(ValueError, match="average=None"):
+        c = mf.ClasswiseWrapper(mf.Recall(3))
+        c.update(jnp.asarray([0, 1]), jnp.asarray([0, 1]))
+        c.compute()
+    with pytest.raises(ValueError, match="labels"):
+        mf.ClasswiseWrapper(mf.Recall(3, average=None), labels="cat")
+    tracker = mf.MetricTracker(mf.F1Score(3))
+    for p in ([0, 1, 1], [0, 1, 2], [2, 2, 2]):
+        tracker.increment()
+        tracker.update(jnp.asarray([0, 1, 2]), jnp.asarray(p))
+    assert tracker.best_metric(return_step=True) == (1.0, 1)
+
+
+def test_running_masks_each_window_slot_exactly():
+    rng = np.random.default_rng(21)
+    faces = {"acc": mf.Running(mf.Accuracy(3), window=2),
+             "mse": mf.Running(mf.MeanSquaredError(), window=2),
+             "mean": mf.Running(mf.MeanMetric(), window=2)}
+    refs = {"acc": ms.Running(ms.Accuracy(3), window=2),
+            "mse": ms.Running(ms.MeanSquaredError(), window=2),
+            "mean": ms.Running(ms.MeanMetric(), window=2)}
+
+    @nnx.jit
+    def step(face, a, b, mask):
+        face.update(a, b, mask=mask)
+
+    @nnx.jit
+    def step_values(face, v, mask):
+        face.update(values=v, mask=mask)
+
+    for keep_rows in ([1, 1, 0, 1, 0, 1], [0, 0, 0, 0, 0, 0], [1, 0, 1, 1, 1, 1]):
+        keep = np.asarray(keep_rows, bool)
+        y, p = rng.integers(0, 3, 6), rng.integers(0, 3, 6)
+        t, r = rng.normal(size=6), rng.normal(size=6)
+        t[~keep] = np.nan  # padding with garbage
+        step(faces["acc"], jnp.asarray(y), jnp.asarray(p), jnp.asarray(keep))
+        step(faces["mse"], jnp.asarray(t, jnp.float32), jnp.asarray(r, jnp.float32),
+             jnp.asarray(keep))
+        step_values(faces["mean"], jnp.asarray(t, jnp.float32), jnp.asarray(keep))
+        refs["acc"].update(y[keep], p[keep])
+        refs["mse"].update(t[keep], r[keep])
+        refs["mean"].update(t[keep])
+    for key, face in faces.items():
+        np.testing.assert_allclose(face.compute(), refs[key].compute(), rtol=1e-6,
                                    err_msg=key)

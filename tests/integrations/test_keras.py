@@ -39,6 +39,8 @@ BOTH = [
     "config_round_trip_for_every_metric",
     "model_save_and_load_keeps_the_metrics",
     "every_stream_metric_has_a_keras_class",
+    "aggregators_equal_keras_mean_sum_and_numpy",
+    "aggregators_and_wrappers_in_fit_and_evaluate",
 ]
 JAX_ONLY = [
     "stateless_jit_train_step_and_eval_step",
@@ -48,7 +50,8 @@ JAX_ONLY = [
 ]
 # JAX with jax_enable_x64: int64 counts and float64 sums instead of int32 and float32 pairs
 X64 = ["counts_are_never_float32", "past_2_24_stays_exact",
-       "regression_weighted_metrics_equal_scikit_learn"]
+       "regression_weighted_metrics_equal_scikit_learn",
+       "aggregators_equal_keras_mean_sum_and_numpy"]
 RUNS = {b: (b, {}, BOTH + (JAX_ONLY if b == "jax" else [])) for b in BACKENDS}
 if "jax" in BACKENDS:
     RUNS["jax-x64"] = ("jax", {"JAX_ENABLE_X64": "1"}, X64)

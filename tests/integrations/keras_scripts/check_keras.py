@@ -257,6 +257,133 @@ def check_input_forms():
             raise AssertionError("scores of the wrong width were accepted")
 
 
+# -- the aggregators and the wrappers -----------------------------------------------------
+
+def _np(x):
+    return np.asarray(keras.ops.convert_to_numpy(x), dtype=np.float64)
+
+
+@check("jax", "torch")
+def check_aggregators_equal_keras_mean_sum_and_numpy():
+    rng = np.random.default_rng(12)
+    batches = []
+    for i, n in enumerate((5, 17, 1, 33)):
+        v = (rng.normal(size=(n, 3) if i % 2 else (n,)) * 10).astype("float32")
+        w = np.where(rng.random(n) < 0.3, 0.0, rng.random(n) * 3).astype("float32")
+        batches.append((v, w))
+    forms = {"none": lambda v, w: None, "(N,)": lambda v, w: w,
+             "(N, 1)": lambda v, w: w[:, None],
+             "full": lambda v, w: np.broadcast_to(w.reshape((-1,) + (1,) * (v.ndim - 1)),
+                                                  v.shape)}
+    for ours, theirs in ((mk.MeanMetric(), keras.metrics.Mean()),
+                         (mk.SumMetric(), keras.metrics.Sum())):
+        for form, weight in forms.items():
+            ours.reset_state()
+            theirs.reset_state()
+            for v, w in batches:
+                if form == "(N, 1)" and v.ndim == 1:
+                    continue  # Keras' rule squeezes (N, 1) weights only against 2-D values
+                ours.update_state(v, sample_weight=weight(v, w))
+                theirs.update_state(v, sample_weight=weight(v, w))
+            close(ours.result(), float(_np(theirs.result())), f"{ours.name} {form}",
+                  rtol=1e-5)
+    flat = np.concatenate([v.reshape(-1) for v, _ in batches]).astype(np.float64)
+    hi, lo, cat = mk.MaxMetric(), mk.MinMetric(), mk.CatMetric(200)
+    for m in (hi, lo, cat):
+        if not np.isnan(_np(m.result())).all() and m is not cat:
+            raise AssertionError(f"{m.name}: result before any value is not NaN")
+        for v, _ in batches:
+            m.update_state(-np.abs(v))
+    close(hi.result(), (-np.abs(flat)).max(), "MaxMetric")
+    close(lo.result(), (-np.abs(flat)).min(), "MinMetric")
+    close(cat.result(), -np.abs(flat), "CatMetric")
+    hi.reset_state()
+    hi.update_state(np.array([-7.0, -9.0], "float32"))  # reset restores -inf, not 0
+    close(hi.result(), -7.0, "MaxMetric after reset_state")
+    for name in ("MeanMetric", "SumMetric", "MaxMetric", "MinMetric"):
+        for strategy in ("ignore", 0.5):
+            ours, ref = getattr(mk, name)(nan_strategy=strategy), getattr(ms, name)(
+                nan_strategy=strategy)
+            v = np.array([1.0, np.nan, 3.0, -2.0], "float32")
+            ours.update_state(v)
+            ref.update(v.astype(np.float64))
+            close(ours.result(), float(ref.compute()), f"{name} nan_strategy={strategy}")
+    try:
+        mk.MaxMetric().update_state(np.ones(3, "float32"), sample_weight=np.ones(3))
+    except TypeError as exc:
+        if "weight" not in str(exc):
+            raise
+    else:
+        raise AssertionError("MaxMetric took a sample_weight")
+    _aggregators_and_wrappers_round_trip()
+
+
+def _aggregators_and_wrappers_round_trip():
+    for m in (mk.MeanMetric(nan_strategy="ignore"), mk.CatMetric(8, nan_strategy=2.0),
+              mk.Running(mk.MeanMetric(), window=3), mk.Running(mk.F1Score(3, average=None)),
+              mk.ClasswiseWrapper(mk.Recall(3, average=None), labels=["a", "b", "c"])):
+        back = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(m))
+        if type(back) is not type(m) or back.get_config() != m.get_config():
+            raise AssertionError(f"{m.name}: {back.get_config()} != {m.get_config()}")
+
+
+@check("jax", "torch")
+def check_aggregators_and_wrappers_in_fit_and_evaluate():
+    rng = np.random.default_rng(13)
+    x = rng.normal(size=(300, 8)).astype("float32")
+    y = (x @ rng.normal(size=8) + 0.3 * rng.normal(size=300)).astype("float32")
+    w = np.where(rng.random(300) < 0.2, 0.0, rng.random(300)).astype("float32")
+
+    class Regressor(keras.Sequential):
+        """Keras' documented way to log a value: a metric of the model, updated in
+        ``compute_metrics`` (JAX runs it under a StatelessScope)."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.abs_err = mk.MeanMetric(name="abs_err")
+            self.max_err = mk.MaxMetric(name="max_err")
+            self.recent = mk.Running(mk.MeanMetric(), window=2, name="recent")
+
+        def compute_metrics(self, x, y, y_pred, sample_weight=None):
+            logs = super().compute_metrics(x, y, y_pred, sample_weight)
+            err = keras.ops.abs(keras.ops.reshape(y, (-1, 1)) - y_pred)
+            self.abs_err.update_state(err, sample_weight=sample_weight)
+            self.max_err.update_state(err)
+            self.recent.update_state(err, sample_weight=sample_weight)
+            for m in (self.abs_err, self.max_err, self.recent):
+                logs[m.name] = m.result()
+            return logs
+
+    keras.utils.set_random_seed(1)
+    model = Regressor([keras.Input((8,)), keras.layers.Dense(1)])
+    model.compile(optimizer=keras.optimizers.Adam(0.05), loss="mse")
+    hist = model.fit(x, y, batch_size=64, epochs=2, verbose=0, sample_weight=w)
+    if not {"abs_err", "max_err", "recent"} <= set(hist.history):
+        raise AssertionError(f"fit logs: {sorted(hist.history)}")
+    res = model.evaluate(x, y, sample_weight=w, batch_size=64, verbose=0, return_dict=True)
+    err = np.abs(y.astype(np.float64) - model.predict(x, batch_size=64, verbose=0)[:, 0])
+    close(res["abs_err"], np.average(err, weights=w), "evaluate's weighted mean", rtol=1e-5)
+    close(res["max_err"], err.max(), "evaluate's maximum", rtol=1e-6)
+    close(res["recent"], np.average(err[192:], weights=w[192:]), "the last 2 batches",
+          rtol=1e-5)
+
+    x, yc = classification_data(437, seed=14)
+    model = dense(C, "softmax")
+    model.compile(optimizer=keras.optimizers.Adam(0.05), loss="sparse_categorical_crossentropy",
+                  metrics=[mk.Running(mk.F1Score(C), window=2),
+                           mk.ClasswiseWrapper(mk.Recall(C, average=None), prefix="recall_")])
+    xv, yv = x[:150], yc[:150]
+    hist = model.fit(x, yc, batch_size=64, epochs=1, verbose=0, validation_data=(xv, yv))
+    pv = model.predict(xv, batch_size=64, verbose=0).argmax(1)
+    recall = skm.recall_score(yv, pv, average=None, labels=range(C), zero_division=0)
+    for k in range(C - 1):  # class 4 never occurs: NaN or 0 by zero_division
+        close(hist.history[f"val_recall_{k}"][-1], recall[k], f"val recall of class {k}")
+    # the window: the last 2 validation batches (150 = 64 + 64 + 22)
+    close(hist.history["val_running_f1_score"][-1],
+          skm.f1_score(yv[64:], pv[64:], average="macro", labels=range(C)),
+          "val F1 over the last 2 batches")
+
+
 # -- exactness, dtypes, configuration ---------------------------------------------------
 
 def _minimal_args(name):
@@ -403,13 +530,8 @@ def check_tensorflow_backend_is_refused_clearly():
 @check("jax", "torch")
 def check_every_stream_metric_has_a_keras_class():
     names = [n for n in ms.__all__ if isinstance(getattr(ms, n), type)
-             and issubclass(getattr(ms, n), ms.Metric) and n != "Metric"
-             # the aggregators (MeanMetric, ...) and the wrappers of another metric
-             # (Running, ClasswiseWrapper) are the torch face's: this framework logs
-             # values with its own
-             and not issubclass(getattr(ms, n), ms.Aggregator)
-             and n not in ("Running", "ClasswiseWrapper")]
-    for name in names:
+             and issubclass(getattr(ms, n), ms.Metric) and n != "Metric"]
+    for name in names + ["MeanMetric", "Running", "ClasswiseWrapper"]:
         if not issubclass(getattr(mk, name), keras.metrics.Metric):
             raise AssertionError(name)
 
