@@ -53,10 +53,6 @@ ALLOWED = {
     "metrix.retrieval.at_k": ({"precision", "recall"}, "precision@k / recall@k"),
     "metrix.segmentation.metrics": ({"accuracy", "recall"}, "pixel accuracy's reading"),
     # -- written classes and faces -------------------------------------------------
-    "metrix.integrations.transformers": (
-        {"mcc", "kappa", "balanced_accuracy", "msle", "rmsle", "recall"},
-        "the whole-matrix formulas of _WithOthers (LabelStream's, on C+2 classes), the "
-        "log errors' domain (> -1), micro recall as accuracy of the kept samples"),
     "metrix.cli._tasks": (
         {"accuracy", "average_precision", "balanced_accuracy", "brier_score_loss",
          "calibration_error", "cohen_kappa", "coverage_error", "dcg", "explained_variance",

@@ -35,6 +35,7 @@ from ._input import (
 from ._lane import lane_inputs, lane_position, lane_problem, setwise_lane_problem
 from ._likelihood_ratios import check_replace_lr, likelihood_ratios_from_problem
 from ._prf import check_macro_over, jaccard_from_counts
+from ._statistic import counts_from_confusion
 from .confusion import (
     _check_labels_nonempty,
     _check_single_label_type,
@@ -185,6 +186,14 @@ def balanced_accuracy_from_counts(tp, true, *, adjusted, xp):
     return score
 
 
+def balanced_accuracy_from_confusion(cm, *, adjusted, fdt, xp):
+    """:func:`balanced_accuracy_from_counts` of a square confusion matrix (rows: true
+    classes), in ``fdt``: the streaming ``BalancedAccuracy``'s value."""
+    cmf = xp.astype(cm, fdt)
+    diag = xp.reshape(cmf, (-1,))[:: cmf.shape[0] + 1]
+    return balanced_accuracy_from_counts(diag, xp.sum(cmf, axis=1), adjusted=adjusted, xp=xp)
+
+
 def balanced_accuracy_from_problem(prob, *, adjusted, validate):
     """:func:`balanced_accuracy_from_counts` of a problem (and scikit-learn's warning)."""
     xp = prob.xp
@@ -272,6 +281,12 @@ def mcc_from_counts(tp, pred, true, *, xp):
     cov_ytyt = n * n - xp.sum(true * true, axis=-1)
     den = cov_ypyp * cov_ytyt
     return safe_divide(cov_ytyp, xp.sqrt(den), zero_value=0.0, xp=xp)
+
+
+def mcc_from_confusion(cm, *, fdt, xp):
+    """:func:`mcc_from_counts` of a square confusion matrix, in ``fdt``: the streaming
+    ``MatthewsCorrCoef``'s value."""
+    return mcc_from_counts(*counts_from_confusion(xp.astype(cm, fdt), xp=xp), xp=xp)
 
 
 def mcc_from_problem(prob):
@@ -381,6 +396,16 @@ def kappa_value(n, observed, expected, *, replace_undefined_by, xp):
     fill = xp.asarray(float(replace_undefined_by), dtype=expected.dtype,
                       device=_ns.device_of(expected))
     return xp.where(undefined, fill, 1 - observed / safe)
+
+
+def kappa_from_confusion(cm, *, weights, fdt, xp, replace_undefined_by=math.nan):
+    """Cohen's kappa (:func:`kappa_terms`, :func:`kappa_value`) of a square confusion
+    matrix, in ``fdt``: the streaming ``CohenKappa``'s value."""
+    cmf = xp.astype(cm, fdt)
+    n, observed, expected = kappa_terms(cmf, counts_from_confusion(cmf, xp=xp),
+                                        weights=weights, xp=xp, acc=fdt)
+    return kappa_value(n, observed, expected, replace_undefined_by=replace_undefined_by,
+                       xp=xp)
 
 
 def kappa_from_problem(prob, *, weights, replace_undefined_by, validate):

@@ -42,15 +42,9 @@ import re
 import torch
 
 from .. import stream as _stream
-from .._core import namespace as _ns
 from ..registry import by_key, entries
-from ..stream._functional import StreamMetric, array_namespace
-from ..stream._label import (
-    LabelStream,
-    balanced_accuracy_from_confusion,
-    kappa_from_confusion,
-    mcc_from_confusion,
-)
+from ..stream._functional import StreamMetric
+from ..stream._label import MATRIX_METRICS, LabelStream
 from ..stream._multilabel import MULTILABEL_METRICS as _MULTILABEL
 from ..stream._multilabel import MultilabelStream
 from ..stream._probabilistic import LogLossStream
@@ -71,9 +65,8 @@ _LABEL, _SCORE, _REGRESSION = (tuple(e.key for e in _TRAINER if e.family == f)
 _AVERAGED = tuple(e.key for e in _TRAINER if e.averaged)
 #: the areas under a curve (a ranking state) and the probabilities' loss (its own state)
 _RANKING, _PROBA = (tuple(e.key for e in _TRAINER if e.path == p) for p in ("ranking", "proba"))
-#: accuracy, and the losses that are 1 minus it on its state (keys and stream specs)
-_ACCURACY = tuple({e.complement for e in _TRAINER if e.complement})
-_COMPLEMENTS = tuple(n for e in _TRAINER if e.complement for n in {e.key, e.spec or e.key})
+#: accuracy and the losses that are 1 minus it: one LabelStream of average=None each
+_ACCURACY = tuple({n for e in _TRAINER if e.complement for n in (e.key, e.complement)})
 
 
 def compute_metrics(metrics, task="multiclass", labels=None, *, average="auto", threshold=0.5,
@@ -228,6 +221,7 @@ class TrainerMetrics:
         self._device = None       # where the states are
         self._bad_values = None   # on the device: the sum of the predictions (NaN / inf
         self._bad_labels = None   # make it so), and the labels no column can predict
+        self._above = {}          # name -> the bound its values must be above (msle...)
         if self.label_names is not None or task == "binary":
             self._build(2 if task == "binary" else len(self.label_names))
 
@@ -341,10 +335,10 @@ class TrainerMetrics:
             self._bad_labels = k if self._bad_labels is None else self._bad_labels + k
 
     def _bad_label_count(self, p, y):
-        if self.task == "regression":  # the log errors take values above -1 only
-            if not self._log_errors():
+        if self.task == "regression":  # a domain: the log errors take values above -1
+            if not self._above:
                 return None
-            return torch.sum(y <= -1) + torch.sum(p <= -1)
+            return sum(torch.sum(y <= b) + torch.sum(p <= b) for b in set(self._above.values()))
         if self.task == "multilabel":  # targets are 0 / 1 (or in [0, 1]); no padding
             yf = y.to(torch.float32) if not y.dtype.is_floating_point else y
             return torch.sum(~torch.isfinite(yf) | (yf < 0) | (yf > 1))
@@ -357,12 +351,6 @@ class TrainerMetrics:
                                  | (y != torch.floor(y) if y.dtype.is_floating_point
                                     else torch.zeros_like(keep))))
 
-    def _log_errors(self):
-        """The names of the metrics given as ``msle`` / ``rmsle``."""
-        return [name for name, m in self._given.items()
-                if (_canonical(m) if isinstance(m, str) else getattr(m.spec, "metric", None))
-                in ("msle", "rmsle")]
-
     def _width_classes(self):
         return 2 if self.task == "binary" else self._width
 
@@ -372,9 +360,11 @@ class TrainerMetrics:
                 "the predictions hold NaN or infinite values (scikit-learn raises 'Input "
                 "contains NaN'); check the model's outputs (a diverged loss?)")
         if labels and self.task == "regression":
+            bound = max(self._above.values())
             raise ValueError(
-                f"{', '.join(self._log_errors())}: Mean Squared Logarithmic Error cannot be "
-                "used when targets contain values less than or equal to -1.")
+                f"{', '.join(self._above)}: the targets and predictions must be above "
+                f"{bound:g} (scikit-learn: cannot be used when targets contain values less "
+                f"than or equal to {bound:g})")
         if labels and self.task == "multilabel":
             raise ValueError(
                 f"{int(labels)} multilabel target value{'s are' if labels > 1 else ' is'} "
@@ -420,6 +410,8 @@ class TrainerMetrics:
         for name, m in self._given.items():
             specs[name] = _spec(name, m, task, width, avg, self.ignore_index, self.thresholds,
                                 self.capacity, self.multioutput)
+        self._above = {name: s.above for name, s in specs.items()
+                       if isinstance(s, RegressionStream) and s.above is not None}
         kinds = {}
         for name, spec in specs.items():
             kinds.setdefault(_kind_of(spec), {})[name] = spec
@@ -587,12 +579,10 @@ def _spec(name, m, task, width, average, ignore, thresholds, capacity, multioutp
         return LogLossStream(None if task == "binary" else width)
     if task == "multilabel":
         return MultilabelStream(width, c, average=avg)
-    if c in _ACCURACY + _COMPLEMENTS:
+    if c in _ACCURACY:
         # as stream.Accuracy: a label the logits cannot predict (outside 0..width-1)
         # counts as an error; only ignore_index is padding
-        base = by_key(c).complement or c
-        spec = LabelStream(width, base, average=None, ignore_index=ignore)
-        return spec if base == c else _Complement(spec)
+        return LabelStream(width, by_key(c).spec or c, average=None, ignore_index=ignore)
     if c in _AVERAGED:
         return LabelStream(width, c, average=avg, pos_label=1, ignore_index=ignore)
     return _WithOthers(LabelStream(width, c, ignore_index=ignore))
@@ -607,14 +597,10 @@ def _instance_spec(spec, ignore):
                   zero_division=spec.zero_division, weights=spec.kappa_weights,
                   adjusted=spec.adjusted, normalize=spec.normalize, weighted=spec.weighted,
                   threshold=spec.threshold, ignore_index=ignore)
-        if spec.metric in _ACCURACY + _COMPLEMENTS and spec.average in (None, "micro"):
-            kw["average"] = "micro"  # micro recall: accuracy of the samples kept
-            twin = LabelStream(spec.num_classes, "recall", **kw)
-            return twin if spec.metric in _ACCURACY else _Complement(twin)
         # validate / assume_valid are not carried over: no host read per batch, and
         # targets outside the classes stay in the "other" bins
         made = LabelStream(spec.num_classes, spec.metric, **kw)
-        return _WithOthers(made) if spec.metric in _WithOthers.METRICS else made
+        return _WithOthers(made) if spec.metric in MATRIX_METRICS else made
     if isinstance(spec, RankingStream) and spec.capacity is None and not spec.weighted:
         kw = {"num_classes": spec.rows} if spec.task == "multiclass" else (
             {"num_labels": spec.rows} if spec.task == "multilabel" else {})
@@ -624,7 +610,7 @@ def _instance_spec(spec, ignore):
 
 
 def _kind_of(spec):
-    if isinstance(spec, (LabelStream, MultilabelStream, _Complement, _WithOthers)):
+    if isinstance(spec, (LabelStream, MultilabelStream, _WithOthers)):
         return "label"
     if isinstance(spec, (RankingStream, LogLossStream)):
         return "proba"
@@ -633,9 +619,15 @@ def _kind_of(spec):
     raise TypeError(f"{type(spec).__name__} is not a metric compute_metrics can feed")
 
 
-class _OnInnerState(StreamMetric):
-    """Another value of the state of the stream metric ``inner`` (its state, its
-    update; a ``compute`` of its own)."""
+class _WithOthers(StreamMetric):
+    """MCC, Cohen's kappa and balanced accuracy (``MATRIX_METRICS``) of the whole
+    ``(C+2) x (C+2)`` matrix of a :class:`LabelStream` (its state and update, its
+    :meth:`~LabelStream.of_matrix` on the whole matrix): a label the logits cannot
+    predict (below 0, or ``C`` and above) is a class of its own that is never
+    predicted, so it counts as an error, as ``stream.Accuracy`` counts it
+    (scikit-learn's value when the labels below 0 and those above ``C - 1`` are one
+    value each).  The padding (``ignore_index``'s cell) is left out.  The stream
+    metric itself reads the classes' ``C x C`` block only."""
 
     def __init__(self, inner):
         self.inner, self.key, self.weighted = inner, inner.key, inner.weighted
@@ -646,25 +638,6 @@ class _OnInnerState(StreamMetric):
     def update(self, state, y_true, y_pred, sample_weight=None):
         return self.inner.update(state, y_true, y_pred, sample_weight)
 
-
-class _Complement(_OnInnerState):
-    """``1 - metric`` on the same state (hamming and zero-one loss from accuracy)."""
-
-    def compute(self, state):
-        return 1.0 - self.inner.compute(state)
-
-
-class _WithOthers(_OnInnerState):
-    """MCC, Cohen's kappa and balanced accuracy of the whole ``(C+2) x (C+2)`` matrix
-    of a :class:`LabelStream`: a label the logits cannot predict (below 0, or ``C``
-    and above) is a class of its own that is never predicted, so it counts as an
-    error, as ``stream.Accuracy`` counts it (scikit-learn's value when the labels
-    below 0 and those above ``C - 1`` are one value each).  The padding
-    (``ignore_index``'s cell) is left out.  The stream metric itself reads the
-    classes' ``C x C`` block only."""
-
-    METRICS = ("mcc", "kappa", "balanced_accuracy")
-
     def compute(self, state):
         inner, c = self.inner, self.inner.num_classes
         cm = torch.reshape(state["cm"], (c + 2, c + 2))
@@ -672,13 +645,7 @@ class _WithOthers(_OnInnerState):
             idx = torch.arange(c + 2, device=cm.device)
             padded = (idx[:, None] == c + 1) & (idx[None, :] == 0)
             cm = torch.where(padded, torch.zeros_like(cm), cm)
-        xp = array_namespace(cm)
-        fdt = _ns.max_float_dtype(xp, cm.device)
-        if inner.metric == "mcc":
-            return mcc_from_confusion(cm, fdt=fdt, xp=xp)
-        if inner.metric == "kappa":
-            return kappa_from_confusion(cm, inner.kappa_weights, fdt=fdt, xp=xp)
-        return balanced_accuracy_from_confusion(cm, inner.adjusted, fdt=fdt, xp=xp)
+        return inner.of_matrix(cm)
 
 
 # -- inputs ---------------------------------------------------------------------------

@@ -15,9 +15,11 @@ distributed job holds the same dtypes.
 Every metric of the family reads the same matrix (a collection pays for one
 bincount per batch), with the one-shot formulas: precision / recall / F-beta
 through :func:`metrix.classification._prf.prf_from_counts` on the per-class counts of
-:func:`metrix.classification._statistic.counts_from_confusion`; jaccard, MCC, Cohen's kappa and
-balanced accuracy by the private formulas below (scikit-learn's, on the
-matrix; the lead may dedupe them with ``metrix.classification.agreement``).
+:func:`metrix.classification._statistic.counts_from_confusion`; jaccard by
+:func:`~metrix.classification._prf.jaccard_from_counts`; MCC, Cohen's kappa and
+balanced accuracy by the ``*_from_confusion`` functions of
+:mod:`metrix.classification.agreement` (the one-shot functions' formulas, on
+the matrix), through :meth:`LabelStream.of_matrix`.
 
 **Bad labels.**  With ``validate=True`` every batch is checked as the
 one-shot functions check their input: float labels must be integral and
@@ -64,17 +66,17 @@ from ..classification._statistic import (
     normalize_confusion,
 )
 from ..classification.agreement import (
-    balanced_accuracy_from_counts,
-    kappa_terms,
-    kappa_value,
-    mcc_from_counts,
+    balanced_accuracy_from_confusion,
+    kappa_from_confusion,
+    mcc_from_confusion,
 )
 from ..classification.confusion import accuracy_from_totals
 from ._functional import StreamMetric, array_namespace, count_dtype, int_dtypes, is_float
 
 _PRF = ("precision", "recall", "f1", "fbeta")
-_METRICS = _PRF + ("accuracy", "jaccard", "mcc", "kappa", "confusion", "balanced_accuracy",
-                   "hamming", "zero_one")
+#: the metrics of the whole matrix, not of per-class counts (:meth:`LabelStream.of_matrix`)
+MATRIX_METRICS = ("mcc", "kappa", "balanced_accuracy")
+_METRICS = _PRF + ("accuracy", "jaccard", "confusion", "hamming", "zero_one") + MATRIX_METRICS
 _AVERAGES = ("binary", "micro", "macro", "weighted", None)
 
 
@@ -316,11 +318,22 @@ class LabelStream(StreamMetric):
                                       zero_division=self.zero_division, xp=xp,
                                       macro_over=self.macro_over)
             return xp.reshape(out, ()) if self.average == "binary" else out
-        if m == "mcc":
-            return mcc_from_confusion(inner, fdt=fdt, xp=xp)
-        if m == "kappa":
-            return kappa_from_confusion(inner, self.kappa_weights, fdt=fdt, xp=xp)
-        return balanced_accuracy_from_confusion(inner, self.adjusted, fdt=fdt, xp=xp)
+        return self.of_matrix(inner)
+
+    def of_matrix(self, matrix):
+        """The metric (one of ``MATRIX_METRICS``: MCC, Cohen's kappa, balanced accuracy)
+        of a square confusion matrix, with this metric's parameters, in the widest
+        float of its device.  :meth:`compute` gives it the classes' ``C x C`` block;
+        the Hugging Face face gives it the whole matrix (the "other" bins as classes
+        that are never predicted)."""
+        xp, device = _ns.get_namespace_and_device(matrix)
+        fdt = _ns.max_float_dtype(xp, device)
+        if self.metric == "mcc":
+            return mcc_from_confusion(matrix, fdt=fdt, xp=xp)
+        if self.metric == "kappa":
+            return kappa_from_confusion(matrix, weights=self.kappa_weights, fdt=fdt, xp=xp)
+        return balanced_accuracy_from_confusion(matrix, adjusted=self.adjusted, fdt=fdt,
+                                                xp=xp)
 
     def _counts(self, cm, xp, device):
         full = counts_from_confusion(cm, xp=xp)
@@ -381,25 +394,3 @@ def accuracy_from_confusion(cm, c, *, fdt, xp, ignored=False):
     if ignored:
         total = total - cmf[c + 1, 0]
     return accuracy_from_totals(correct, total, undefined=math.nan, xp=xp)
-
-
-def mcc_from_confusion(cm, *, fdt, xp):
-    """Matthews correlation of a streamed confusion matrix (``agreement``'s formula)."""
-    counts = counts_from_confusion(xp.astype(cm, fdt), xp=xp)
-    return mcc_from_counts(*counts, xp=xp)
-
-
-def kappa_from_confusion(cm, weights, *, fdt, xp, replace_undefined_by=math.nan):
-    """Cohen's kappa of a streamed confusion matrix (``agreement``'s formula)."""
-    cmf = xp.astype(cm, fdt)
-    n, observed, expected = kappa_terms(cmf, counts_from_confusion(cmf, xp=xp),
-                                        weights=weights, xp=xp, acc=fdt)
-    return kappa_value(n, observed, expected, replace_undefined_by=replace_undefined_by,
-                       xp=xp)
-
-
-def balanced_accuracy_from_confusion(cm, adjusted, *, fdt, xp):
-    """Balanced accuracy of a streamed confusion matrix (``agreement``'s formula)."""
-    cmf = xp.astype(cm, fdt)
-    diag = xp.reshape(cmf, (-1,))[:: cmf.shape[0] + 1]
-    return balanced_accuracy_from_counts(diag, xp.sum(cmf, axis=1), adjusted=adjusted, xp=xp)

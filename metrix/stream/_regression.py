@@ -76,6 +76,9 @@ _STATISTIC = {"mse": "sq", "rmse": "sq", "mae": "abs", "r2": "moments",
               "gamma": "deviance", "tweedie": "deviance", "pinball": "pinball",
               "d2_tweedie": "d2_tweedie", "d2_pinball": "d2_pinball",
               "d2_absolute_error": "d2_pinball"}
+#: the statistics whose values (targets and predictions) must lie above a bound: the
+#: log errors' domain (``check_log_domain``), read as ``RegressionStream.above``
+_ABOVE = {"log": -1.0}
 #: the buffered statistics (``capacity=`` required)
 _BUFFERED = ("buffer", "d2_pinball")
 #: NaN below two samples (scikit-learn), with check_seen's warning
@@ -113,7 +116,10 @@ class RegressionStream(StreamMetric):
 
     Notes
     -----
-    Out of the deviances' domain (``poisson`` needs ``y_true >= 0`` and
+    The log errors (``msle``, ``rmsle``) take values above -1 (the attribute
+    ``above``; ``None`` for the other metrics): the stream reads nothing to
+    check it, ``compute_metrics`` counts the values at or below it on the
+    device.  Out of the deviances' domain (``poisson`` needs ``y_true >= 0`` and
     ``y_pred > 0``, ``gamma`` both positive) the result is NaN or infinite: the
     stream reads nothing to check it (the one-shot functions raise).
 
@@ -148,6 +154,7 @@ class RegressionStream(StreamMetric):
         self.metric, self.num_outputs, self.multioutput = metric, num_outputs, multioutput
         self.force_finite = bool(force_finite)
         self.statistic = _STATISTIC[metric]
+        self.above = _ABOVE.get(self.statistic)  # the values' domain: above it (or None)
         self.power = _POWER.get(metric, check_power(
             power, "D2TweedieScore" if metric == "d2_tweedie" else "MeanTweedieDeviance"))
         self.alpha = 0.5 if metric == "d2_absolute_error" else check_alpha(
