@@ -172,5 +172,11 @@ def compiling() -> bool:
     if torch is None:
         return False
     fn = getattr(getattr(torch, "compiler", None), "is_compiling", None)
-    _IS_COMPILING.append(fn if fn is not None else (lambda: False))  # older torch: never
-    return _IS_COMPILING[0]()
+    if fn is None:  # older torch: never
+        fn = lambda: False  # noqa: E731
+    if fn():
+        # first call inside a trace: the cache stays empty, or the compiled
+        # graph's guard on it (empty) would fail on the next call: a recompile
+        return True
+    _IS_COMPILING.append(fn)
+    return False

@@ -78,10 +78,10 @@ def _reshape_message(a, what):
             "feature or array.reshape(1, -1) if it contains a single sample.")
 
 
-def _check_array(A, *, xp, device, ensure_all_finite, ensure_2d=True):
+def _check_array(A, *, xp, device, ensure_all_finite, ensure_2d=True, numeric=True):
     A = _ns.asarray(A, xp=xp, device=device)
     reject_complex(A, xp=xp)
-    if dtype_kind(A, xp) == "O":
+    if numeric and dtype_kind(A, xp) == "O":  # dtype=None: strings pass (callable metrics)
         raise ValueError(
             "dtype='numeric' is not compatible with arrays of bytes/strings.Convert your "
             "data to numeric values explicitly instead.")
@@ -126,10 +126,10 @@ def check_pairwise_arrays(X, Y, *, precomputed=False, ensure_all_finite=True, dt
         return _check_sparse_pair(X, Y, same, precomputed=precomputed, dtype=dtype,
                                   ensure_all_finite=ensure_all_finite)
     xp, device = _ns.get_namespace_and_device(X, None if same else Y)
-    X = _check_array(X, xp=xp, device=device, ensure_all_finite=ensure_all_finite,
-                     ensure_2d=ensure_2d)
-    Y = X if same else _check_array(Y, xp=xp, device=device,
-                                    ensure_all_finite=ensure_all_finite, ensure_2d=ensure_2d)
+    checks = dict(xp=xp, device=device, ensure_all_finite=ensure_all_finite,
+                  ensure_2d=ensure_2d, numeric=dtype is not None)
+    X = _check_array(X, **checks)
+    Y = X if same else _check_array(Y, **checks)
     if dtype is not None:
         dt = float_dtype(X, Y, xp=xp, device=device)
         X = xp.astype(X, dt, copy=False)

@@ -42,6 +42,7 @@ from ._input import (
     check_interval,
     check_metric_choice,
     check_pairwise_arrays,
+    float_dtype,
     reject_sparse,
 )
 from .distance_metric import metric_params
@@ -239,7 +240,8 @@ def _callable_matrix(X, Y, metric, kwds, *, ensure_all_finite):
     pair = check_pairwise_arrays(X, Y, dtype=None, ensure_all_finite=ensure_all_finite,
                                  ensure_2d=False)
     xp = pair.xp
-    wide = max_float_dtype(xp, pair.device)
+    # scikit-learn's float of the pair: float32 for float32 inputs, else the widest
+    wide = float_dtype(pair.X, None if pair.same else pair.Y, xp=xp, device=pair.device)
     rows = []
     for i in range(int(pair.X.shape[0])):
         row = [xp.asarray(metric(pair.X[i, ...], pair.Y[j, ...], **kwds), dtype=wide,

@@ -1,7 +1,8 @@
 """scikit-learn's own metric tests, run with metrix swapped in.
 
 The modules (``test_classification.py``, ``test_ranking.py``,
-``test_regression.py``, ``test_common.py``, ``test_score_objects.py``, and the
+``test_regression.py``, ``test_common.py``, ``test_score_objects.py``,
+``test_pairwise.py``, and the
 displays' tests of ``metrics/_plot/tests`` in the plain run) are copied from the installed
 scikit-learn into a temporary folder beside ``swap_conftest.py`` and run
 twice with pytest (scikit-learn's own ``conftest`` loaded as a plugin, for
@@ -29,7 +30,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 MODULES = ("test_classification.py", "test_ranking.py", "test_regression.py",
-           "test_common.py", "test_score_objects.py")
+           "test_common.py", "test_score_objects.py", "test_pairwise.py")
 #: the displays' tests (``sklearn/metrics/_plot/tests``): the plain run only (they
 #: draw with matplotlib on the host; scikit-learn has no array-API variant of them)
 PLOT_MODULES = ("test_common_curve_display.py", "test_confusion_matrix_display.py",

@@ -14,12 +14,19 @@ if os.environ.get("METRIX_SWAP") == "1":
     import importlib
 
     import sklearn.metrics
+    import sklearn.metrics.pairwise
 
     import metrix
+    import metrix.pairwise.reductions
+
+    # metrix hands what it does not compute (SciPy's boolean metrics, callables on
+    # the host) to scikit-learn's own pairwise functions: those stay scikit-learn's
+    _originals = dict(vars(sklearn.metrics.pairwise))
+    metrix.pairwise.reductions._sklearn = _originals.__getitem__
 
     # some tests import the public functions from the private modules that define them
     _modules = [sklearn.metrics]
-    for _private in ("_classification", "_ranking", "_regression"):
+    for _private in ("_classification", "_ranking", "_regression", "pairwise"):
         _modules.append(importlib.import_module(f"sklearn.metrics.{_private}"))
     for _name in sklearn.metrics.__all__:
         _fn = getattr(metrix, _name, None)
@@ -27,6 +34,12 @@ if os.environ.get("METRIX_SWAP") == "1":
             for _module in _modules:
                 if hasattr(_module, _name):
                     setattr(_module, _name, _fn)
+
+    # test_pairwise.py imports the pairwise names from sklearn.metrics.pairwise
+    for _name in metrix.pairwise.__all__:
+        _fn = getattr(metrix.pairwise, _name)
+        if callable(_fn) and not isinstance(_fn, type) and hasattr(_modules[-1], _name):
+            setattr(_modules[-1], _name, _fn)
 
     # the display classes (metrix.display subclasses scikit-learn's)
     import sklearn.calibration
