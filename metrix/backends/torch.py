@@ -284,17 +284,21 @@ class Ops(GenericOps):
                 return False
             ids = ids[0]
             v = logits.shape[2]
-            counted = ids.size if ignore_index is None else np.count_nonzero(ids != skip)
-            bad = (ids < 0) | (ids >= v)
-            if ignore_index is not None:
-                bad &= ids != skip
-            if bad.any():  # a counted target that is no token id: NaN, as the update
+            if ignore_index is None:
+                counted = ids.size
+                # one reduction: a negative id is past every vocabulary as uint64
+                bad = ids.size and ids.view(np.uint64).max() >= v
+            else:
+                counted = np.count_nonzero(ids != skip)
+                bad = (((ids < 0) | (ids >= v)) & (ids != skip)).any()
+            if bad:  # a counted target that is no token id: NaN, as the update
                 total = float("nan")
             else:
-                with torch.no_grad():
-                    total = float(torch.nn.functional.cross_entropy(
-                        logits.reshape(-1, v), y_true.reshape(-1), ignore_index=skip,
-                        reduction="sum"))
+                if logits.requires_grad:  # (a value, no graph: cheaper than no_grad)
+                    logits = logits.detach()
+                total = float(torch.nn.functional.cross_entropy(
+                    logits.reshape(-1, v), y_true.reshape(-1), ignore_index=skip,
+                    reduction="sum"))
             nll_view[()] += total  # (0-d: an out= ufunc costs more than the sum)
             sw_view[()] += counted
             return True
