@@ -331,7 +331,7 @@ def test_stream_functional_under_jit():
 
 @pytest.mark.parametrize("conv", [np.asarray, torch.as_tensor], ids=["numpy", "torch"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("n_bins", [3, 9, 14, 15])
+@pytest.mark.parametrize("n_bins", [3, 9, 14, 15, 100])  # (100: float64 past the bin table)
 def test_in_place_kernel_equals_the_pure_update(conv, dtype, n_bins):
     # eager CPU: the wrapper adds unweighted batches in place with NumPy's kernel
     # (arithmetic bins); the pure update bins with searchsorted: the same histogram,
