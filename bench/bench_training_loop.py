@@ -11,7 +11,8 @@ time is the median process CPU time of ``--repeat`` rounds.
 
 Where an update's own work bounds it, the floor of that work is timed beside it
 and printed with its ratio to TorchMetrics: ``SpearmanCorrCoef`` (the rows written
-into a preallocated buffer: TorchMetrics appends the batch to a list, no copy) and
+into a preallocated buffer: TorchMetrics appends the batch to a list, no copy; the
+same for the exact operating points) and
 ``Perplexity`` (one fused log-softmax per logit, as bare ``cross_entropy`` and as
 ``log_softmax`` / ``gather`` / ``sum``).  A floor above 0.5x TorchMetrics makes
 the target unreachable for that class at that size.
@@ -205,6 +206,25 @@ def _operating_point_workloads(torch, n, updates):
                 metric.update(*pair)
         return run
 
+    rows = {"score": torch.zeros(EXACT_CAPACITY, dtype=torch.float64).numpy(),
+            "target": torch.zeros(EXACT_CAPACITY, dtype=torch.int64).numpy(),
+            "weight": torch.zeros(EXACT_CAPACITY, dtype=torch.float64).numpy()}
+
+    def rows_floor():
+        # the exact mode's floor: the batch's rows written into preallocated buffers
+        # through NumPy views (score, label and a weight of 1), the written rows zeroed
+        # at each reset: metrix's in-place writer without its checks
+        at = 0
+        for i in range(updates):
+            if i % per_fill == 0:
+                for buf in rows.values():
+                    buf[:at] = 0
+                at = 0
+            rows["score"][at:at + n] = s.numpy()
+            rows["target"][at:at + n] = y.numpy()
+            rows["weight"][at:at + n] = 1.0
+            at += n
+
     fns = {}
     modes = {"[T=100]": ({"thresholds": 100}, {"thresholds": 100}, False),
              "[exact]": ({"capacity": EXACT_CAPACITY}, {"thresholds": None}, True)}
@@ -213,6 +233,8 @@ def _operating_point_workloads(torch, n, updates):
             metric = getattr(ms, name)(0.6, **mine)
             metric.update(y, s)  # the state exists: a training loop's steady state
             fns[f"metrix {name}{mode}"] = loop(metric, (y, s), reset)
+            if reset:
+                fns[f"floor {name}{mode}"] = rows_floor
             if have("torchmetrics"):
                 from torchmetrics import classification
 
