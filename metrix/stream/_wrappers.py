@@ -365,7 +365,8 @@ class Metric:
         buffer's)."""
         used = 0
         for path, used in self._rows.items():
-            cap = _leaf(self._state, path + ("buf_weight",)).shape[0]
+            cap = (self._state["buf_weight"] if not path  # (the top-level buffer)
+                   else _leaf(self._state, path + ("buf_weight",))).shape[0]
             if used + n > cap:
                 raise BufferFullError(
                     f"{type(self).__name__}: the exact buffer is full (capacity {cap} "
