@@ -6,17 +6,30 @@ For each batch size, each class's ``update`` against TorchMetrics' class of the
 same name (target: at most 0.5x its time) and, for ``MeanMetric``, against the
 floor: a bare ``torch.sum`` added into a preallocated float64 accumulator
 (target: at most 2x).  The calls of one size are timed interleaved (one block of
-updates of each per round), so a slow spell of a noisy machine falls on all.
+updates of each per round), so a slow spell of a noisy machine falls on all; each
+time is the median process CPU time of ``--repeat`` rounds.
 
-Run: ``python -m bench.bench_training_loop [--sizes 256,4096] [--updates 2000]``.
+Where an update's own work bounds it, the floor of that work is timed beside it
+and printed with its ratio to TorchMetrics: ``SpearmanCorrCoef`` (the rows written
+into a preallocated buffer: TorchMetrics appends the batch to a list, no copy; the
+same for the exact operating points) and
+``Perplexity`` (one fused log-softmax per logit, as bare ``cross_entropy`` and as
+``log_softmax`` / ``gather`` / ``sum``).  A floor above 0.5x TorchMetrics makes
+the target unreachable for that class at that size.
+
+Run: ``python -m bench.bench_training_loop [--sizes 256,4096] [--updates 2000]
+[--only Spearman,Perplexity]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import statistics
+import time
 import warnings
 
-from bench._harness import best_times, fmt_time, have, print_table
+from bench._harness import fmt_time, have, print_table
 
 #: the exact operating points' buffer: a validation set of this many samples
 EXACT_CAPACITY = 1 << 16
@@ -101,7 +114,9 @@ def _calibration_workloads(torch, n, updates):
 
 def _corr_workloads(torch, n, updates):
     """PearsonCorrCoef, SpearmanCorrCoef (an exact buffer of every update's rows, emptied
-    at the start of each timed run, as TorchMetrics' list) and Perplexity (``n`` tokens:
+    by ``reset`` at the start of each timed run, as TorchMetrics' list: an epoch of a
+    training loop; the buffer's one-off allocation of ``capacity`` rows is not an
+    update's cost) and Perplexity (``n`` tokens:
     ``n // 64`` sequences of 64, a vocabulary of 256) against TorchMetrics'."""
     import metrix.stream as ms
 
@@ -110,21 +125,56 @@ def _corr_workloads(torch, n, updates):
     logits = torch.randn(n // 64, 64, 256)
     fns = {}
 
-    def loop(make, update_args, *, fresh=False, swap=False):
+    def loop(make, update_args, *, epoch=False, swap=False):
         metric = make()
         args = update_args[::-1] if swap else update_args
+        metric.update(*args)  # the state exists: a training loop's steady state
 
         def run():
-            m = make() if fresh else metric
+            if epoch:  # a new epoch: the buffer (the list) emptied, as a training loop
+                metric.reset()
             for _ in range(updates):
-                m.update(*args)
-        if not fresh:
-            metric.update(*args)  # the state exists: a training loop's steady state
+                metric.update(*args)
         return run
 
+    v = logits.shape[-1]
+    acc = torch.zeros((), dtype=torch.float64)
+    flat_logits, flat_tokens = logits.reshape(-1, v), tokens.reshape(-1)
+    cap = updates * n + n
+    rows = {name: torch.zeros(cap, dtype=torch.float64).numpy() for name in ("t", "p", "w")}
+
+    def rows_floor():
+        # Spearman's floor: the batch's rows written into preallocated float64 buffers
+        # through NumPy views (values and a weight of 1), the written rows zeroed at the
+        # start of the run (an epoch): metrix's in-place writer without its checks
+        for buf in rows.values():
+            buf[:cap] = 0.0
+        for i in range(updates):
+            a, b = i * n, (i + 1) * n
+            rows["t"][a:b] = t.numpy()
+            rows["p"][a:b] = p.numpy()
+            rows["w"][a:b] = 1.0
+
+    def nll_floor():
+        # Perplexity's floor: one fused log-softmax-and-pick per batch (one exp per
+        # logit), its sum added into a preallocated float64 accumulator
+        with torch.no_grad():
+            for _ in range(updates):
+                acc.add_(torch.nn.functional.cross_entropy(flat_logits, flat_tokens,
+                                                           reduction="sum"))
+
+    def log_softmax_floor():
+        # the same as a bare log_softmax, gather and sum (three kernels)
+        with torch.no_grad():
+            for _ in range(updates):
+                acc.add_(torch.log_softmax(logits, -1).gather(-1, tokens[..., None]).sum())
+
+    fns["floor SpearmanCorrCoef"] = rows_floor
+    fns["floor Perplexity"] = nll_floor
+    fns["floor Perplexity log_softmax"] = log_softmax_floor
     fns["metrix PearsonCorrCoef"] = loop(ms.PearsonCorrCoef, (t, p))
     fns["metrix SpearmanCorrCoef"] = loop(lambda: ms.SpearmanCorrCoef(updates * n), (t, p),
-                                          fresh=True)
+                                          epoch=True)
     fns["metrix Perplexity"] = loop(ms.Perplexity, (tokens, logits))
     if have("torchmetrics"):
         from torchmetrics.regression import PearsonCorrCoef, SpearmanCorrCoef
@@ -132,7 +182,7 @@ def _corr_workloads(torch, n, updates):
 
         # TorchMetrics takes (preds, target)
         fns["tm PearsonCorrCoef"] = loop(PearsonCorrCoef, (t, p), swap=True)
-        fns["tm SpearmanCorrCoef"] = loop(SpearmanCorrCoef, (t, p), fresh=True, swap=True)
+        fns["tm SpearmanCorrCoef"] = loop(SpearmanCorrCoef, (t, p), epoch=True, swap=True)
         fns["tm Perplexity"] = loop(Perplexity, (tokens, logits), swap=True)
     return fns
 
@@ -156,6 +206,25 @@ def _operating_point_workloads(torch, n, updates):
                 metric.update(*pair)
         return run
 
+    rows = {"score": torch.zeros(EXACT_CAPACITY, dtype=torch.float64).numpy(),
+            "target": torch.zeros(EXACT_CAPACITY, dtype=torch.int64).numpy(),
+            "weight": torch.zeros(EXACT_CAPACITY, dtype=torch.float64).numpy()}
+
+    def rows_floor():
+        # the exact mode's floor: the batch's rows written into preallocated buffers
+        # through NumPy views (score, label and a weight of 1), the written rows zeroed
+        # at each reset: metrix's in-place writer without its checks
+        at = 0
+        for i in range(updates):
+            if i % per_fill == 0:
+                for buf in rows.values():
+                    buf[:at] = 0
+                at = 0
+            rows["score"][at:at + n] = s.numpy()
+            rows["target"][at:at + n] = y.numpy()
+            rows["weight"][at:at + n] = 1.0
+            at += n
+
     fns = {}
     modes = {"[T=100]": ({"thresholds": 100}, {"thresholds": 100}, False),
              "[exact]": ({"capacity": EXACT_CAPACITY}, {"thresholds": None}, True)}
@@ -164,6 +233,8 @@ def _operating_point_workloads(torch, n, updates):
             metric = getattr(ms, name)(0.6, **mine)
             metric.update(y, s)  # the state exists: a training loop's steady state
             fns[f"metrix {name}{mode}"] = loop(metric, (y, s), reset)
+            if reset:
+                fns[f"floor {name}{mode}"] = rows_floor
             if have("torchmetrics"):
                 from torchmetrics import classification
 
@@ -211,11 +282,41 @@ def _multilabel_workloads(torch, n, updates, n_labels=10):
     return fns
 
 
+def median_cpu_times(fns, *, repeat):
+    """Each of ``fns``' median process CPU time over ``repeat`` rounds after one warm-up,
+    the rounds interleaved (one call of each per round): a slow spell of a shared
+    machine falls on all of them, and CPU time leaves out the time other processes
+    hold the core."""
+    for fn in fns.values():
+        fn()
+    times = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            gc.collect()
+            t0 = time.process_time()
+            fn()
+            times[name].append(time.process_time() - t0)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def _floor_note(name, per):
+    """The floor of ``name`` where one is measured: its time and its ratio to
+    TorchMetrics' (how close to 0.5x the floor itself lets an update come)."""
+    floors = [k for k in per if k == "floor " + name or k.startswith("floor " + name + " ")]
+    if not floors or "tm " + name not in per:
+        return None
+    best = min(floors, key=per.get)
+    return (f"floor {fmt_time(per[best])} = {per[best] / per['tm ' + name]:.2f}x TorchMetrics, "
+            f"metrix {per['metrix ' + name] / per[best]:.2f}x floor")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="256,4096")
     ap.add_argument("--updates", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--only", default="",
+                    help="comma-separated substrings of the cases to time (default: all)")
     args = ap.parse_args(argv)
 
     import torch
@@ -224,7 +325,11 @@ def main(argv=None):
     warnings.simplefilter("ignore")
     rows = []
     for n in (int(float(s)) for s in args.sizes.split(",")):
-        t = best_times(_workloads(torch, n, args.updates), repeat=args.repeat)
+        fns = _workloads(torch, n, args.updates)
+        if args.only:
+            keep = args.only.split(",")
+            fns = {k: f for k, f in fns.items() if k == "floor" or any(w in k for w in keep)}
+        t = median_cpu_times(fns, repeat=args.repeat)
         per = {k: v / args.updates for k, v in t.items()}
         rows.append({"case": f"N={n}: floor (torch.sum into an accumulator)",
                      "per update": fmt_time(per["floor"]), "ratio": "1.00x floor"})
@@ -236,6 +341,9 @@ def main(argv=None):
             if "tm " + name in per:
                 ratio.append(f"{per[key] / per['tm ' + name]:.2f}x TorchMetrics "
                              f"({fmt_time(per['tm ' + name])}; target <= 0.5x)")
+            note = _floor_note(name, per)
+            if note:
+                ratio.append(note)
             rows.append({"case": f"N={n}: {name}.update", "per update": fmt_time(per[key]),
                          "ratio": "; ".join(ratio)})
     print_table(rows, ["case", "per update", "ratio"])

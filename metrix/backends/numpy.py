@@ -376,11 +376,12 @@ class Ops(GenericOps):
         own = {k: v.copy() for k, v in buffers.items()} if copy else dict(buffers)
         # (a 0-d array: NumPy's arithmetic turns a 0-d count into a scalar)
         own_count = np.array(count) if copy else count
+        rows = rows_writer(own, own_count)
 
         def write(values, weight, start):
             return (all(isinstance(v, np.ndarray) for v in values.values())
                     and (weight is None or isinstance(weight, np.ndarray))
-                    and write_rows_in_place(own, own_count, start, values, weight))
+                    and rows(values, weight, start))
 
         return own, own_count, write, functools.partial(clear_rows_in_place, own, own_count)
 
@@ -764,6 +765,56 @@ def clear_rows_in_place(buffers, count, rows) -> bool:
         v[:rows] = 0
     count[()] = 0
     return True
+
+
+def rows_writer(buffers, count, convert=None):
+    """``write(values, weight, start)``: :func:`write_rows_in_place` into ``buffers`` and
+    ``count`` (NumPy arrays, or NumPy views of CPU tensors) of the rows ``values``
+    (each ``convert(v)`` first where given: NumPy views of tensors; what it raises
+    propagates, nothing written).  The training-loop batch (1-D rows of every field,
+    each field one value per row, no weight) is written straight into 1-D views of
+    the fields made once here: at training-loop batch sizes the checks and reshapes
+    of the general write cost more than the rows."""
+    dst_weight = buffers["buf_weight"]
+    cap = dst_weight.shape[0]
+    flat = {}
+    for key, v in buffers.items():
+        if key != "buf_weight" and v.size == cap:  # ((capacity,) or (capacity, 1))
+            flat[key[4:]] = v.reshape(cap)
+    n_fields = len(flat)
+
+    def general(values, weight, start):
+        if convert is not None:
+            values = {name: convert(v) for name, v in values.items()}
+            weight = None if weight is None else convert(weight)
+        return write_rows_in_place(buffers, count, start, values, weight)
+
+    def write(values, weight, start):
+        if weight is not None or len(values) != n_fields:
+            return general(values, weight, start)
+        pairs = []
+        shape = None
+        for name, v in values.items():
+            dst = flat.get(name)
+            if dst is None:
+                return general(values, weight, start)
+            if convert is not None:
+                v = convert(v)
+            if shape is None:
+                shape = v.shape
+            if v.shape != shape or len(shape) != 1 or v.dtype.kind not in "fiub":
+                return general(values, weight, start)
+            pairs.append((dst, v))
+        if shape is None or start + shape[0] > cap:
+            return False
+        end = start + shape[0]
+        for dst, v in pairs:
+            dst[start:end] = v
+        dst_weight[start:end] = 1.0
+        count[()] = end  # (0-d: NumPy's out= ufunc costs more than the rows)
+        return True
+
+    return write
 
 
 def write_rows_in_place(buffers, count, start, values, weight=None) -> bool:

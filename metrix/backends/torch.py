@@ -42,7 +42,7 @@ from .numpy import (
     multilabel_counts_fits,
     multilabel_counts_numpy,
     multilabel_exact_numpy,
-    write_rows_in_place,
+    rows_writer,
 )
 
 #: whether torch.compile is tracing (``torch.compiler.is_compiling``; older torch: never)
@@ -284,17 +284,21 @@ class Ops(GenericOps):
                 return False
             ids = ids[0]
             v = logits.shape[2]
-            counted = ids.size if ignore_index is None else np.count_nonzero(ids != skip)
-            bad = (ids < 0) | (ids >= v)
-            if ignore_index is not None:
-                bad &= ids != skip
-            if bad.any():  # a counted target that is no token id: NaN, as the update
+            if ignore_index is None:
+                counted = ids.size
+                # one reduction: a negative id is past every vocabulary as uint64
+                bad = ids.size and ids.view(np.uint64).max() >= v
+            else:
+                counted = np.count_nonzero(ids != skip)
+                bad = (((ids < 0) | (ids >= v)) & (ids != skip)).any()
+            if bad:  # a counted target that is no token id: NaN, as the update
                 total = float("nan")
             else:
-                with torch.no_grad():
-                    total = float(torch.nn.functional.cross_entropy(
-                        logits.reshape(-1, v), y_true.reshape(-1), ignore_index=skip,
-                        reduction="sum"))
+                if logits.requires_grad:  # (a value, no graph: cheaper than no_grad)
+                    logits = logits.detach()
+                total = float(torch.nn.functional.cross_entropy(
+                    logits.reshape(-1, v), y_true.reshape(-1), ignore_index=skip,
+                    reduction="sum"))
             nll_view[()] += total  # (0-d: an out= ufunc costs more than the sum)
             sw_view[()] += counted
             return True
@@ -810,7 +814,20 @@ def _cpu_rows_writer(views, count_view):
     the rows written into the NumPy views of the buffers (False: not taken).  Per
     batch this is the whole cost of an update at training-loop sizes: no list,
     no dict, no call that is not needed."""
+    rows = rows_writer(views, count_view)
+    # the training-loop batch: CPU tensors of NumPy dtypes, each viewed as it is
+    # checked (TypeError for anything else: no tensor, not on the CPU, no NumPy dtype)
+    fast = rows_writer(views, count_view, torch.Tensor.numpy)
+
     def write(values, weight, start):
+        if _compiling():
+            return False
+        try:
+            return fast(values, weight, start)
+        except (TypeError, RuntimeError):  # another kind, needs grad, functorch
+            return write_checked(values, weight, start)
+
+    def write_checked(values, weight, start):
         arrays = {}
         for name, v in values.items():
             if not (isinstance(v, torch.Tensor) and v.is_cpu and v.dtype in _ROW_VIEWS):
@@ -834,7 +851,7 @@ def _cpu_rows_writer(views, count_view):
                     weight = weight.detach().numpy()
             except RuntimeError:
                 return False
-        return write_rows_in_place(views, count_view, start, arrays, weight)
+        return rows(arrays, weight, start)
 
     return write
 

@@ -107,9 +107,11 @@ class Metric:
                 self._dropped = None
             else:
                 # host ints from the shapes: no sync
-                start = self._reserve(_ns_rows(y_pred))
+                n = _ns_rows(y_pred)
+                start = self._reserve(n)
                 if self._append(start, y_true, y_pred, sample_weight):
-                    self._count_eager(y_pred)
+                    if self._seen is not None:
+                        self._seen += n
                     return
         self._count(y_pred)
         self.state = self.spec.update(self._state, y_true, y_pred, sample_weight)
@@ -363,7 +365,8 @@ class Metric:
         buffer's)."""
         used = 0
         for path, used in self._rows.items():
-            cap = _leaf(self._state, path + ("buf_weight",)).shape[0]
+            cap = (self._state["buf_weight"] if not path  # (the top-level buffer)
+                   else _leaf(self._state, path + ("buf_weight",))).shape[0]
             if used + n > cap:
                 raise BufferFullError(
                     f"{type(self).__name__}: the exact buffer is full (capacity {cap} "

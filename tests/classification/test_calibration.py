@@ -331,7 +331,7 @@ def test_stream_functional_under_jit():
 
 @pytest.mark.parametrize("conv", [np.asarray, torch.as_tensor], ids=["numpy", "torch"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("n_bins", [3, 9, 14, 15])
+@pytest.mark.parametrize("n_bins", [3, 9, 14, 15, 100])  # (100: float64 past the bin table)
 def test_in_place_kernel_equals_the_pure_update(conv, dtype, n_bins):
     # eager CPU: the wrapper adds unweighted batches in place with NumPy's kernel
     # (arithmetic bins); the pure update bins with searchsorted: the same histogram,
@@ -341,7 +341,8 @@ def test_in_place_kernel_equals_the_pure_update(conv, dtype, n_bins):
                         np.array([-0.5, 1.5, 0.0, 1.0, np.inf, -np.inf]),
                         RNG.random(50)]).astype(dtype)
     p = np.concatenate([p, np.tile(p, 3000 // p.shape[0] + 1)])  # a batch past _SEARCH_ROWS:
-    # the second update bins it arithmetically (the first, of one row, searches)
+    # the second update bins it by the bin table, or arithmetically past it (the first,
+    # of one row, searches)
     y = RNG.integers(0, 2, p.shape[0])
     pc = np.stack([p, (1 - p) * 0.5, (1 - p) * 0.5], axis=1).astype(dtype)
     yc = RNG.integers(0, 3, p.shape[0])

@@ -237,6 +237,39 @@ def test_batches_the_writer_does_not_take_go_the_functional_way():
         sp.update(torch.asarray(p[:5]), torch.asarray(p[:6]))
 
 
+@pytest.mark.parametrize("kind", ["grad", "strided", "int", "numpy rows", "mixed lengths"])
+def test_the_lean_row_writer_takes_what_it_can_and_nothing_else(kind):
+    # the in-place writer views each tensor as it checks it: a tensor that needs grad,
+    # a strided view, integer rows, NumPy rows into a torch state and rows of unequal
+    # lengths give the state of the functional update (or its error), never a partial
+    # write
+    y, p = _scores(N), _scores(N)
+    metric, ref = ms.SpearmanCorrCoef(CAP), ms.SpearmanCorrCoef(CAP)
+    first = (torch.asarray(y[:7]), torch.asarray(p[:7]))
+    metric.update(*first)
+    state = ref.spec.update(ref.spec.init(first[1]), *first)
+    if kind == "grad":
+        batch = (torch.asarray(y[7:20]).requires_grad_(), torch.asarray(p[7:20]))
+    elif kind == "strided":
+        batch = (torch.asarray(y)[7:40:3], torch.asarray(p)[8:41:3])
+    elif kind == "int":
+        batch = (torch.asarray((y[7:20] * 10).astype(np.int16)), torch.asarray(p[7:20]))
+    elif kind == "numpy rows":
+        batch = (y[7:20], p[7:20])
+    else:
+        batch = (torch.asarray(y[7:20]), torch.asarray(p[7:21]))
+        with pytest.raises(ValueError):
+            metric.update(*batch)
+        _states_equal(metric._state, state)
+        return
+    metric.update(*batch)
+    with torch.no_grad():
+        state = ref.spec.update(state, *(b.detach() if isinstance(b, torch.Tensor)
+                                         else torch.asarray(b) for b in batch))
+    _states_equal(metric.state, state)
+    np.testing.assert_allclose(_host(metric.compute()), _host(ref.spec.compute(state)))
+
+
 @pytest.mark.parametrize("weighted", [False, True])
 def test_torch_device_writer_equals_write_rows(weighted):
     # the adapter's torch writer (slice copies: CUDA / MPS, and CPU buffers without a

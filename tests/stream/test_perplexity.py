@@ -176,6 +176,18 @@ def test_a_saved_state_is_a_snapshot_on_the_in_place_path():
     np.testing.assert_allclose(_f(m.compute()), _reference(Y % V, LOGITS, 3), rtol=1e-6)
 
 
+def test_logits_that_need_grad_on_the_in_place_path():
+    # a model's logits (requires_grad): the same value, and the logits' graph untouched
+    y = torch.asarray(Y % V)
+    logits = torch.asarray(LOGITS, dtype=torch.float32).requires_grad_()
+    m = ms.Perplexity()
+    m.update(y, logits.detach())  # (the state exists: the next batches go in place)
+    m.update(y, logits)
+    m.update(y, logits)
+    assert not m.state["s_nll"].requires_grad and logits.grad is None
+    np.testing.assert_allclose(_f(m.compute()), _reference(Y % V, LOGITS), rtol=1e-5)
+
+
 def test_all_tokens_ignored_is_nan():
     m = ms.Perplexity(ignore_index=-100)
     m.update(np.full((2, S), -100), LOGITS[:2])
