@@ -504,6 +504,12 @@ class GenericOps(RankStatistics):
         arithmetic); None here (the caller's lane computes them)."""
         return None
 
+    def ieee_divide(self, a, b, /):
+        """``a / b`` with IEEE 754's results where ``b == 0`` (``±inf``, NaN for
+        ``0 / 0``) and no warning: one kernel (the NumPy adapter silences its
+        division warnings)."""
+        return a / b
+
     def sum_is_finite(self, x, /):
         """0-d bool: a NaN/inf-propagating reduction of ``x`` is finite.
 
