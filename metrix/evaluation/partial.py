@@ -38,7 +38,9 @@ import numpy as np  # host code by design (see above): the states are NumPy, mer
 from .._core.namespace import get_namespace_and_device
 from .._core.stacklevel import find_stack_level
 from .._core.validation import assert_all_finite, check_targets
+from ..classification._proba_input import true_proba_rows
 from ..classification.calibration import calibration_error_from_histogram, calibration_histogram
+from ..classification.probabilistic import brier_halved, brier_terms
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ..registry import entries, names
 from ..regression.scores import explained_fraction, mean_error_formula
@@ -469,16 +471,12 @@ class PartialEvaluation:
             stream = LogLossStream(None if ys.ndim == 1 else c)
             st = stream.update(stream.init(xp=np), codes, p_greater if ys.ndim == 1 else ys, w)
             out["ll_sum"] = np.asarray(st["s_loss"], np.float64)
-        if "brier_score_loss" in self.proba_names:
-            if ys.ndim == 1:
-                positive = codes == pos_code if pos_code is not None else np.zeros(
-                    codes.shape, bool)
-                sq = (positive - ys.astype(np.float64)) ** 2
-            else:
-                onehot = codes[:, None] == np.arange(c)[None, :]
-                sq = np.sum((onehot - ys.astype(np.float64)) ** 2, axis=1)
-                if c == 2:  # scikit-learn's scale_by_half="auto"
-                    sq = 0.5 * sq
+        if "brier_score_loss" in self.proba_names:  # the one-shot function's terms
+            ys = ys.astype(np.float64)
+            q = true_proba_rows((codes == pos_code) if ys.ndim == 1 else codes, ys, _NP_XP)
+            sq = brier_terms(q, ys, xp=_NP_XP, acc=np.float64)
+            if brier_halved("auto", 2 if ys.ndim == 1 else c):  # scikit-learn's "auto"
+                sq = 0.5 * sq
             out["brier_sum"] = np.asarray(np.sum(w * sq))
         return out
 
