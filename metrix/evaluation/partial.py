@@ -42,6 +42,7 @@ from ..classification._proba_input import true_proba_rows
 from ..classification.calibration import calibration_error_from_histogram, calibration_histogram
 from ..classification.probabilistic import brier_halved, brier_terms
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
+from ..ranking._averaging import average_row_scores
 from ..registry import entries, names
 from ..regression.scores import explained_fraction, mean_error_formula
 from ..stream._label import LabelStream
@@ -559,7 +560,8 @@ class PartialEvaluation:
 
     def _ovr_values(self, state):
         """Each class's AUC against the rest (NaN where it has no positive or no
-        negative, as scikit-learn), then their mean or support-weighted mean."""
+        negative, as scikit-learn), then the one-shot function's mean or
+        support-weighted mean (:func:`~metrix.ranking._averaging.average_row_scores`)."""
         c, n = self.labels.shape[0], int(state["n"])
         aucs, support, bounds = np.full(c, np.nan), np.zeros(c), np.full(c, np.nan)
         for k in range(c):
@@ -575,12 +577,11 @@ class PartialEvaluation:
                                              n_neg=n - n_pos)["roc_auc"]
                 if self.method == "binned":
                     bounds[k] = _table.binned_bounds(pos, neg)["roc_auc"]
-        total = float(support.sum())
         out = {}
         for suffix, v in (("", aucs), ("_error_bound", bounds)):  # an average of bounds
-            out["roc_auc_ovr" + suffix] = float(np.mean(v))        # bounds the average
-            out["roc_auc_ovr_weighted" + suffix] = float(np.dot(support, v) / total) \
-                if total else float("nan")
+            for name, weights in (("roc_auc_ovr", None), ("roc_auc_ovr_weighted", support)):
+                out[name + suffix] = float(average_row_scores(v, weights, xp=_NP_XP,
+                                                              zero_if_empty=True))
         return out
 
     def _top_k_chunk(self, yt, ys, w):
