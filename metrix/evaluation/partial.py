@@ -40,6 +40,7 @@ from .._core.stacklevel import find_stack_level
 from .._core.validation import assert_all_finite, check_targets
 from ..classification._proba_input import true_proba_rows
 from ..classification.calibration import calibration_error_from_histogram, calibration_histogram
+from ..classification.confusion import accuracy_from_totals
 from ..classification.probabilistic import brier_halved, brier_terms
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ..ranking._averaging import average_row_scores
@@ -368,8 +369,7 @@ class PartialEvaluation:
         if self.ovr_names:
             values.update(self._ovr_values(state))
         if self.top_k:
-            tw = float(state["topk_w"])
-            values.update({m: float(state[_top_k_key(m)]) / tw if tw else float("nan")
+            values.update({m: _accuracy(state[_top_k_key(m)], state["topk_w"])
                            for m in self.top_k})
         if self.regression_names:
             values.update(_regression_values(state, self.regression_names))
@@ -416,9 +416,8 @@ class PartialEvaluation:
     def _label_values(self, state):
         c = self.labels.shape[0]
         cm = state["cm"]
-        total = float(cm.sum())
         out = {}
-        accuracy = float(state["correct"]) / total if total else float("nan")
+        accuracy = _accuracy(state["correct"], cm.sum())
         pos_code = self._pos_code()
         for name in self.label_names:
             if name == "accuracy":
@@ -604,6 +603,13 @@ def _table_keys(prefix):
 
 def _prefixed(prefix, table):
     return {prefix + k: v for k, v in table.items()}
+
+
+def _accuracy(correct, total):
+    """The one-shot functions' accuracy of host sums; NaN without weight."""
+    return float(accuracy_from_totals(np.asarray(correct, np.float64),
+                                      np.asarray(total, np.float64), _NP_XP,
+                                      undefined=float("nan")))
 
 
 def _top_k(name):
