@@ -49,7 +49,7 @@ from ..regression.scores import explained_fraction, mean_error_formula
 from ..stream._label import LabelStream
 from ..stream._probabilistic import LogLossStream
 from . import score_table as _table
-from .one_pass import _PLAIN, _split
+from .one_pass import _PLAIN, _VARIANT, _split
 
 __all__ = ["PARTIAL_METRICS", "PartialEvaluation"]
 
@@ -72,11 +72,8 @@ PARTIAL_METRICS = (LABEL_METRICS + PROBA_METRICS + RANKING_METRICS + OVR_METRICS
 #: metrics whose state is a table of the data itself
 TABLED = names(buffered=True)
 
-# evaluate name -> LabelStream metric (the registry's key), and the variants' keywords
+# evaluate name -> LabelStream metric (the registry's key); the variants: one_pass._VARIANT
 _KEY = {e.evaluate: e.key for e in entries(family="label") if e.evaluate}
-_VARIANT = {"adjusted_balanced_accuracy": ("balanced_accuracy", {"adjusted": True}),
-            "cohen_kappa_linear": ("cohen_kappa", {"weights": "linear"}),
-            "cohen_kappa_quadratic": ("cohen_kappa", {"weights": "quadratic"})}
 #: the losses that are ``1 - accuracy``
 _COMPLEMENTS = names(complement="accuracy")
 _REG_SUMS = ("r_w", "r_mean_y", "r_m2_y", "r_mean_e", "r_m2_e")
