@@ -31,7 +31,7 @@ from .._core import namespace as _ns
 from .._core.stacklevel import find_stack_level
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ..ranking._averaging import ONE_CLASS
-from ..ranking._rank_values import auc_from_u
+from ..ranking._rank_values import ap_from_terms, auc_from_u
 from ..ranking._statistic import average_precision_from_groups, roc_auc_from_groups
 
 __all__ = ["areas_of_sums", "binned_bounds", "check_edges", "empty_table", "merge_tables",
@@ -146,7 +146,8 @@ def _closed_form(pos, neg, names) -> dict:
 
 
 def areas_of_sums(names, auc_sum, ap_sum, p_total, n_total, n_pos, n_neg) -> dict:
-    """``roc_auc = auc_sum / (P N)``, ``average_precision = ap_sum / P`` with
+    """``roc_auc = auc_sum / (P N)``, ``average_precision = ap_sum / P`` (the family's
+    :func:`~metrix.ranking._rank_values.auc_from_u` and ``ap_from_terms``) with
     scikit-learn's edge cases: one class (``n_pos`` or ``n_neg`` samples 0) gives
     a NaN ROC AUC with its warning, no positive weight an AP of 0.  Host values
     only (NumPy sums of a table, or Dask's computed terms): ``float()`` reads no
@@ -157,7 +158,8 @@ def areas_of_sums(names, auc_sum, ap_sum, p_total, n_total, n_pos, n_neg) -> dic
         out["roc_auc"] = (auc_from_u(float(auc_sum), float(p_total), float(n_total), xp=None)
                           if n_pos and n_neg else _one_class())
     if "average_precision" in names:
-        out["average_precision"] = float(ap_sum) / float(p_total) if p_total > 0 else 0.0
+        out["average_precision"] = ap_from_terms(float(ap_sum), max(float(p_total), 0.0),
+                                                 xp=None)
     return out
 
 
