@@ -142,7 +142,7 @@ class PartialRetrieval:
         def ranked(gain, score, query):
             q = np.searchsorted(ids, query)
             return _q._ranked_pairs(gain, score, q, np.bincount(q, minlength=nq), nq, None,
-                                    self.k, ideal=False, **kw)
+                                    self.k, ideal=False, in_order=True, **kw)
 
         r = ranked(state["c_gain"], state["c_score"], state["c_query"])
         r.update(n_rel=state["t_rel"].astype(np.float64),
