@@ -412,13 +412,19 @@ def _face(name):
                             y_pred_arg=y_pred_arg, sample_weight_arg=sample_weight_arg,
                             dtype=dtype)
 
-    return type(name, (FlaxMetric,), {
-        "__init__": __init__, "__module__": __name__, "__qualname__": name,
+    return _face_type(cls, FlaxMetric, __init__,
+                      "    Also takes the keywords ``y_true_arg``, ``y_pred_arg``,\n"
+                      "    ``sample_weight_arg`` and ``dtype`` of :class:`FlaxMetric`.\n")
+
+
+def _face_type(cls, base, init, usage):
+    """The face class of the stream class ``cls``: ``base`` with ``init``."""
+    name = cls.__name__
+    return type(name, (base,), {
+        "__init__": init, "__module__": __name__, "__qualname__": name,
         "higher_is_better": cls.higher_is_better,
         "__doc__": f"``metrix.stream.{name}`` as a ``flax.nnx.Metric`` (same arguments).\n\n"
-                   "    Also takes the keywords ``y_true_arg``, ``y_pred_arg``,\n"
-                   "    ``sample_weight_arg`` and ``dtype`` of :class:`FlaxMetric`.\n"
-                   f"    See :class:`metrix.stream.{name}` and :mod:`{__name__}`."})
+                   f"{usage}    See :class:`metrix.stream.{name}` and :mod:`{__name__}`."})
 
 
 # -- the aggregators and the wrappers --------------------------------------------------
@@ -552,13 +558,9 @@ def _aggregator_face(name):
         FlaxAggregator.__init__(self, cls(*args, **kwargs).spec, argname=argname,
                                 weight_arg=weight_arg, dtype=dtype)
 
-    return type(name, (FlaxAggregator,), {
-        "__init__": __init__, "__module__": __name__, "__qualname__": name,
-        "higher_is_better": cls.higher_is_better,
-        "__doc__": f"``metrix.stream.{name}`` as a ``flax.nnx.Metric`` (same arguments).\n\n"
-                   "    ``update(values=..., weight=...)``; also takes the keywords\n"
-                   "    ``argname``, ``weight_arg`` and ``dtype`` of :class:`FlaxAggregator`.\n"
-                   f"    See :class:`metrix.stream.{name}` and :mod:`{__name__}`."})
+    return _face_type(cls, FlaxAggregator, __init__,
+                      "    ``update(values=..., weight=...)``; also takes the keywords\n"
+                      "    ``argname``, ``weight_arg`` and ``dtype`` of :class:`FlaxAggregator`.\n")
 
 
 def _spec_of(metric, what):
