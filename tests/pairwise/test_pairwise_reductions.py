@@ -370,6 +370,13 @@ def test_adapter_block_ops_equal_generic(xp):
     np.testing.assert_allclose(xp.to_numpy(a.expansion_surrogate(args[0], args[1], args[3])),
                                xp.to_numpy(g.expansion_surrogate(args[0], args[1], args[3])),
                                **tol)
+    yd = np.concatenate([yt, yt[:, :4]], axis=1)  # duplicated columns: the first wins
+    xy = [xp.asarray(v) for v in (np.concatenate([xb, yt[:, :3].T]), -2.0 * yd,
+                                  np.einsum("ij,ij->j", yd, yd))]
+    (i1, v1), (i2, v2) = a.expansion_argmin(*xy), g.expansion_argmin(*xy)
+    np.testing.assert_array_equal(xp.to_numpy(i1), xp.to_numpy(i2))
+    assert xp.to_numpy(i1)[7:].tolist() == [0, 1, 2]
+    np.testing.assert_allclose(xp.to_numpy(v1), xp.to_numpy(v2), **tol)
     for squared in (False, True):
         np.testing.assert_allclose(
             xp.to_numpy(a.expansion_distances(*args, squared=squared)),
