@@ -14,12 +14,14 @@ a CPU, and a row's nearest row is almost always far ahead of its second; so:
    products in any order, of the inputs to float32 and of the float64 sums)
    ``E = 2 ((D + 8) u32 (||y_c||^2 + 2 ||x_c|| ||y_c||) + (D + 4) u64 (||y||^2 +
    2 ||x|| ||y||))`` with the largest row norm of ``Y`` (``u``: unit roundoff,
-   a factor 2 of safety);
+   a factor 2 of safety; plus the float32 underflow, ``(D + 2) 2^-149``);
 3. a row whose second smallest value lies more than ``2 E`` above its minimum
    has ``j`` as its float64 argmin (any row that could beat or tie it in float64
    lies within ``2 E`` in float32): its minimum is the float64 ``x.(-2 y_j) +
    ||y_j||^2`` of that one pair; every other row (ties, near-ties) is ranked
-   again in float64 over all of ``Y``, the first index on ties.
+   again in float64 among its candidates (the rows within ``2 E`` in float32),
+   each pair summed in the same order, the first index on ties (or, where the
+   candidates are many, by a float64 GEMM over all of ``Y``).
 
 The indices are those of the float64 ranking, bit for bit where that ranking
 separates its rows by more than float64 noise (as scikit-learn's own).
@@ -66,7 +68,8 @@ def screened_argmin(xb, yt, sq_y, *, plus_row=_plus_row):
     x_norm = np.sqrt(np.einsum("ij,ij->i", xb, xb))
     xc_norm = np.sqrt(np.einsum("ij,ij->i", xc, xc))
     bound = 2.0 * ((d + 8) * _U32 * (yc_max * yc_max + 2.0 * xc_norm * yc_max)
-                   + (d + 4) * _U64 * (y_max * y_max + 2.0 * x_norm * y_max)) + 1e-30
+                   + (d + 4) * _U64 * (y_max * y_max + 2.0 * x_norm * y_max)
+                   + (d + 2) * 2.0**-149)
     top = float(bound.max()) + float(sq_yc.max()) + float(xc_norm.max() * yc_max)
     if not top < _LARGEST:  # NaN, inf or float32 overflow: no screen
         return None
