@@ -671,8 +671,10 @@ def _ieee_float32_matmul() -> bool:
 def _host_addmm(a, b, c):
     """``a @ b + c[None, :]`` of NumPy arrays through torch's ``addmm`` (its BLAS,
     its intra-op threads; the row added in the GEMM's own pass)."""
-    return torch.addmm(torch.from_numpy(c)[None, :], torch.from_numpy(a),
-                       torch.from_numpy(b)).numpy()
+    out = np.empty((a.shape[0], b.shape[1]), dtype=a.dtype)  # NumPy's allocator
+    torch.addmm(torch.from_numpy(c)[None, :], torch.from_numpy(a), torch.from_numpy(b),
+                out=torch.from_numpy(out))
+    return out
 
 
 _COUNT_CODES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
