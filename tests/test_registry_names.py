@@ -43,6 +43,9 @@ ALLOWED = {
     "metrix.pairwise.kernels": ({"gamma"}, "the kernels' gamma parameter"),
     "metrix.pairwise.reductions": ({"gamma", "hamming", "jaccard"},
                                    "the distances' names and the kernels' gamma"),
+    "metrix.pairwise._blocks": ({"hamming", "jaccard"}, "the distances' formulas, by name"),
+    "metrix.pairwise.distance_metric": ({"hamming", "jaccard"},
+                                        "DistanceMetric.get_metric's names"),
     "metrix.clustering.unsupervised": ({"hamming", "jaccard"}, "distance names"),
     "metrix.clustering.bicluster": ({"jaccard"}, "consensus_score's similarity"),
     "metrix.evaluation.intervals": ({"poisson"}, "the Poisson bootstrap's name"),
@@ -70,15 +73,14 @@ ALLOWED = {
         {"accuracy", "balanced_accuracy", "brier_score_loss", "cohen_kappa", "f1",
          "hamming_loss", "jaccard", "log_loss", "matthews_corrcoef", "precision", "recall",
          "zero_one_loss"},
-        "evaluate's one-pass dispatch: each name to its formula on the shared problem"),
+        "evaluate's one-pass dispatch: each name (and variant) to its formula on the "
+        "shared problem"),
     "metrix.evaluation.partial": (
         {"accuracy", "brier_score_loss", "calibration_error", "confusion",
          "explained_variance_score", "kappa", "log_loss", "max_error", "mean_absolute_error",
          "mean_absolute_percentage_error", "mean_squared_error", "median_absolute_error",
-         "r2_score", "root_mean_squared_error", "balanced_accuracy", "cohen_kappa",
-         "roc_auc"},
-        "the chunked states' host formulas, the variants (adjusted, weighted kappa) and "
-        "one-vs-rest's area (ROC AUC's only)"),
+         "r2_score", "root_mean_squared_error", "roc_auc"},
+        "the chunked states' host formulas and one-vs-rest's area (ROC AUC's only)"),
     "metrix.evaluation.partial_rows": (
         {"coverage_error", "dcg", "hamming_loss", "label_ranking_loss", "lrap", "ndcg"},
         "the row metrics' host sums"),

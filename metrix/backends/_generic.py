@@ -589,6 +589,14 @@ class GenericOps(RankStatistics):
         scikit-learn's ``ArgKmin`` surrogate)."""
         return xb @ yt + sq_y[None, :]
 
+    def expansion_argmin(self, xb, yt, sq_y, /):
+        """``row_argmin_min(expansion_surrogate(xb, yt, sq_y))``: the index and
+        surrogate of each row's nearest row of ``Y`` (the first on ties).
+        Generic: those two ops; NumPy and torch on the CPU screen in float32
+        and rank again in float64 only the rows the screen cannot separate
+        (``metrix.backends._argmin_screen``)."""
+        return self.row_argmin_min(self.expansion_surrogate(xb, yt, sq_y))
+
     def row_argmin_min(self, d, /):
         """``(argmin, min)`` of each row of the 2-D ``d`` (the first index on ties)."""
         xp = self.xp

@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 
+from ._argmin_screen import screened_argmin
 from ._calibration import calibration_accumulator_numpy
 from ._generic import LANE_ROWS, GenericOps
 from ._half_ranks import HALF_MIN_ROWS, counting_split_sort, histogram_rank_sums
@@ -231,6 +232,10 @@ class Ops(GenericOps):
         d = xb @ yt
         d += sq_y[None, :]
         return d
+
+    def expansion_argmin(self, xb, yt, sq_y, /):
+        found = screened_argmin(xb, yt, sq_y)  # float32 GEMM, float64 where needed
+        return super().expansion_argmin(xb, yt, sq_y) if found is None else found
 
     def row_argmin_min(self, d, /):
         idx = np.argmin(d, axis=1)

@@ -38,6 +38,17 @@ _PLAIN = ("accuracy", "balanced_accuracy", "adjusted_balanced_accuracy", "matthe
           "zero_one_loss")
 _SETWISE = tuple(f"{m}{s}" for m in ("precision", "recall", "f1", "jaccard") for s in _AVERAGES)
 PROBA_METRICS = DEFAULT_PROBA_METRICS + ("d2_log_loss_score", "d2_brier_score")
+#: the variants of a confusion-matrix metric: name -> (its metric, the formula's keywords)
+_VARIANT = {"adjusted_balanced_accuracy": ("balanced_accuracy", {"adjusted": True}),
+            "cohen_kappa_linear": ("cohen_kappa", {"weights": "linear"}),
+            "cohen_kappa_quadratic": ("cohen_kappa", {"weights": "quadratic"})}
+#: the confusion-matrix metrics' formulas on the shared problem (``v``: validate)
+_CM_FORMULAS = {
+    "balanced_accuracy": lambda prob, v, adjusted=False: _agr.balanced_accuracy_from_problem(
+        prob, adjusted=adjusted, validate=v),
+    "matthews_corrcoef": lambda prob, v: _agr.mcc_from_problem(prob),
+    "cohen_kappa": lambda prob, v, weights=None: _agr.kappa_from_problem(
+        prob, weights=weights, replace_undefined_by=float("nan"), validate=v)}
 #: binary ranking metrics of a 1-D ``y_score``: one sort for both
 RANKING_METRICS = names(path="ranking")
 #: every name ``evaluate`` understands
@@ -158,11 +169,11 @@ def _label_metrics(y_true, y_pred, names, *, labels, sample_weight, pos_label, z
                               exact_binary=exact)
     xp, targets = prepared.xp, prepared.targets
     multilabel = targets.y_type == "multilabel-indicator"
-    cm_names = {"balanced_accuracy", "adjusted_balanced_accuracy", "matthews_corrcoef",
-                "cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic"} & set(names)
+    cm_names = {n: _VARIANT.get(n, (n, {})) for n in names
+                if _VARIANT.get(n, (n,))[0] in _CM_FORMULAS}
     if cm_names and multilabel:
         raise ValueError("multilabel-indicator is not supported")
-    weighted_kappa = bool({"cohen_kappa_linear", "cohen_kappa_quadratic"} & cm_names)
+    weighted_kappa = any("weights" in kw for _, kw in cm_names.values())
     prob = label_problem(prepared, labels=labels, validate=validate,
                          want_cm=weighted_kappa or (bool(cm_names) and labels is not None))
     if cm_names:
@@ -176,18 +187,8 @@ def _label_metrics(y_true, y_pred, names, *, labels, sample_weight, pos_label, z
         out.update(_setwise_values(sub, group, average, zero_division, validate))
     if {"accuracy", "zero_one_loss", "hamming_loss"} & set(names):
         out.update(_accuracy_values(prob, targets, names, labels))
-    for name, adjusted in (("balanced_accuracy", False), ("adjusted_balanced_accuracy", True)):
-        if name in names:
-            out[name] = _agr.balanced_accuracy_from_problem(prob, adjusted=adjusted,
-                                                            validate=validate)
-    if "matthews_corrcoef" in names:
-        out["matthews_corrcoef"] = _agr.mcc_from_problem(prob)
-    for name, weights in (("cohen_kappa", None), ("cohen_kappa_linear", "linear"),
-                          ("cohen_kappa_quadratic", "quadratic")):
-        if name in names:
-            out[name] = _agr.kappa_from_problem(prob, weights=weights,
-                                                replace_undefined_by=float("nan"),
-                                                validate=validate)
+    for name, (base, kw) in cm_names.items():
+        out[name] = _CM_FORMULAS[base](prob, validate, **kw)
     return {k: _ns.to_output(v, xp) for k, v in out.items()}
 
 

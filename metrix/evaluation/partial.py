@@ -38,14 +38,18 @@ import numpy as np  # host code by design (see above): the states are NumPy, mer
 from .._core.namespace import get_namespace_and_device
 from .._core.stacklevel import find_stack_level
 from .._core.validation import assert_all_finite, check_targets
+from ..classification._proba_input import true_proba_rows
 from ..classification.calibration import calibration_error_from_histogram, calibration_histogram
+from ..classification.confusion import accuracy_from_totals
+from ..classification.probabilistic import brier_halved, brier_terms
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
+from ..ranking._averaging import average_row_scores
 from ..registry import entries, names
 from ..regression.scores import explained_fraction, mean_error_formula
 from ..stream._label import LabelStream
 from ..stream._probabilistic import LogLossStream
 from . import score_table as _table
-from .one_pass import _PLAIN, _split
+from .one_pass import _PLAIN, _VARIANT, _split
 
 __all__ = ["PARTIAL_METRICS", "PartialEvaluation"]
 
@@ -68,11 +72,8 @@ PARTIAL_METRICS = (LABEL_METRICS + PROBA_METRICS + RANKING_METRICS + OVR_METRICS
 #: metrics whose state is a table of the data itself
 TABLED = names(buffered=True)
 
-# evaluate name -> LabelStream metric (the registry's key), and the variants' keywords
+# evaluate name -> LabelStream metric (the registry's key); the variants: one_pass._VARIANT
 _KEY = {e.evaluate: e.key for e in entries(family="label") if e.evaluate}
-_VARIANT = {"adjusted_balanced_accuracy": ("balanced_accuracy", {"adjusted": True}),
-            "cohen_kappa_linear": ("cohen_kappa", {"weights": "linear"}),
-            "cohen_kappa_quadratic": ("cohen_kappa", {"weights": "quadratic"})}
 #: the losses that are ``1 - accuracy``
 _COMPLEMENTS = names(complement="accuracy")
 _REG_SUMS = ("r_w", "r_mean_y", "r_m2_y", "r_mean_e", "r_m2_e")
@@ -365,8 +366,7 @@ class PartialEvaluation:
         if self.ovr_names:
             values.update(self._ovr_values(state))
         if self.top_k:
-            tw = float(state["topk_w"])
-            values.update({m: float(state[_top_k_key(m)]) / tw if tw else float("nan")
+            values.update({m: _accuracy(state[_top_k_key(m)], state["topk_w"])
                            for m in self.top_k})
         if self.regression_names:
             values.update(_regression_values(state, self.regression_names))
@@ -413,9 +413,8 @@ class PartialEvaluation:
     def _label_values(self, state):
         c = self.labels.shape[0]
         cm = state["cm"]
-        total = float(cm.sum())
         out = {}
-        accuracy = float(state["correct"]) / total if total else float("nan")
+        accuracy = _accuracy(state["correct"], cm.sum())
         pos_code = self._pos_code()
         for name in self.label_names:
             if name == "accuracy":
@@ -469,16 +468,12 @@ class PartialEvaluation:
             stream = LogLossStream(None if ys.ndim == 1 else c)
             st = stream.update(stream.init(xp=np), codes, p_greater if ys.ndim == 1 else ys, w)
             out["ll_sum"] = np.asarray(st["s_loss"], np.float64)
-        if "brier_score_loss" in self.proba_names:
-            if ys.ndim == 1:
-                positive = codes == pos_code if pos_code is not None else np.zeros(
-                    codes.shape, bool)
-                sq = (positive - ys.astype(np.float64)) ** 2
-            else:
-                onehot = codes[:, None] == np.arange(c)[None, :]
-                sq = np.sum((onehot - ys.astype(np.float64)) ** 2, axis=1)
-                if c == 2:  # scikit-learn's scale_by_half="auto"
-                    sq = 0.5 * sq
+        if "brier_score_loss" in self.proba_names:  # the one-shot function's terms
+            ys = ys.astype(np.float64)
+            q = true_proba_rows((codes == pos_code) if ys.ndim == 1 else codes, ys, _NP_XP)
+            sq = brier_terms(q, ys, xp=_NP_XP, acc=np.float64)
+            if brier_halved("auto", 2 if ys.ndim == 1 else c):  # scikit-learn's "auto"
+                sq = 0.5 * sq
             out["brier_sum"] = np.asarray(np.sum(w * sq))
         return out
 
@@ -561,7 +556,8 @@ class PartialEvaluation:
 
     def _ovr_values(self, state):
         """Each class's AUC against the rest (NaN where it has no positive or no
-        negative, as scikit-learn), then their mean or support-weighted mean."""
+        negative, as scikit-learn), then the one-shot function's mean or
+        support-weighted mean (:func:`~metrix.ranking._averaging.average_row_scores`)."""
         c, n = self.labels.shape[0], int(state["n"])
         aucs, support, bounds = np.full(c, np.nan), np.zeros(c), np.full(c, np.nan)
         for k in range(c):
@@ -577,12 +573,11 @@ class PartialEvaluation:
                                              n_neg=n - n_pos)["roc_auc"]
                 if self.method == "binned":
                     bounds[k] = _table.binned_bounds(pos, neg)["roc_auc"]
-        total = float(support.sum())
         out = {}
         for suffix, v in (("", aucs), ("_error_bound", bounds)):  # an average of bounds
-            out["roc_auc_ovr" + suffix] = float(np.mean(v))        # bounds the average
-            out["roc_auc_ovr_weighted" + suffix] = float(np.dot(support, v) / total) \
-                if total else float("nan")
+            for name, weights in (("roc_auc_ovr", None), ("roc_auc_ovr_weighted", support)):
+                out[name + suffix] = float(average_row_scores(v, weights, xp=_NP_XP,
+                                                              zero_if_empty=True))
         return out
 
     def _top_k_chunk(self, yt, ys, w):
@@ -605,6 +600,13 @@ def _table_keys(prefix):
 
 def _prefixed(prefix, table):
     return {prefix + k: v for k, v in table.items()}
+
+
+def _accuracy(correct, total):
+    """The one-shot functions' accuracy of host sums; NaN without weight."""
+    return float(accuracy_from_totals(np.asarray(correct, np.float64),
+                                      np.asarray(total, np.float64), _NP_XP,
+                                      undefined=float("nan")))
 
 
 def _top_k(name):

@@ -25,6 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core import namespace as _ns
+from ..backends import ops
+from ..retrieval import _queries as _q
 from .partial import _host
 
 __all__ = ["QUERY_METRICS", "PartialRetrieval"]
@@ -127,61 +130,33 @@ class PartialRetrieval:
         return state
 
     def finalize(self, state) -> float:
-        """The mean over queries of the metric (a Python float)."""
+        """The mean over queries of the metric (a Python float): the candidates and
+        the ideal gains are ranked and scored by :mod:`metrix.retrieval._queries`."""
         ids = state["t_query"]
         nq = ids.shape[0]
         if nq == 0:
             return 0.0
-        q = np.searchsorted(ids, state["c_query"])
-        start = np.searchsorted(state["c_query"], ids)
-        rank = np.arange(q.shape[0]) - start[q]  # 0-based, candidates are in rank order
-        gain = state["c_gain"]
-        hit = (gain > 0).astype(np.float64)
-        hits = np.bincount(q, weights=hit, minlength=nq)
-        n_items = state["t_items"].astype(np.float64)
-        n_rel = state["t_rel"].astype(np.float64)
-        m, k = self.metric, self.k
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if m == "precision_at_k":
-                den = n_items if k is None else (np.minimum(n_items, k) if self.adaptive_k
-                                                 else np.full(nq, float(k)))
-                values = np.where(den > 0, hits / den, 0.0)
-            elif m == "recall_at_k":
-                values = np.where(n_rel > 0, hits / n_rel, 0.0)
-            elif m == "hit_rate_at_k":
-                values = (hits > 0).astype(np.float64)
-            elif m == "mrr":
-                cum = _cumsum_within(hit, start, q)
-                first = (hit > 0) & (cum == 1)
-                values = np.bincount(q, weights=np.where(first, 1.0 / (rank + 1.0), 0.0),
-                                     minlength=nq)
-            elif m == "map_at_k":
-                cum = _cumsum_within(hit, start, q)
-                prec = np.where(hit > 0, cum / (rank + 1.0), 0.0)
-                total = np.bincount(q, weights=prec, minlength=nq)
-                values = np.where(hits > 0, total / hits, 0.0)
-            else:
-                disc = 1.0 / np.log2(rank + 2.0)
-                dcg = np.bincount(q, weights=gain * disc, minlength=nq)
-                iq = np.searchsorted(ids, state["i_query"])
-                istart = np.searchsorted(state["i_query"], ids)
-                irank = np.arange(iq.shape[0]) - istart[iq]
-                idcg = np.bincount(iq, weights=state["i_gain"] / np.log2(irank + 2.0),
-                                   minlength=nq)
-                values = np.where(idcg != 0, dcg / idcg, 0.0)
-        empty = (state["t_gain"] == 0) if m == "ndcg_at_k" else (n_rel == 0)
-        if self.action == "error":
-            if np.any(empty):
-                raise ValueError("empty_target_action='error' and a query has no relevant "
-                                 "item (all y_true == 0).")
-            include = np.ones(nq, bool)
-        elif self.action == "skip":
-            include = ~empty
-        else:
-            values = np.where(empty, 1.0 if self.action == "pos" else 0.0, values)
-            include = np.ones(nq, bool)
-        n_in = int(include.sum())
-        return float(values[include].sum() / n_in) if n_in else 0.0
+        xp, device = _ns.get_namespace_and_device(ids)
+        kw = dict(xp=xp, o=ops(xp), device=device, maxf=np.float64, cdt=np.int64)
+
+        def ranked(gain, score, query):
+            q = np.searchsorted(ids, query)
+            return _q._ranked_pairs(gain, score, q, np.bincount(q, minlength=nq), nq, None,
+                                    self.k, ideal=False, in_order=True, **kw)
+
+        r = ranked(state["c_gain"], state["c_score"], state["c_query"])
+        r.update(n_rel=state["t_rel"].astype(np.float64),
+                 n_items=state["t_items"].astype(np.float64), gain_sum=state["t_gain"])
+        if self.metric == "ndcg_at_k":
+            r["idcg"] = _q._dcg(ranked(state["i_gain"], state["i_gain"], state["i_query"]), xp)
+        rk = _q._Ranked(out_dtype=np.float64, k=self.k, **kw, **r)
+        values = {"precision_at_k": lambda: _q.precision_values(rk, self.k, self.adaptive_k),
+                  "recall_at_k": lambda: _q.recall_values(rk),
+                  "hit_rate_at_k": lambda: _q.hit_rate_values(rk),
+                  "mrr": lambda: _q.mrr_values(rk), "map_at_k": lambda: _q.map_values(rk),
+                  "ndcg_at_k": lambda: _q.ndcg_values(rk)}[self.metric]()
+        empty = rk.gain_sum == 0 if self.metric == "ndcg_at_k" else rk.n_rel == 0
+        return float(_q._query_mean(values, rk, empty, self.action))
 
 
 def _first_k(sorted_query, k):
@@ -191,10 +166,3 @@ def _first_k(sorted_query, k):
     new = np.concatenate([[True], sorted_query[1:] != sorted_query[:-1]])
     start = np.maximum.accumulate(np.where(new, np.arange(sorted_query.shape[0]), 0))
     return np.arange(sorted_query.shape[0]) - start < k
-
-
-def _cumsum_within(v, start, q):
-    """Running sum of ``v`` within each query's run (queries contiguous)."""
-    c = np.cumsum(v)
-    before = np.concatenate([[0.0], c])[start]  # the sum before each query's first entry
-    return c - before[q]

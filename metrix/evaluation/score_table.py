@@ -27,10 +27,12 @@ import warnings
 
 import numpy as np  # host code by design: the tables are NumPy arrays merged on the client
 
+from .._core import namespace as _ns
 from .._core.stacklevel import find_stack_level
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ..ranking._averaging import ONE_CLASS
-from ..ranking._rank_values import auc_from_u
+from ..ranking._rank_values import ap_from_terms, auc_from_u
+from ..ranking._statistic import average_precision_from_groups, roc_auc_from_groups
 
 __all__ = ["areas_of_sums", "binned_bounds", "check_edges", "empty_table", "merge_tables",
            "table_areas", "table_of"]
@@ -110,7 +112,7 @@ def table_areas(score, pos, neg, names, *, n_pos, n_neg) -> dict:
     """
     p_total, n_total = float(pos.sum()), float(neg.sum())
     if n_pos and n_neg and p_total > 0 and n_total > 0:
-        return _closed_form(pos, neg, names, p_total, n_total)
+        return _closed_form(pos, neg, names)
     from ..ranking.scores import average_precision_score, roc_auc_score
 
     out = {}
@@ -130,27 +132,22 @@ def table_areas(score, pos, neg, names, *, n_pos, n_neg) -> dict:
     return out
 
 
-def _closed_form(pos, neg, names, p_total, n_total) -> dict:
-    r"""Both areas from the table in one pass (scores descending, cumulative weights
-    ``TP_k``, ``FP_k`` at each distinct score):
-
-    .. math:: \mathrm{AUC} = \frac{\sum_k N_k (TP_{k-1} + P_k / 2)}{P N}, \qquad
-              \mathrm{AP} = \sum_k \frac{P_k}{P} \frac{TP_k}{TP_k + FP_k}
-
-    (the trapezoids of the ROC curve, and scikit-learn's step sum of the
-    precision-recall curve: ties are one threshold).  Host code: the table is
-    NumPy arrays, the totals Python floats."""
-    p, n = pos[::-1], neg[::-1]
-    tp = np.cumsum(p)
-    ap_sum = 0.0
-    if "average_precision" in names:  # the precision pass only when AP is asked
-        called = tp + np.cumsum(n)
-        ap_sum = np.dot(p, np.divide(tp, called, out=np.ones_like(tp), where=called > 0))
-    return areas_of_sums(names, np.dot(n, tp - 0.5 * p), ap_sum, p_total, n_total, 1, 1)
+def _closed_form(pos, neg, names) -> dict:
+    """Both areas from the table: its rows in decreasing score order are the tie
+    groups of :mod:`metrix.ranking._statistic`, whose area formulas read them
+    (ties are one threshold)."""
+    xp, p, n = _ns.namespace_for(np), pos[::-1], neg[::-1]
+    out = {}
+    if "roc_auc" in names:
+        out["roc_auc"] = float(roc_auc_from_groups(p, n, xp=xp))
+    if "average_precision" in names:
+        out["average_precision"] = float(average_precision_from_groups(p, n, xp=xp))
+    return out
 
 
 def areas_of_sums(names, auc_sum, ap_sum, p_total, n_total, n_pos, n_neg) -> dict:
-    """``roc_auc = auc_sum / (P N)``, ``average_precision = ap_sum / P`` with
+    """``roc_auc = auc_sum / (P N)``, ``average_precision = ap_sum / P`` (the family's
+    :func:`~metrix.ranking._rank_values.auc_from_u` and ``ap_from_terms``) with
     scikit-learn's edge cases: one class (``n_pos`` or ``n_neg`` samples 0) gives
     a NaN ROC AUC with its warning, no positive weight an AP of 0.  Host values
     only (NumPy sums of a table, or Dask's computed terms): ``float()`` reads no
@@ -161,7 +158,8 @@ def areas_of_sums(names, auc_sum, ap_sum, p_total, n_total, n_pos, n_neg) -> dic
         out["roc_auc"] = (auc_from_u(float(auc_sum), float(p_total), float(n_total), xp=None)
                           if n_pos and n_neg else _one_class())
     if "average_precision" in names:
-        out["average_precision"] = float(ap_sum) / float(p_total) if p_total > 0 else 0.0
+        out["average_precision"] = ap_from_terms(float(ap_sum), max(float(p_total), 0.0),
+                                                 xp=None)
     return out
 
 

@@ -75,7 +75,7 @@ from ..stream._aggregation import CatStream, MeanStream, nan_check
 from ..stream._aggregation import _Aggregation as _AggregationStream
 from ..stream._aggregation import _Extreme as _ExtremeStream
 from ..stream._checkpoint import check_mergeable
-from ..stream._functional import field_kind, iter_leaves, state_namespace, warm
+from ..stream._functional import field_kind, iter_leaves, warm
 from ..stream._running import RunningStream
 from ._faces import AGGREGATORS, STREAM_METRICS, WRAPPERS
 
@@ -257,18 +257,25 @@ class FlaxMetric(nnx.metrics.Metric):
         return self
 
     # -- helpers -----------------------------------------------------------------------
-    def _arguments(self, args, kwargs):
-        name = type(self).__name__
-        if len(args) > 3:
-            raise TypeError(f"{name}.update takes at most 3 positional arguments "
-                            f"(y_true, y_pred, sample_weight), got {len(args)}")
-        values = list(args) + [None] * (3 - len(args))
+    def _collect(self, args, kwargs, what):
+        """``update``'s arguments in the order of ``argnames`` (None where not given):
+        the positional ones, then the keywords named at construction."""
+        name, n = type(self).__name__, len(self.argnames)
+        if len(args) > n:
+            raise TypeError(f"{name}.update takes at most {n} positional arguments "
+                            f"({what}), got {len(args)}")
+        values = list(args) + [None] * (n - len(args))
         for i, key in enumerate(self.argnames):
             if key in kwargs:
                 if i < len(args):
                     raise TypeError(f"{name}.update got {key!r} both positionally and "
                                     "as a keyword")
                 values[i] = kwargs[key]
+        return values
+
+    def _arguments(self, args, kwargs):
+        name = type(self).__name__
+        values = self._collect(args, kwargs, "y_true, y_pred, sample_weight")
         if values[0] is None or values[1] is None:
             raise TypeError(
                 f"{name}.update needs y_true and y_pred: positionally, or as the keywords "
@@ -297,11 +304,8 @@ def _masked(spec, state, y_true, y_pred, w, keep, ref):
     """``spec.update`` of the kept rows only (masked rows already hold row ``ref``)."""
     if isinstance(spec, RunningStream):  # the window pushes the kept rows' own state
         # (a batch with every row masked pushes an empty one, as an empty batch does)
-        xp, device = state_namespace(state["slot_0"])
-        fdt = next((v.dtype for p, v in iter_leaves(state["slot_0"]) if p[-1] == "meta_dtype"),
-                   None)
-        empty = spec.spec._init(xp, device, fdt)
-        return spec.push(state, _masked(spec.spec, empty, y_true, y_pred, w, keep, ref))
+        return spec.push(state, _masked(spec.spec, spec.empty(state), y_true, y_pred, w,
+                                        keep, ref))
     if isinstance(spec, _stream.CollectionStream):  # each statistic its own way
         out = dict(state)
         for sname, member in spec._groups.values():
@@ -408,13 +412,19 @@ def _face(name):
                             y_pred_arg=y_pred_arg, sample_weight_arg=sample_weight_arg,
                             dtype=dtype)
 
-    return type(name, (FlaxMetric,), {
-        "__init__": __init__, "__module__": __name__, "__qualname__": name,
+    return _face_type(cls, FlaxMetric, __init__,
+                      "    Also takes the keywords ``y_true_arg``, ``y_pred_arg``,\n"
+                      "    ``sample_weight_arg`` and ``dtype`` of :class:`FlaxMetric`.\n")
+
+
+def _face_type(cls, base, init, usage):
+    """The face class of the stream class ``cls``: ``base`` with ``init``."""
+    name = cls.__name__
+    return type(name, (base,), {
+        "__init__": init, "__module__": __name__, "__qualname__": name,
         "higher_is_better": cls.higher_is_better,
         "__doc__": f"``metrix.stream.{name}`` as a ``flax.nnx.Metric`` (same arguments).\n\n"
-                   "    Also takes the keywords ``y_true_arg``, ``y_pred_arg``,\n"
-                   "    ``sample_weight_arg`` and ``dtype`` of :class:`FlaxMetric`.\n"
-                   f"    See :class:`metrix.stream.{name}` and :mod:`{__name__}`."})
+                   f"{usage}    See :class:`metrix.stream.{name}` and :mod:`{__name__}`."})
 
 
 # -- the aggregators and the wrappers --------------------------------------------------
@@ -475,17 +485,7 @@ class FlaxAggregator(FlaxMetric):
             keywords to every metric).
         """
         name = type(self).__name__
-        if len(args) > 2:
-            raise TypeError(f"{name}.update takes at most 2 positional arguments "
-                            f"(values, weight), got {len(args)}")
-        values = list(args) + [None] * (2 - len(args))
-        for i, key in enumerate(self.argnames):
-            if key in kwargs:
-                if i < len(args):
-                    raise TypeError(f"{name}.update got {key!r} both positionally and "
-                                    "as a keyword")
-                values[i] = kwargs[key]
-        value, weight = values
+        value, weight = self._collect(args, kwargs, "values, weight")
         if value is None:
             raise TypeError(f"{name}.update needs the values: positionally, or as the "
                             f"keyword {self.argnames[0]!r} (set with argname=); got the "
@@ -558,13 +558,9 @@ def _aggregator_face(name):
         FlaxAggregator.__init__(self, cls(*args, **kwargs).spec, argname=argname,
                                 weight_arg=weight_arg, dtype=dtype)
 
-    return type(name, (FlaxAggregator,), {
-        "__init__": __init__, "__module__": __name__, "__qualname__": name,
-        "higher_is_better": cls.higher_is_better,
-        "__doc__": f"``metrix.stream.{name}`` as a ``flax.nnx.Metric`` (same arguments).\n\n"
-                   "    ``update(values=..., weight=...)``; also takes the keywords\n"
-                   "    ``argname``, ``weight_arg`` and ``dtype`` of :class:`FlaxAggregator`.\n"
-                   f"    See :class:`metrix.stream.{name}` and :mod:`{__name__}`."})
+    return _face_type(cls, FlaxAggregator, __init__,
+                      "    ``update(values=..., weight=...)``; also takes the keywords\n"
+                      "    ``argname``, ``weight_arg`` and ``dtype`` of :class:`FlaxAggregator`.\n")
 
 
 def _spec_of(metric, what):
@@ -645,8 +641,8 @@ class ClasswiseWrapper(FlaxMetric):
         if not prefix and not postfix:
             prefix = type(metric).__name__.lower() + "_"
         # the stream wrapper checks the arguments (and gives TorchMetrics' key rule)
-        w = _stream.ClasswiseWrapper(_stream.Metric(spec), labels, prefix, postfix)
-        self._keys = (w.prefix, w.postfix, None if w.labels is None else tuple(w.labels))
+        self._classwise = _stream.ClasswiseWrapper(_stream.Metric(spec), labels, prefix,
+                                                   postfix)
         if isinstance(metric, FlaxMetric):
             names = {**dict(zip(("y_true_arg", "y_pred_arg", "sample_weight_arg"),
                                 metric.argnames)), **names}
@@ -655,16 +651,8 @@ class ClasswiseWrapper(FlaxMetric):
     def compute(self):
         """``{name: value}`` of every class (0-d arrays)."""
         values = super().compute()
-        shape = tuple(getattr(values, "shape", ()))
-        if len(shape) != 1:
-            raise ValueError(
-                f"ClasswiseWrapper needs one value per class; the metric gives shape "
-                f"{shape}: create it with average=None")
-        prefix, postfix, labels = self._keys
-        labels = labels if labels is not None else [str(i) for i in range(shape[0])]
-        if len(labels) != shape[0]:
-            raise ValueError(f"{len(labels)} labels for {shape[0]} classes")
-        return {f"{prefix}{label}{postfix}": values[i] for i, label in enumerate(labels)}
+        return {key: values[i] for i, key in
+                enumerate(self._classwise.keys(getattr(values, "shape", ())))}
 
 
 #: the stream tracker: it tracks the faces of this module as it tracks stream metrics

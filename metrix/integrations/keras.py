@@ -692,16 +692,8 @@ class ClasswiseWrapper(KerasMetric):
     def result(self):
         """``{key: value}`` of every class (NaN before any sample)."""
         values = super().result()
-        shape = tuple(values.shape)
-        w = self.metric  # the stream wrapper: its key rule
-        if len(shape) != 1:
-            raise ValueError(
-                f"ClasswiseWrapper needs one value per class; {type(w.metric).__name__} "
-                f"gives shape {shape}: create it with average=None")
-        labels = w.labels if w.labels is not None else [str(i) for i in range(shape[0])]
-        if len(labels) != shape[0]:
-            raise ValueError(f"{len(labels)} labels for {shape[0]} classes")
-        return {f"{w.prefix}{label}{w.postfix}": values[i] for i, label in enumerate(labels)}
+        # the stream wrapper's key rule
+        return {key: values[i] for i, key in enumerate(self.metric.keys(values.shape))}
 
     from_config = classmethod(Running.from_config.__func__)
 

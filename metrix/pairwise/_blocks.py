@@ -212,13 +212,15 @@ class Distances:
         ``start:stop`` of ``X`` (the first on ties), the distance rounded to
         ``X``'s float and returned in the widest float (scikit-learn's dtypes;
         cosine: ``X``'s float).  Euclidean: ranked on ``||y||^2 - 2 x.y`` (scikit-learn's
-        ``ArgKmin`` surrogate), ``||x||^2`` added to the minimum only.
+        ``ArgKmin`` surrogate, the adapter's ``expansion_argmin``: NumPy and
+        torch CPU screen it in float32, float64 where the screen cannot
+        separate), ``||x||^2`` added to the minimum only.
         ``squared``: squared euclidean distances."""
         xp = self.xp
         a = ops(xp)
         if self.metric in ("euclidean", "l2"):
             Xb, sq = self._euclidean_rows(start, stop)
-            idx, low = a.row_argmin_min(a.expansion_surrogate(Xb, self.YT, self.sq_y))
+            idx, low = a.expansion_argmin(Xb, self.YT, self.sq_y)
             d2 = xp.clip(low + sq, 0.0, None)
             vals = d2 if squared else xp.sqrt(d2)
         else:

@@ -19,13 +19,43 @@ import numbers
 from typing import Any, NamedTuple
 
 from .._core import namespace as _ns
+from .._core.docstrings import sections
 from .._core.validation import assert_all_finite, dtype_kind, reject_complex
 from ..backends import ops
 from ..backends import sparse as _sparse
 
 __all__ = ["Pair", "InvalidParameterError", "any_sparse", "reject_sparse",
            "sparse_not_array_like", "check_pairwise_arrays", "check_paired_arrays",
-           "check_interval", "check_metric_choice", "check_finite_option"]
+           "check_interval", "check_metric_choice", "check_finite_option", "pair_doc"]
+
+#: the parameters ``X, Y`` and the results of the pairwise functions, written once: a
+#: docstring line ``%(pair)s`` (``Y=None`` uses ``X``), ``%(paired)s`` (as many rows),
+#: ``%(two)s``, ``%(distances)s``, ``%(kernel)s`` or ``%(paired_distances)s``
+pair_doc = sections(
+    pair="""\
+        X : array of shape (n_samples_X, n_features)
+            Rows of samples.
+        Y : array of shape (n_samples_Y, n_features), default=None
+            Rows of samples; ``None`` uses ``X``.""",
+    paired="""\
+        X : array of shape (n_samples, n_features)
+            Rows of samples.
+        Y : array of shape (n_samples, n_features)
+            Rows of samples, as many as ``X``.""",
+    two="""\
+        X : array of shape (n_samples_X, n_features)
+            Rows of samples.
+        Y : array of shape (n_samples_Y, n_features)
+            Rows of samples.""",
+    distances="""\
+        distances : array of shape (n_samples_X, n_samples_Y)
+            In the inputs' namespace and on their device.""",
+    kernel="""\
+        kernel : array of shape (n_samples_X, n_samples_Y)
+            In the inputs' namespace and on their device.""",
+    paired_distances="""\
+        distances : array of shape (n_samples,)
+            In the inputs' namespace and on their device.""")
 
 
 class Pair(NamedTuple):
@@ -88,17 +118,22 @@ def _check_array(A, *, xp, device, ensure_all_finite, ensure_2d=True, numeric=Tr
     if ensure_2d:
         if A.ndim < 2:
             raise ValueError(_reshape_message(A, "scalar" if A.ndim == 0 else "1D"))
-        if A.ndim > 2:
-            raise ValueError(f"Found array with dim {A.ndim}, while dim <= 2 is required "
-                             "by check_pairwise_arrays.")
-        shape = tuple(int(s) for s in A.shape)
-        for size, what in zip(shape, ("sample", "feature")):
-            if size < 1:
-                raise ValueError(f"Found array with 0 {what}(s) (shape={shape}) while a "
-                                 "minimum of 1 is required by check_pairwise_arrays.")
+        _check_2d(A.shape)
     if ensure_all_finite:  # host read: scikit-learn's check
         assert_all_finite(A, xp=xp, allow_nan=ensure_all_finite == "allow-nan")
     return A
+
+
+def _check_2d(shape):
+    """scikit-learn's errors for an operand that is not 2-D with a sample and a feature."""
+    if len(shape) != 2:
+        raise ValueError(f"Found array with dim {len(shape)}, while dim <= 2 is required "
+                         "by check_pairwise_arrays.")
+    shape = tuple(int(s) for s in shape)
+    for size, what in zip(shape, ("sample", "feature")):
+        if size < 1:
+            raise ValueError(f"Found array with 0 {what}(s) (shape={shape}) while a "
+                             "minimum of 1 is required by check_pairwise_arrays.")
 
 
 def float_dtype(X, Y, *, xp, device):
@@ -151,14 +186,7 @@ def _check_features(X, Y, *, precomputed, ensure_2d=True):
 
 def _check_sparse(A, *, ensure_all_finite):
     """A sparse operand as CSR, checked as scikit-learn's ``check_array`` checks one."""
-    if len(A.shape) != 2:
-        raise ValueError(f"Found array with dim {len(A.shape)}, while dim <= 2 is required "
-                         "by check_pairwise_arrays.")
-    shape = tuple(int(s) for s in A.shape)
-    for size, what in zip(shape, ("sample", "feature")):
-        if size < 1:
-            raise ValueError(f"Found array with 0 {what}(s) (shape={shape}) while a "
-                             "minimum of 1 is required by check_pairwise_arrays.")
+    _check_2d(A.shape)
     A = _sparse.as_csr(A)
     if ensure_all_finite:
         _sparse.check_finite(A, allow_nan=ensure_all_finite == "allow-nan")

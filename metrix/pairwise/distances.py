@@ -16,7 +16,7 @@ from .._core.namespace import asarray, max_float_dtype
 from ..backends import ops
 from ..backends import sparse as sparse_ops
 from ._blocks import Distances, row_slices
-from ._input import check_paired_arrays, check_pairwise_arrays, sparse_not_array_like
+from ._input import check_paired_arrays, check_pairwise_arrays, pair_doc, sparse_not_array_like
 
 __all__ = ["euclidean_distances", "cosine_similarity", "cosine_distances",
            "manhattan_distances", "paired_euclidean_distances", "paired_manhattan_distances",
@@ -71,6 +71,7 @@ def _norms(norms, n, name, what, *, xp, device):
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def euclidean_distances(X, Y=None, *, Y_norm_squared=None, squared=False, X_norm_squared=None):
     """Euclidean distances between the rows of ``X`` and ``Y``.
 
@@ -81,10 +82,7 @@ def euclidean_distances(X, Y=None, *, Y_norm_squared=None, squared=False, X_norm
 
     Parameters
     ----------
-    X : array of shape (n_samples_X, n_features)
-        Rows of samples.
-    Y : array of shape (n_samples_Y, n_features), default=None
-        Rows of samples; ``None`` uses ``X``.
+    %(pair)s
     Y_norm_squared : array of shape (n_samples_Y,), default=None
         Precomputed ``(Y ** 2).sum(axis=1)`` (ignored when float32); ``(n, 1)`` and
         ``(1, n)`` shapes are accepted too.
@@ -96,8 +94,7 @@ def euclidean_distances(X, Y=None, *, Y_norm_squared=None, squared=False, X_norm
 
     Returns
     -------
-    distances : array of shape (n_samples_X, n_samples_Y)
-        In the inputs' namespace and on their device.
+    %(distances)s
 
     Examples
     --------
@@ -128,16 +125,14 @@ def euclidean_pair(pair, *, Y_norm_squared=None, squared=False, X_norm_squared=N
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def cosine_similarity(X, Y=None, dense_output=True):
     """Cosine similarity between the rows of ``X`` and ``Y``: the dot products
     of the l2-normalised rows (rows of norm 0 stay 0).
 
     Parameters
     ----------
-    X : array of shape (n_samples_X, n_features)
-        Rows of samples.
-    Y : array of shape (n_samples_Y, n_features), default=None
-        Rows of samples; ``None`` uses ``X``.
+    %(pair)s
     dense_output : bool, default=True
         With two SciPy sparse inputs, ``False`` returns a sparse ``csr_matrix``
         (scikit-learn's); otherwise the result is dense.
@@ -162,21 +157,18 @@ def cosine_similarity(X, Y=None, dense_output=True):
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def cosine_distances(X, Y=None):
     """Cosine distances between the rows of ``X`` and ``Y``: ``1 -
     cosine_similarity``, clipped to ``[0, 2]``; ``Y=None``: zero diagonal.
 
     Parameters
     ----------
-    X : array of shape (n_samples_X, n_features)
-        Rows of samples.
-    Y : array of shape (n_samples_Y, n_features), default=None
-        Rows of samples; ``None`` uses ``X``.
+    %(pair)s
 
     Returns
     -------
-    distances : array of shape (n_samples_X, n_samples_Y)
-        In the inputs' namespace and on their device.
+    %(distances)s
 
     Examples
     --------
@@ -202,6 +194,7 @@ def manhattan_dtype(xp, device, dtype):
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def manhattan_distances(X, Y=None):
     """L1 (city block) distances between the rows of ``X`` and ``Y``.
 
@@ -211,15 +204,11 @@ def manhattan_distances(X, Y=None):
 
     Parameters
     ----------
-    X : array of shape (n_samples_X, n_features)
-        Rows of samples.
-    Y : array of shape (n_samples_Y, n_features), default=None
-        Rows of samples; ``None`` uses ``X``.
+    %(pair)s
 
     Returns
     -------
-    distances : array of shape (n_samples_X, n_samples_Y)
-        In the inputs' namespace and on their device.
+    %(distances)s
 
     Examples
     --------
@@ -242,20 +231,17 @@ def manhattan_pair(pair):
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def paired_euclidean_distances(X, Y):
     """Euclidean distances between ``X[i]`` and ``Y[i]``.
 
     Parameters
     ----------
-    X : array of shape (n_samples, n_features)
-        Rows of samples.
-    Y : array of shape (n_samples, n_features)
-        Rows of samples, as many as ``X``.
+    %(paired)s
 
     Returns
     -------
-    distances : array of shape (n_samples,)
-        In the inputs' namespace and on their device.
+    %(paired_distances)s
 
     Examples
     --------
@@ -272,20 +258,17 @@ def paired_euclidean_distances(X, Y):
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def paired_manhattan_distances(X, Y):
     """L1 distances between ``X[i]`` and ``Y[i]``.
 
     Parameters
     ----------
-    X : array of shape (n_samples, n_features)
-        Rows of samples.
-    Y : array of shape (n_samples, n_features)
-        Rows of samples, as many as ``X``.
+    %(paired)s
 
     Returns
     -------
-    distances : array of shape (n_samples,)
-        In the inputs' namespace and on their device.
+    %(paired_distances)s
 
     Examples
     --------
@@ -301,21 +284,18 @@ def paired_manhattan_distances(X, Y):
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def paired_cosine_distances(X, Y):
     """Cosine distances between ``X[i]`` and ``Y[i]``: half the squared euclidean
     distance of the l2-normalised rows.
 
     Parameters
     ----------
-    X : array of shape (n_samples, n_features)
-        Rows of samples.
-    Y : array of shape (n_samples, n_features)
-        Rows of samples, as many as ``X``.
+    %(paired)s
 
     Returns
     -------
-    distances : array of shape (n_samples,)
-        In the inputs' namespace and on their device.
+    %(paired_distances)s
 
     Examples
     --------
@@ -344,15 +324,13 @@ PAIRED_DISTANCES = {
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def paired_distances(X, Y, *, metric="euclidean", **kwds):
     """Compute the distances between ``X[i]`` and ``Y[i]`` for a metric string or callable.
 
     Parameters
     ----------
-    X : array of shape (n_samples, n_features)
-        Rows of samples.
-    Y : array of shape (n_samples, n_features)
-        Rows of samples, as many as ``X``.
+    %(paired)s
     metric : str or callable, default="euclidean"
         One of ``"euclidean"``, ``"l2"``, ``"l1"``, ``"manhattan"``,
         ``"cityblock"``, ``"cosine"``, or a function of two rows returning a
@@ -362,8 +340,7 @@ def paired_distances(X, Y, *, metric="euclidean", **kwds):
 
     Returns
     -------
-    distances : array of shape (n_samples,)
-        In the inputs' namespace and on their device.
+    %(paired_distances)s
 
     Examples
     --------

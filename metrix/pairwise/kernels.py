@@ -9,7 +9,7 @@ from .._core.namespace import get_namespace_and_device
 from ..backends import ops
 from ..backends import sparse as sparse_ops
 from ._blocks import Distances
-from ._input import check_interval, check_pairwise_arrays, sparse_not_array_like
+from ._input import check_interval, check_pairwise_arrays, pair_doc, sparse_not_array_like
 from .distances import euclidean_pair, full_matrix, manhattan_pair
 
 __all__ = ["linear_kernel", "polynomial_kernel", "sigmoid_kernel", "rbf_kernel",
@@ -28,23 +28,20 @@ def _dot(pair):
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def linear_kernel(X, Y=None, dense_output=True):
     """Linear kernel: the dot products ``X @ Y.T``.
 
     Parameters
     ----------
-    X : array of shape (n_samples_X, n_features)
-        Rows of samples.
-    Y : array of shape (n_samples_Y, n_features), default=None
-        Rows of samples; ``None`` uses ``X``.
+    %(pair)s
     dense_output : bool, default=True
         With two SciPy sparse inputs, ``False`` returns the sparse product
         (scikit-learn's ``safe_sparse_dot``); otherwise the result is dense.
 
     Returns
     -------
-    kernel : array of shape (n_samples_X, n_samples_Y)
-        In the inputs' namespace and on their device.
+    %(kernel)s
 
     Examples
     --------
@@ -59,15 +56,13 @@ def linear_kernel(X, Y=None, dense_output=True):
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def polynomial_kernel(X, Y=None, degree=3, gamma=None, coef0=1):
     """Polynomial kernel ``(gamma <X, Y> + coef0) ** degree``.
 
     Parameters
     ----------
-    X : array of shape (n_samples_X, n_features)
-        Rows of samples.
-    Y : array of shape (n_samples_Y, n_features), default=None
-        Rows of samples; ``None`` uses ``X``.
+    %(pair)s
     degree : float, default=3
         Kernel degree (at least 1).
     gamma : float, default=None
@@ -77,8 +72,7 @@ def polynomial_kernel(X, Y=None, degree=3, gamma=None, coef0=1):
 
     Returns
     -------
-    kernel : array of shape (n_samples_X, n_samples_Y)
-        In the inputs' namespace and on their device.
+    %(kernel)s
 
     Examples
     --------
@@ -95,15 +89,13 @@ def polynomial_kernel(X, Y=None, degree=3, gamma=None, coef0=1):
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def sigmoid_kernel(X, Y=None, gamma=None, coef0=1):
     """Sigmoid kernel ``tanh(gamma <X, Y> + coef0)``.
 
     Parameters
     ----------
-    X : array of shape (n_samples_X, n_features)
-        Rows of samples.
-    Y : array of shape (n_samples_Y, n_features), default=None
-        Rows of samples; ``None`` uses ``X``.
+    %(pair)s
     gamma : float, default=None
         Coefficient of the dot product; ``None``: ``1 / n_features``.
     coef0 : float, default=1
@@ -111,8 +103,7 @@ def sigmoid_kernel(X, Y=None, gamma=None, coef0=1):
 
     Returns
     -------
-    kernel : array of shape (n_samples_X, n_samples_Y)
-        In the inputs' namespace and on their device.
+    %(kernel)s
 
     Examples
     --------
@@ -129,6 +120,7 @@ def sigmoid_kernel(X, Y=None, gamma=None, coef0=1):
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def rbf_kernel(X, Y=None, gamma=None):
     """RBF (Gaussian) kernel ``exp(-gamma ||x - y||^2)``.
 
@@ -137,17 +129,13 @@ def rbf_kernel(X, Y=None, gamma=None):
 
     Parameters
     ----------
-    X : array of shape (n_samples_X, n_features)
-        Rows of samples.
-    Y : array of shape (n_samples_Y, n_features), default=None
-        Rows of samples; ``None`` uses ``X``.
+    %(pair)s
     gamma : float, default=None
         ``None``: ``1 / n_features``.
 
     Returns
     -------
-    kernel : array of shape (n_samples_X, n_samples_Y)
-        In the inputs' namespace and on their device.
+    %(kernel)s
 
     Examples
     --------
@@ -162,6 +150,7 @@ def rbf_kernel(X, Y=None, gamma=None):
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def laplacian_kernel(X, Y=None, gamma=None):
     """Laplacian kernel ``exp(-gamma ||x - y||_1)``.
 
@@ -169,17 +158,13 @@ def laplacian_kernel(X, Y=None, gamma=None):
 
     Parameters
     ----------
-    X : array of shape (n_samples_X, n_features)
-        Rows of samples.
-    Y : array of shape (n_samples_Y, n_features), default=None
-        Rows of samples; ``None`` uses ``X``.
+    %(pair)s
     gamma : float, default=None
         Positive; ``None``: ``1 / n_features``.
 
     Returns
     -------
-    kernel : array of shape (n_samples_X, n_samples_Y)
-        In the inputs' namespace and on their device.
+    %(kernel)s
 
     Examples
     --------
@@ -202,6 +187,7 @@ def _non_negative(pair):
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def additive_chi2_kernel(X, Y=None):
     """Additive chi-squared kernel ``-sum((x - y)^2 / (x + y))`` over the features
     where ``x + y`` is not 0 (non-negative data).
@@ -217,8 +203,7 @@ def additive_chi2_kernel(X, Y=None):
 
     Returns
     -------
-    kernel : array of shape (n_samples_X, n_samples_Y)
-        In the inputs' namespace and on their device.
+    %(kernel)s
 
     Examples
     --------
@@ -234,6 +219,7 @@ def additive_chi2_kernel(X, Y=None):
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def chi2_kernel(X, Y=None, gamma=1.0):
     """Exponential chi-squared kernel ``exp(gamma * additive_chi2_kernel)``.
 
@@ -248,8 +234,7 @@ def chi2_kernel(X, Y=None, gamma=1.0):
 
     Returns
     -------
-    kernel : array of shape (n_samples_X, n_samples_Y)
-        In the inputs' namespace and on their device.
+    %(kernel)s
 
     Examples
     --------

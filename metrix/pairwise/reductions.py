@@ -43,6 +43,7 @@ from ._input import (
     check_metric_choice,
     check_pairwise_arrays,
     float_dtype,
+    pair_doc,
     reject_sparse,
 )
 from .distance_metric import metric_params
@@ -569,6 +570,7 @@ def _argmin(X, Y, axis, metric, metric_kwargs, func, *, with_values):
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def pairwise_distances_argmin_min(X, Y, *, axis=1, metric="euclidean", metric_kwargs=None):
     """Index and distance of the nearest row of ``Y`` to each row of ``X``.
 
@@ -580,10 +582,7 @@ def pairwise_distances_argmin_min(X, Y, *, axis=1, metric="euclidean", metric_kw
 
     Parameters
     ----------
-    X : array of shape (n_samples_X, n_features)
-        Rows of samples.
-    Y : array of shape (n_samples_Y, n_features)
-        Rows of samples.
+    %(two)s
     axis : int, default=1
         1: the nearest row of ``Y`` to each row of ``X``; 0: the other way round.
     metric : str or callable, default="euclidean"
@@ -611,16 +610,14 @@ def pairwise_distances_argmin_min(X, Y, *, axis=1, metric="euclidean", metric_kw
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def pairwise_distances_argmin(X, Y, *, axis=1, metric="euclidean", metric_kwargs=None):
     """Index of the nearest row of ``Y`` to each row of ``X``
     (:func:`pairwise_distances_argmin_min` without the distances).
 
     Parameters
     ----------
-    X : array of shape (n_samples_X, n_features)
-        Rows of samples.
-    Y : array of shape (n_samples_Y, n_features)
-        Rows of samples.
+    %(two)s
     axis : int, default=1
         1: the nearest row of ``Y`` to each row of ``X``; 0: the other way round.
     metric : str or callable, default="euclidean"

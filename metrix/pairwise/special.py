@@ -22,7 +22,7 @@ from .._core.namespace import device_of, library_dtype, max_float_dtype
 from ..backends import ops
 from . import _input
 from ._blocks import Distances, row_slices
-from ._input import InvalidParameterError
+from ._input import InvalidParameterError, pair_doc
 from .distance_metric import DistanceMetric
 from .distances import full_matrix
 
@@ -111,6 +111,7 @@ class NanEuclidean:
 
 
 @metric_edge(keep_sparse=True)
+@pair_doc
 def nan_euclidean_distances(X, Y=None, *, squared=False, missing_values=math.nan, copy=True):
     """Euclidean distances between the rows of ``X`` and ``Y`` ignoring missing values.
 
@@ -124,10 +125,7 @@ def nan_euclidean_distances(X, Y=None, *, squared=False, missing_values=math.nan
 
     Parameters
     ----------
-    X : array of shape (n_samples_X, n_features)
-        Rows of samples.
-    Y : array of shape (n_samples_Y, n_features), default=None
-        Rows of samples; ``None`` uses ``X``.
+    %(pair)s
     squared : bool, default=False
         Return squared distances.
     missing_values : float or int, default=np.nan
@@ -137,8 +135,7 @@ def nan_euclidean_distances(X, Y=None, *, squared=False, missing_values=math.nan
 
     Returns
     -------
-    distances : array of shape (n_samples_X, n_samples_Y)
-        In the inputs' namespace and on their device.
+    %(distances)s
 
     Examples
     --------
@@ -260,16 +257,14 @@ def _copy(A, xp):
     return A.copy() if hasattr(A, "toarray") else xp.asarray(A, copy=True)
 
 
+@pair_doc
 def check_paired_arrays(X, Y):
     """Check ``X`` and ``Y`` as the paired distances do: :func:`check_pairwise_arrays`
     and the same shape (scikit-learn's errors).
 
     Parameters
     ----------
-    X : array of shape (n_samples, n_features)
-        Rows of samples.
-    Y : array of shape (n_samples, n_features)
-        Rows of samples.
+    %(paired)s
 
     Returns
     -------

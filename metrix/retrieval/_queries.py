@@ -272,9 +272,11 @@ def _ranked_subset(y_true, y_score, q, idx, n_queries, k, *, xp, o, **kw):
 
 
 def _ranked_pairs(y_true, y_score, q, counts, n_queries, width, k, *, xp, o, device, maxf,
-                  cdt, ideal, tie_average=False):
+                  cdt, ideal, tie_average=False, in_order=False):
     """Rank encoded ragged pairs: the padded layout when ``width`` is known and the
-    padding stays small, else the lexsort.
+    padding stays small, else the lexsort (``in_order``: the pairs already sit in
+    (query, rank) order, as the merged host states of
+    :mod:`metrix.evaluation.partial_queries` keep them; no sort).
 
     ``tie_average`` (lexsort path): also ``dcg_gain``, each pair's gain replaced
     by the mean gain of its run of tied scores in its query, so that the DCG
@@ -286,12 +288,14 @@ def _ranked_pairs(y_true, y_score, q, counts, n_queries, width, k, *, xp, o, dev
     if width is not None and n_queries * width <= _PAD_FACTOR * n + _PAD_SLACK:
         return _padded(y_true, y_score, q, counts, offsets, n_queries, width, k,
                        xp=xp, o=o, device=device, maxf=maxf, cdt=cdt, ideal=ideal)
-    # rank pairs by (query, -score, position): two stable argsorts
-    by_score = xp.argsort(y_score, descending=True, stable=True)
-    q1 = o.take(q, by_score)
-    by_query = xp.argsort(q1, stable=True)
-    order = o.take(by_score, by_query)
-    q_s = o.take(q1, by_query)
+    if in_order:
+        order, q_s = xp.arange(n, dtype=cdt, device=device), q
+    else:  # rank pairs by (query, -score, position): two stable argsorts
+        by_score = xp.argsort(y_score, descending=True, stable=True)
+        q1 = o.take(q, by_score)
+        by_query = xp.argsort(q1, stable=True)
+        order = o.take(by_score, by_query)
+        q_s = o.take(q1, by_query)
     start = o.take(offsets, q_s)
     positions = xp.arange(n, dtype=cdt, device=device)
     rank = xp.astype(positions - start, maxf)

@@ -48,9 +48,28 @@ class ClasswiseWrapper(Metric):
         self.higher_is_better = metric.higher_is_better
         super().__init__(metric.spec)
 
-    def _named(self, values):
-        """``{key: value}`` of a per-class result (1-D)."""
-        shape = tuple(getattr(values, "shape", ()))
+    def keys(self, shape):
+        """The keys of a per-class result, in class order: ``prefix + label +
+        postfix`` (the labels default to the class indices).
+
+        The Keras and Flax faces name their results with it.
+
+        Parameters
+        ----------
+        shape : tuple of int
+            The shape of the wrapped metric's result: one value per class.
+
+        Returns
+        -------
+        list of str
+            One key per class.
+
+        Raises
+        ------
+        ValueError
+            When the result is not 1-D, or ``labels`` does not name every class.
+        """
+        shape = tuple(shape)
         if len(shape) != 1:
             raise ValueError(
                 f"ClasswiseWrapper needs one value per class; {type(self.metric).__name__} "
@@ -58,9 +77,13 @@ class ClasswiseWrapper(Metric):
         names = self.labels if self.labels is not None else [str(i) for i in range(shape[0])]
         if len(names) != shape[0]:
             raise ValueError(f"{len(names)} labels for {shape[0]} classes")
+        return [f"{self.prefix}{name}{self.postfix}" for name in names]
+
+    def _named(self, values):
+        """``{key: value}`` of a per-class result (1-D)."""
         xp = self._placement[0]
-        return {f"{self.prefix}{name}{self.postfix}": _ns.to_output(values[i], xp)
-                for i, name in enumerate(names)}
+        return {key: _ns.to_output(values[i], xp)
+                for i, key in enumerate(self.keys(getattr(values, "shape", ())))}
 
     def compute(self):
         """``{name: value}`` of every class, on the state's device (no host read)."""

@@ -56,13 +56,28 @@ class RunningStream(StreamMetric):
         out["slot_0"] = batch
         return out
 
-    def update(self, state, *args, **kwargs):
-        """Push the state of this batch alone (the wrapped metric's ``update``)."""
+    def empty(self, state):
+        """An empty state of the wrapped metric, on the ring's namespace, device and
+        float dtype (what one batch's own state starts from).
+
+        Parameters
+        ----------
+        state : dict
+            A ring (this metric's state).
+
+        Returns
+        -------
+        dict
+            The wrapped metric's initial state.
+        """
         xp, device = state_namespace(state["slot_0"])
         fdt = next((v.dtype for p, v in iter_leaves(state["slot_0"]) if p[-1] == "meta_dtype"),
                    None)
-        empty = self.spec._init(xp, device, fdt)
-        return self.push(state, self.spec.update(empty, *args, **kwargs))
+        return self.spec._init(xp, device, fdt)
+
+    def update(self, state, *args, **kwargs):
+        """Push the state of this batch alone (the wrapped metric's ``update``)."""
+        return self.push(state, self.spec.update(self.empty(state), *args, **kwargs))
 
     def merged(self, state):
         """The wrapped metric's state of the window's data."""

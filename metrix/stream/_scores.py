@@ -24,7 +24,7 @@ from .._core import namespace as _ns
 from ..classification._likelihood_ratios import check_replace_lr, likelihood_ratios_from_counts
 from ._label import LabelStream
 from ._probabilistic import D2BrierScoreStream, D2LogLossScoreStream
-from ._wrappers import Metric
+from ._wrappers import Metric, classes_doc
 
 
 class D2LogLossScore(Metric):
@@ -55,6 +55,7 @@ class D2LogLossScore(Metric):
         super().__init__(D2LogLossScoreStream(num_classes, validate=validate))
 
 
+@classes_doc
 class D2BrierScore(Metric):
     """Streaming D^2 Brier score (Brier skill score).
 
@@ -72,10 +73,7 @@ class D2BrierScore(Metric):
 
     Parameters
     ----------
-    num_classes : int or None, default=None
-        Classes ``0..num_classes-1`` of ``(n, C)`` probabilities; None: binary.
-    pos_label : int or float, default=1
-        Binary: the positive label (any other label is negative).
+    %(classes)s
     validate : bool, default=False
         Check each batch as the one-shot function does (host reads).
     """

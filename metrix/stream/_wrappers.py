@@ -17,6 +17,7 @@ import copy
 from collections.abc import Mapping
 
 from .._core import namespace as _ns
+from .._core.docstrings import sections
 from ..backends import _collectives as _coll
 from ..backends import ops as _ops
 from ..registry import entries
@@ -39,6 +40,14 @@ from ._regression import RegressionStream
 from ._segmentation import SegmentationStream
 from ._sync import sync as _sync
 from ._topk import TopKStream
+
+#: the parameters of the binary or ``(n, C)`` score metrics (BrierScore, D2BrierScore,
+#: HingeLoss): their docstrings name it with a line ``%(classes)s``
+classes_doc = sections(classes="""\
+    num_classes : int or None, default=None
+        Classes ``0..num_classes-1`` of ``(n, C)`` scores ``y_pred``; None: binary.
+    pos_label : int or float, default=1
+        Binary: the positive label (any other label is negative).""")
 
 
 class Metric:
@@ -823,6 +832,7 @@ class LogLoss(Metric):
         super().__init__(LogLossStream(num_classes, normalize=normalize, validate=validate))
 
 
+@classes_doc
 class BrierScore(Metric):
     """Streaming Brier score (``num_classes=None``: binary, 1-D probabilities of ``pos_label``).
 
@@ -836,10 +846,7 @@ class BrierScore(Metric):
 
     Parameters
     ----------
-    num_classes : int or None, default=None
-        Classes ``0..num_classes-1`` of ``(n, C)`` probabilities; None: binary.
-    pos_label : int or float, default=1
-        Binary: the positive label (any other label is negative).
+    %(classes)s
     scale_by_half : bool or "auto", default="auto"
         Halve the score (``"auto"``: for two classes), as scikit-learn.
     validate : bool, default=False
@@ -854,6 +861,7 @@ class BrierScore(Metric):
                                           scale_by_half=scale_by_half, validate=validate))
 
 
+@classes_doc
 class HingeLoss(Metric):
     """Streaming hinge loss of decision values (binary, or Crammer-Singer multiclass).
 
@@ -869,10 +877,7 @@ class HingeLoss(Metric):
 
     Parameters
     ----------
-    num_classes : int or None, default=None
-        Classes ``0..num_classes-1`` of ``(n, C)`` decisions; None: binary.
-    pos_label : int or float, default=1
-        Binary: the positive label (any other label is negative).
+    %(classes)s
     squared : bool, default=False
         The squared hinge loss.
     multiclass_mode : {"crammer-singer", "one-vs-all"}, default="crammer-singer"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -204,6 +205,13 @@ def test_one_vs_rest_auc_and_top_k_equal_sklearn(weighted):
         pe.chunk(yt[:5], None, ys[:5, :3])
     absent = pe.finalize(pe.chunk(yt[yt != 5], None, ys[yt != 5]))  # NaN as scikit-learn
     assert np.isnan(absent["roc_auc_ovr"])
+    # the weighted mean gives the absent class (support 0) no say, as scikit-learn
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = skm.roc_auc_score(yt[yt != 5], ys[yt != 5], multi_class="ovr",
+                                 average="weighted", labels=labels)
+    assert np.isfinite(want)
+    assert absent["roc_auc_ovr_weighted"] == pytest.approx(want, abs=TOL, rel=TOL)
 
 
 def test_constant_target_and_perfect_prediction():

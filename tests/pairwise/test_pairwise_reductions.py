@@ -242,6 +242,70 @@ def test_argmin_min_never_forms_the_matrix():
     np.testing.assert_allclose(d, e, rtol=2e-5, atol=2e-6)
 
 
+def _near_ties(seed, offset=0.0, dtype=np.float32):
+    """Rows of ``X`` at the midpoints of pairs of rows of ``Y`` (nudged by about a
+    float32 ulp), duplicated rows of ``Y``, and plain rows: the float32 screen
+    cannot separate many of them."""
+    r = np.random.RandomState(seed)
+    Y = r.normal(size=(60, 9)) + offset
+    Y = np.concatenate([Y, Y[:5]])  # exact duplicates: the first index wins
+    a, b = r.randint(0, 60, 80), r.randint(0, 60, 80)
+    mid = 0.5 * (Y[a] + Y[b]) + r.normal(size=(80, 9)) * 1e-7 * (1 + abs(offset))
+    X = np.concatenate([mid, Y[:10], r.normal(size=(30, 9)) + offset])
+    return X.astype(dtype), Y.astype(dtype)
+
+
+def _float64_ranking(X, Y):
+    X, Y = X.astype(np.float64), Y.astype(np.float64)
+    s = X @ (-2.0 * Y.T) + np.einsum("ij,ij->i", Y, Y)[None, :]
+    return np.argmin(s, axis=1), s.min(axis=1)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e3])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float32_screen_is_the_float64_ranking(offset, dtype):
+    """The float32 screen of the euclidean argmin (NumPy, torch CPU) returns the
+    float64 ranking's indices, also for near-ties, exact ties and offset data."""
+    from metrix.backends._argmin_screen import screened_argmin
+
+    X, Y = _near_ties(3, offset, dtype)
+    j, low = _float64_ranking(X, Y)
+    X64, Y64 = X.astype(np.float64), Y.astype(np.float64)
+    i, v = screened_argmin(X64, -2.0 * Y64.T, np.einsum("ij,ij->i", Y64, Y64))
+    np.testing.assert_array_equal(i, j)
+    np.testing.assert_allclose(v, low, rtol=1e-12, atol=1e-9 * (1 + offset**2))
+    with pytest.MonkeyPatch.context() as mpatch:  # too many candidates: a float64 GEMM
+        mpatch.setattr("metrix.backends._argmin_screen._CANDIDATE_ITEMS", 0)
+        i, v = screened_argmin(X64, -2.0 * Y64.T, np.einsum("ij,ij->i", Y64, Y64))
+    np.testing.assert_array_equal(i[:80], j[:80])
+    np.testing.assert_allclose(v, low, rtol=1e-12, atol=1e-9 * (1 + offset**2))
+    ours = [mp.pairwise_distances_argmin(X, Y)]
+    torch = pytest.importorskip("torch")
+    ours.append(mp.pairwise_distances_argmin(torch.from_numpy(X), torch.from_numpy(Y)).numpy())
+    for got in ours:
+        np.testing.assert_array_equal(got, j)
+    i_m, d_m = mp.pairwise_distances_argmin_min(torch.from_numpy(X), torch.from_numpy(Y))
+    i_s, d_s = skp.pairwise_distances_argmin_min(X, Y)
+    np.testing.assert_array_equal(i_m.numpy()[:80], j[:80])
+    assert (i_m.numpy() == i_s).mean() > 0.95  # scikit-learn's own float64 noise on ties
+    np.testing.assert_allclose(d_m.numpy()[i_m.numpy() == i_s], d_s[i_m.numpy() == i_s],
+                               rtol=2e-5, atol=2e-6 * (1 + offset))
+
+
+def test_float32_screen_declines():
+    """One row of ``Y``, non-finite or huge values: no screen (the float64 ranking)."""
+    from metrix.backends._argmin_screen import screened_argmin
+
+    X = np.ones((3, 2))
+    assert screened_argmin(X, -2.0 * X[:1].T, np.array([2.0])) is None
+    Y = np.array([[1.0, 0.0], [1e20, 0.0]])
+    assert screened_argmin(X, -2.0 * Y.T, np.einsum("ij,ij->i", Y, Y)) is None
+    Y = np.array([[1.0, 0.0], [np.inf, 0.0]])
+    assert screened_argmin(X, -2.0 * Y.T, np.einsum("ij,ij->i", Y, Y)) is None
+    Y = np.array([[1.0, 0.0], [3e18, 0.0]])
+    np.testing.assert_array_equal(mp.pairwise_distances_argmin(X, Y), [0, 0, 0])
+
+
 def test_backends_match_sklearn(xp):
     X, Y = _data()
     tol = tolerance(xp.combo)
@@ -306,6 +370,13 @@ def test_adapter_block_ops_equal_generic(xp):
     np.testing.assert_allclose(xp.to_numpy(a.expansion_surrogate(args[0], args[1], args[3])),
                                xp.to_numpy(g.expansion_surrogate(args[0], args[1], args[3])),
                                **tol)
+    yd = np.concatenate([yt, yt[:, :4]], axis=1)  # duplicated columns: the first wins
+    xy = [xp.asarray(v) for v in (np.concatenate([xb, yt[:, :3].T]), -2.0 * yd,
+                                  np.einsum("ij,ij->j", yd, yd))]
+    (i1, v1), (i2, v2) = a.expansion_argmin(*xy), g.expansion_argmin(*xy)
+    np.testing.assert_array_equal(xp.to_numpy(i1), xp.to_numpy(i2))
+    assert xp.to_numpy(i1)[7:].tolist() == [0, 1, 2]
+    np.testing.assert_allclose(xp.to_numpy(v1), xp.to_numpy(v2), **tol)
     for squared in (False, True):
         np.testing.assert_allclose(
             xp.to_numpy(a.expansion_distances(*args, squared=squared)),

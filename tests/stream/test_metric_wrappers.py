@@ -59,6 +59,24 @@ def test_running_merges_slot_by_slot_and_round_trips():
         ms.Running(ms.F1Score(C, average="macro"), 3).load_state_dict(a.state_dict())
 
 
+@pytest.mark.parametrize("make", [lambda: ms.MeanMetric(),
+                                  lambda: ms.F1Score(C, average="macro")])
+def test_running_stream_empty_is_an_empty_slot(make):
+    # a ring of 3 after one update: slots 1 and 2 are the wrapped metric's empty state
+    m = ms.Running(make(), 3)
+    if isinstance(m.base, ms.MeanMetric):
+        m.update(VALUES[0])
+    else:
+        m.update(*BATCHES[0])
+    empty = m.spec.empty(m.state)
+    want = m.state["slot_2"]
+    assert empty.keys() == want.keys()
+    for key in want:
+        assert empty[key].dtype == want[key].dtype and empty[key].device == want[key].device
+        assert torch.equal(empty[key], want[key])
+    assert any(not torch.equal(m.state["slot_0"][k], want[k]) for k in want)
+
+
 def test_running_rejects_bad_arguments():
     with pytest.raises(ValueError, match="window"):
         ms.Running(ms.Accuracy(C), window=0)
@@ -78,6 +96,7 @@ def test_classwise_keys_and_values_equal_torchmetrics(kw):
         assert [k.replace("f1score", "multiclassf1score") for k in batch] == list(tm_batch)
     got, want = ours.compute(), theirs.compute()
     assert [k.replace("f1score", "multiclassf1score") for k in got] == list(want)
+    assert ours.keys((C,)) == list(got)  # the key rule the Keras and Flax faces use
     np.testing.assert_allclose([float(v) for v in got.values()],
                                [float(v) for v in want.values()])
 
@@ -93,6 +112,11 @@ def test_classwise_needs_per_class_values():
         short.compute()
     with pytest.raises(ValueError, match="labels"):
         ms.ClasswiseWrapper(ms.Recall(C, average=None), labels=[0, 1, 2, 3])
+    with pytest.raises(ValueError, match="Recall gives shape \\(4, 4\\)"):
+        short.keys((C, C))
+    with pytest.raises(ValueError, match="2 labels for 4 classes"):
+        short.keys((C,))
+    assert short.keys((2,)) == ["recall_a", "recall_b"]
 
 
 def test_tracker_equals_torchmetrics():
