@@ -8,6 +8,8 @@ ops whose docstrings say "a host read": they run at a metric's edge).
 
 from __future__ import annotations
 
+import math
+
 from .._core.namespace import asarray, count_dtype, device_of, max_float_dtype, to_host
 from ._quantile import weighted_quantile
 from ._rank_statistics import RankStatistics
@@ -503,6 +505,21 @@ class GenericOps(RankStatistics):
         the training-loop batch's cost is the namespace's dispatch, not the
         arithmetic); None here (the caller's lane computes them)."""
         return None
+
+    def ieee_divide(self, a, b, /):
+        """``a / b`` with IEEE 754's results where ``b == 0`` (``±inf`` by the sign
+        of ``a``, NaN for ``0 / 0`` and ``NaN / 0``) and no warning.
+
+        Generic: the division by a non-zero stand-in, then the results at 0
+        (NumPy-backed namespaces warn on ``x / 0``); the adapters divide in one
+        kernel (NumPy's with its warnings silenced).
+        """
+        xp = self.xp
+        zero = b == 0
+        ratio = a / xp.where(zero, xp.ones_like(b), b)
+        inf = xp.full_like(ratio, math.inf)
+        at_zero = xp.where(a > 0, inf, xp.where(a < 0, -inf, xp.full_like(ratio, math.nan)))
+        return xp.where(zero, at_zero, ratio)
 
     def sum_is_finite(self, x, /):
         """0-d bool: a NaN/inf-propagating reduction of ``x`` is finite.

@@ -16,6 +16,7 @@ is static, so it traces under ``jax.jit`` and ``torch.compile``.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
@@ -94,7 +95,8 @@ def weighted_quantile(x, q, *, weights=None, axis=0, average=False,
     if weights is None:
         cols = _unit_quantiles(X, probs, average, overwrite_input, xp=xp, adapter=adapter)
     else:
-        cols = _weighted_quantiles(X, weights, probs, average, n, xp=xp, device=device)
+        cols = _weighted_quantiles(X, weights, probs, average, n, xp=xp, device=device,
+                                   adapter=adapter)
     out = cols[0] if scalar_q else xp.stack(cols, axis=-1)   # (k,) or (k, p)
     if one_d:
         out = out[0, ...]
@@ -128,9 +130,10 @@ def _gather_rows(a, idx, xp):
     return xp.take_along_axis(a, xp.reshape(idx, (1, -1)), axis=0)[0, :]
 
 
-def _weighted_quantiles(X, weights, probs, average, n, *, xp, device):
+def _weighted_quantiles(X, weights, probs, average, n, *, xp, device, adapter):
     """One argsort per column and one gather of the weights; values are read only
-    at the selected positions (as scikit-learn does)."""
+    at the selected positions (as scikit-learn does).  One column: 1-D arrays
+    throughout (flat takes, a real ``searchsorted``)."""
     acc = _ns.max_float_dtype(xp, device)
     k = int(X.shape[1])
     W = xp.reshape(weights, (-1, 1)) if weights.ndim == 1 else weights
@@ -138,21 +141,23 @@ def _weighted_quantiles(X, weights, probs, average, n, *, xp, device):
     all_zero = xp.all(W == 0)
     if W.shape[1] != k:
         W = xp.broadcast_to(W, (n, k))
+    if k == 1:
+        X, W = X[:, 0], W[:, 0]
     # NaN sort last and their weight does not count (scikit-learn >= 1.7)
     zero = xp.zeros((), dtype=acc, device=device)
     W_eff = xp.where(xp.isnan(X), zero, W)
-    if k == 1:  # 1-D ops: a flat argsort/take and a real searchsorted
-        order = xp.reshape(xp.argsort(X[:, 0], stable=False), (-1, 1))
-        ws = xp.reshape(xp.take(W_eff[:, 0], order[:, 0]), (-1, 1))
+    order = xp.argsort(X, axis=0, stable=False)
+    if k == 1:
+        ws, gather = adapter.take(W_eff, order), adapter.take
     else:
-        order = xp.argsort(X, axis=0, stable=False)
         ws = xp.take_along_axis(W_eff, order, axis=0)
+        gather = functools.partial(_gather_rows, xp=xp)
     cdf = xp.cumulative_sum(ws, axis=0)
-    total = cdf[-1, :]
+    total = cdf[-1:] if k == 1 else cdf[-1, :]
     eps = xp.finfo(acc).eps
 
     def value_at(pos):  # x at sorted position pos[c] of each column
-        return _gather_rows(X, _gather_rows(order, pos, xp), xp)
+        return gather(X, gather(order, pos))
 
     cols = []
     for p in probs:
@@ -161,10 +166,10 @@ def _weighted_quantiles(X, weights, probs, average, n, *, xp, device):
         i = xp.clip(_search(cdf, a, "left", xp=xp), max=n - 1)
         lo = value_at(i)
         if average:
-            cdf_i = _gather_rows(cdf, i, xp)
+            cdf_i = gather(cdf, i)
             above = (cdf_i - a) > eps
             plus = xp.clip(i + 1, max=n - 1)
-            w_plus = _gather_rows(W, _gather_rows(order, plus, xp), xp)  # original weight
+            w_plus = gather(W, gather(order, plus))  # the original weight
             nxt = _search(cdf, cdf_i, "right", xp=xp)  # first index with C > C_i
             nxt = xp.where(nxt > n - 1, i, nxt)         # trailing zero weights
             j = xp.where(w_plus == 0, nxt, plus)
@@ -177,8 +182,9 @@ def _weighted_quantiles(X, weights, probs, average, n, *, xp, device):
 
 
 def _search(cdf, v, side, *, xp):
-    """Per-column ``searchsorted(cdf[:, c], v[c], side)`` for non-decreasing cdf."""
-    if cdf.shape[1] == 1:
-        return xp.searchsorted(cdf[:, 0], v, side=side)
+    """Per-column ``searchsorted(cdf[:, c], v[c], side)`` for non-decreasing cdf
+    (a 1-D ``cdf``: one column)."""
+    if cdf.ndim == 1:
+        return xp.searchsorted(cdf, v, side=side)
     hit = (cdf < v[None, :]) if side == "left" else (cdf <= v[None, :])
     return xp.sum(xp.astype(hit, _ns.count_dtype(xp, _ns.device_of(cdf))), axis=0)

@@ -253,6 +253,10 @@ class Ops(GenericOps):
         # asarray, which a training-loop result pays per call)
         return np.asarray(x, dtype)
 
+    def ieee_divide(self, a, b, /):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return a / b
+
     def sum_is_finite(self, x, /):
         # x . x: a BLAS dot reads x once, threaded, without a temporary
         x = np.ravel(np.asarray(x))

@@ -197,14 +197,11 @@ def explained_fraction(num, den, force_finite, xp):
     warning).  ``force_finite``: 1.0 where ``num == 0``, else 0.0 where
     ``den == 0``; otherwise ``1 - num / 0`` gives -inf (``num > 0``), inf or NaN
     (the D2 Tweedie score's formula too, whose ``force_finite`` is False)."""
-    zero = den == 0
-    ratio = num / xp.where(zero, xp.ones_like(den), den)
+    score = 1 - ops(xp).ieee_divide(num, den)  # num / 0 of IEEE: NaN for a zero or NaN num
     if force_finite:
         return xp.where(num == 0, xp.ones_like(num),
-                        xp.where(zero, xp.zeros_like(num), 1 - ratio))
-    inf = xp.full_like(num, math.inf)  # 1 - num / 0 of IEEE: NaN for a zero or NaN num
-    at_zero = xp.where(num > 0, -inf, xp.where(num < 0, inf, xp.full_like(num, math.nan)))
-    return xp.where(zero, at_zero, 1 - ratio)
+                        xp.where(den == 0, xp.zeros_like(num), score))
+    return score
 
 
 def _explained_fraction(num, den, t, force_finite):

@@ -71,12 +71,24 @@ class _Ranked:
     ``q``: query of each kept pair; ``rank``: 0-based rank in its query;
     ``gain``: relevance; ``hit``: relevance > 0 as float; ``cum_hits``:
     relevant items up to and including this one; ``in_k``: rank < k;
-    ``n_rel``/``gain_sum``/``n_items``: per query.  ``segsum`` sums a
+    ``n_rel``/``gain_sum``/``n_items``: per query (``n_rel`` and ``gain_sum``,
+    when the ranking left them out, are summed on first use).  ``segsum`` sums a
     per-pair array into ``(n_queries,)``.
     """
 
     def __init__(self, **kw):
         self.__dict__.update(kw)
+
+    def __getattr__(self, name):
+        # the per-query totals a ranking left out, summed when first read
+        if name == "n_rel":
+            value = self.segsum(self.hit)
+        elif name == "gain_sum":
+            value = self.segsum(self.gain)
+        else:
+            raise AttributeError(name)
+        setattr(self, name, value)
+        return value
 
 
 def _as(x, dtype, xp):
@@ -124,9 +136,11 @@ def _log2_discount(rank, xp):
 
 
 def _dcg(r, xp):
-    """Per-query DCG@k of a ranking (a ``_dense``/``_ranked_pairs`` dict)."""
-    terms = xp.where(r["in_k"], r["gain"] * _log2_discount(r["rank"], xp),
-                     xp.zeros_like(r["rank"]))
+    """Per-query DCG@k of a ranking (a ``_dense``/``_ranked_pairs`` dict; its
+    ``discount`` of the ranks when it holds one)."""
+    disc = r.get("discount")
+    disc = _log2_discount(r["rank"], xp) if disc is None else disc
+    terms = xp.where(r["in_k"], r["gain"] * disc, xp.zeros_like(r["rank"]))
     return r["segsum"](terms)
 
 
@@ -181,9 +195,9 @@ def _padded(y_true, y_score, q, counts, offsets, n_queries, width, k, *, xp, o, 
     real = cols < xp.reshape(counts, (-1, 1))
     # padding slots read some real pair (clipped index), then are masked
     pos = xp.clip(xp.reshape(offsets, (-1, 1)) + cols, max=n - 1)
-    src = xp.take(order, xp.reshape(pos, (-1,)))
-    score = _as(xp.reshape(xp.take(y_score, src), (n_queries, width)), maxf, xp)
-    gain = _as(xp.reshape(xp.take(y_true, src), (n_queries, width)), maxf, xp)
+    src = o.take(order, xp.reshape(pos, (-1,)))
+    score = _as(xp.reshape(o.take(y_score, src), (n_queries, width)), maxf, xp)
+    gain = _as(xp.reshape(o.take(y_true, src), (n_queries, width)), maxf, xp)
     neg_inf = xp.asarray(-math.inf, dtype=maxf, device=device)
     score = xp.where(real, score, neg_inf)
     gain = xp.where(real, gain, xp.asarray(0.0, dtype=maxf, device=device))
@@ -251,9 +265,9 @@ def _ragged(y_true, y_score, query_ids, n_queries, k, *, xp, o, device, maxf, cd
 
 def _ranked_subset(y_true, y_score, q, idx, n_queries, k, *, xp, o, **kw):
     """The ranking of the pairs at ``idx`` (host data: their widest query is read)."""
-    sub_q = xp.take(q, idx)
+    sub_q = o.take(q, idx)
     counts = o.bincount(sub_q, length=n_queries)
-    return _ranked_pairs(xp.take(y_true, idx), xp.take(y_score, idx), sub_q, counts,
+    return _ranked_pairs(o.take(y_true, idx), o.take(y_score, idx), sub_q, counts,
                          n_queries, int(xp.max(counts)), k, ideal=False, xp=xp, o=o, **kw)
 
 
@@ -278,41 +292,43 @@ def _ranked_pairs(y_true, y_score, q, counts, n_queries, width, k, *, xp, o, dev
         order, q_s = xp.arange(n, dtype=cdt, device=device), q
     else:  # rank pairs by (query, -score, position): two stable argsorts
         by_score = xp.argsort(y_score, descending=True, stable=True)
-        q1 = xp.take(q, by_score)
+        q1 = o.take(q, by_score)
         by_query = xp.argsort(q1, stable=True)
-        order = xp.take(by_score, by_query)
-        q_s = xp.take(q1, by_query)
-    start = xp.take(offsets, q_s)
+        order = o.take(by_score, by_query)
+        q_s = o.take(q1, by_query)
+    start = o.take(offsets, q_s)
     positions = xp.arange(n, dtype=cdt, device=device)
     rank = xp.astype(positions - start, maxf)
     gain_all = _as(y_true, maxf, xp)
-    gain = xp.take(gain_all, order)
+    gain = o.take(gain_all, order)
     hit = xp.astype(gain > 0, maxf)
     cs = xp.cumulative_sum(hit)
     cs0 = xp.concat([xp.zeros((1,), dtype=maxf, device=device), cs])
-    cum_hits = cs - xp.take(cs0, start)
+    cum_hits = cs - o.take(cs0, start)
     in_k = (rank >= 0) if k is None else (rank < float(k))
 
     def segsum(v):
         return o.scatter_add(q_s, v, length=n_queries)
 
-    out = dict(
-        n_queries=n_queries, gain=gain, hit=hit, rank=rank, cum_hits=cum_hits, in_k=in_k,
-        n_rel=segsum(hit), gain_sum=segsum(gain), n_items=xp.astype(counts, maxf),
-        segsum=segsum)
+    # n_rel and gain_sum: summed when read (_Ranked)
+    out = dict(n_queries=n_queries, gain=gain, hit=hit, rank=rank, cum_hits=cum_hits,
+               in_k=in_k, n_items=xp.astype(counts, maxf), segsum=segsum)
     if tie_average:
-        s_s = xp.take(y_score, order)
+        s_s = o.take(y_score, order)
         head = xp.ones((1,), dtype=xp.bool, device=device)
         first = xp.concat([head, (q_s[1:] != q_s[:-1]) | (s_s[1:] != s_s[:-1])])
         run = xp.cumulative_sum(xp.astype(first, cdt)) - 1
         run_gain = o.scatter_add(run, gain, length=n)
         run_size = o.scatter_add(run, xp.ones_like(gain), length=n)
-        out["dcg_gain"] = xp.take(safe_divide(run_gain, run_size, zero_value=0.0, xp=xp), run)
+        # runs that occur have a size >= 1 (the others, 0 / 0, are never read)
+        out["dcg_gain"] = o.take(o.ieee_divide(run_gain, run_size), run)
     if ideal:
+        # the ideal ranking has the same ranks: one discount for both DCGs
+        out["discount"] = _log2_discount(rank, xp)
         # the gains ranked by themselves share the segments and their offsets
         by_gain = xp.argsort(gain_all, descending=True, stable=True)
-        by_query2 = xp.argsort(xp.take(q, by_gain), stable=True)
-        best = xp.take(xp.take(gain_all, by_gain), by_query2)
+        by_query2 = xp.argsort(o.take(q, by_gain), stable=True)
+        best = o.take(o.take(gain_all, by_gain), by_query2)
         out["idcg"] = _dcg(dict(out, gain=best), xp)
     return out
 

@@ -81,9 +81,11 @@ def compact_buffers(state, *, xp):
     dev = _ns.device_of(out["buf_weight"])
     free = xp.astype(out["buf_weight"] == 0, _ns.count_dtype(xp, dev))
     order = xp.argsort(free, stable=True)
+    take = _ops(xp).take  # in-range indices: no negative-index fix-up
     for k in out:
         if field_kind(k) == "buffer":
-            out[k] = xp.take(out[k], order, axis=0)
+            v = out[k]
+            out[k] = take(v, order) if v.ndim == 1 else xp.take(v, order, axis=0)
     return out
 
 

@@ -208,25 +208,27 @@ class RetrievalStream(StreamMetric):
         free = xp.astype(w == 0, cdt)
         # group the rows by (free, query id), arrival order kept inside a query
         by_q = xp.argsort(q, stable=True)
-        order = xp.take(by_q, xp.argsort(xp.take(free, by_q), stable=True))
-        q_s, f_s = xp.take(q, order), xp.take(free, order)
+        order = o.take(by_q, xp.argsort(o.take(free, by_q), stable=True))
+        q_s, f_s = o.take(q, order), o.take(free, order)
         head = xp.ones((1,), dtype=xp.bool, device=device)
         first = xp.concat([head, (q_s[1:] != q_s[:-1]) | (f_s[1:] != f_s[:-1])])
         seg = xp.cumulative_sum(xp.astype(first, cdt)) - 1
-        y, s = xp.take(state["buf_target"], order), xp.take(state["buf_score"], order)
-        real = 1.0 - xp.astype(f_s, acc)
+        y, s = o.take(state["buf_target"], order), o.take(state["buf_score"], order)
+        # the free rows' group is the last: counting the occupied rows alone keeps
+        # every group's offset and gives it n_items 0 (left out of the mean)
+        counts = o.bincount(seg, length=n, weights=1 - f_s)
         ndcg = self.metric == "ndcg"
         # TorchMetrics: a row with a score <= 0 is never a retrieved relevant one (not
         # nDCG, nor the hit rate)
-        rel = y if ndcg or self.metric == "hit_rate" else xp.where(s > 0, y, xp.zeros_like(y))
-        args = _ranked_pairs(rel, s, seg, o.bincount(seg, length=n), n, None, self.top_k,
-                             xp=xp, o=o, device=device, maxf=acc, cdt=cdt, ideal=ndcg,
-                             tie_average=ndcg)
-        n_items = o.scatter_add(seg, real, length=n)  # the free rows' group: 0, left out
-        n_rel = o.scatter_add(seg, xp.astype(y > 0, acc) * real, length=n)
-        args.update(n_items=n_items, n_rel=n_rel)
+        as_is = ndcg or self.metric == "hit_rate"
+        rel = y if as_is else xp.where(s > 0, y, xp.zeros_like(y))
+        args = _ranked_pairs(rel, s, seg, counts, n, None, self.top_k, xp=xp, o=o,
+                             device=device, maxf=acc, cdt=cdt, ideal=ndcg, tie_average=ndcg)
         rk = _Ranked(xp=xp, device=device, out_dtype=acc, maxf=acc, k=self.top_k, **args)
-        empty = (args["gain_sum"] == 0) if ndcg else (n_rel == 0)
+        if not as_is:  # the relevant rows of each query, whatever their score (with
+            # rel = y the ranking's own count; the free rows' group's is never read)
+            rk.n_rel = o.scatter_add(seg, xp.astype(y > 0, acc), length=n)
+        empty = (rk.gain_sum == 0) if ndcg else (rk.n_rel == 0)
         return rk, empty
 
 

@@ -13,6 +13,8 @@ sort-based path.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -211,6 +213,16 @@ def test_sum_is_finite(xp, o, bad):
         a[17] = bad
     got = o.sum_is_finite(xp.asarray(a))
     assert bool(got) is (bad is None)
+
+
+def test_ieee_divide(xp, o):
+    # IEEE 754 at a zero denominator (+-inf, NaN for 0 / 0 and NaN / 0), no warning
+    num = np.array([3.0, -3.0, 0.0, np.nan, 6.0])
+    den = np.array([0.0, 0.0, 0.0, 0.0, 4.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = xp.to_numpy(o.ieee_divide(xp.asarray(num), xp.asarray(den)))
+    np.testing.assert_array_equal(got, [np.inf, -np.inf, np.nan, np.nan, 1.5])
 
 
 def test_sum_is_finite_false_on_overflow_is_only_a_hint(xp):
