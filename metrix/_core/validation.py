@@ -110,6 +110,14 @@ def dtype_kind(x, xp) -> str:
     return "O"
 
 
+def numpy_bool_name() -> str:
+    """NumPy's bool type as scikit-learn names it in its parameter errors:
+    ``"numpy.bool"`` (NumPy 2) or ``"numpy.bool_"`` (NumPy 1)."""
+    import numpy  # only on an error path, at the user edge
+
+    return f"numpy.{numpy.bool_.__name__}"
+
+
 def assert_all_finite(x, *, xp, input_name="", allow_nan=False):
     """Raise ``ValueError`` for NaN or infinity in a float array (reads values)."""
     if x is None or not _is_float(x, xp):

@@ -22,7 +22,7 @@ from .._core.docstrings import sections
 from .._core.edge import metric_edge
 from .._core.namespace import to_output
 from .._core.typing import Array, ArrayLike
-from .._core.validation import assert_all_finite, check_consistent_length
+from .._core.validation import assert_all_finite, check_consistent_length, numpy_bool_name
 from ..backends import ops
 from . import _scores
 from ._contingency import (
@@ -161,7 +161,7 @@ def contingency_matrix(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                          f"range [0.0, inf) or None. Got {eps!r} instead.")
     if not isinstance(sparse, (bool, np.bool_)):
         raise ValueError("The 'sparse' parameter of contingency_matrix must be an instance of "
-                         f"'bool' or an instance of 'numpy.bool'. Got {sparse!r} instead.")
+                         f"'bool' or an instance of '{numpy_bool_name()}'. Got {sparse!r} instead.")
     if eps is not None and sparse:
         raise ValueError("Cannot set 'eps' when sparse=True")
     xp, device = _ns.get_namespace_and_device(labels_true, labels_pred)

@@ -19,6 +19,7 @@ import numbers
 
 from .._core.edge import metric_edge
 from .._core.namespace import device_of, library_dtype, max_float_dtype
+from .._core.validation import numpy_bool_name
 from ..backends import ops
 from . import _input
 from ._blocks import Distances, row_slices
@@ -37,8 +38,8 @@ def _is_nan(value) -> bool:
 def _check_bool(value, name, func):
     if not (isinstance(value, bool) or type(value).__name__ in ("bool_", "bool")):
         raise InvalidParameterError(f"The {name!r} parameter of {func} must be an instance of "
-                                    f"'bool' or an instance of 'numpy.bool'. Got {value!r} "
-                                    "instead.")
+                                    f"'bool' or an instance of '{numpy_bool_name()}'. Got "
+                                    f"{value!r} instead.")
 
 
 class NanEuclidean:

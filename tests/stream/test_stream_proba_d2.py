@@ -294,16 +294,19 @@ def test_states_have_a_fixed_size_and_update_is_jittable():
 
 def test_the_null_model_sums_are_the_one_shot_terms():
     # the null sums from the class weights equal the per-sample terms of the prior
+    from metrix._core import namespace as _ns
+
+    xp = _ns.get_namespace_and_device(np.zeros(1))[0]  # NumPy 1 has no xp.astype
     w_c = np.bincount(Y, weights=W, minlength=C)
     prior = w_c / w_c.sum()
     tiled = np.tile(prior, (N, 1))
     q = prior[Y]
-    per_sample = _prob.brier_terms(q, tiled, xp=np, acc=np.float64)
-    _close(_prob.null_brier_sum(w_c, prior, binary=False, xp=np, acc=np.float64),
+    per_sample = _prob.brier_terms(q, tiled, xp=xp, acc=np.float64)
+    _close(_prob.null_brier_sum(w_c, prior, binary=False, xp=xp, acc=np.float64),
            np.sum(W * per_sample))
-    bounds = _prob.clip_bounds(np.finfo(np.float64).eps, np.float64, np, None)
-    per_sample = _prob.log_loss_terms(Y, tiled, bounds, xp=np, acc=np.float64)
-    _close(_prob.null_log_loss_sum(w_c, prior, xp=np, acc=np.float64), np.sum(W * per_sample))
+    bounds = _prob.clip_bounds(np.finfo(np.float64).eps, np.float64, xp, None)
+    per_sample = _prob.log_loss_terms(Y, tiled, bounds, xp=xp, acc=np.float64)
+    _close(_prob.null_log_loss_sum(w_c, prior, xp=xp, acc=np.float64), np.sum(W * per_sample))
 
 
 def test_a_collection_shares_the_confusion_matrix_and_the_loss_sums():
