@@ -167,7 +167,7 @@ def null_log_loss_sum(class_w, prior, *, xp, acc):
     """``-sum_c W_c log(clip(prior_c, eps, 1 - eps))``: the weighted log-loss sum of
     the null model that predicts ``prior`` (``eps``: of ``acc``), from the
     (weighted) class counts ``class_w``."""
-    eps = float(xp.finfo(acc).eps)
+    eps = float(xp.finfo(acc).eps)  # the dtype's constant: no array is read
     return -xp.sum(class_w * xp.log(xp.clip(prior, eps, 1 - eps)))
 
 

@@ -467,6 +467,7 @@ class PartialEvaluation:
         if "log_loss" in self.proba_names:
             stream = LogLossStream(None if ys.ndim == 1 else c)
             st = stream.update(stream.init(xp=np), codes, p_greater if ys.ndim == 1 else ys, w)
+            # host state (this module is NumPy by design: the chunks' merged sums)
             out["ll_sum"] = np.asarray(st["s_loss"], np.float64)
         if "brier_score_loss" in self.proba_names:  # the one-shot function's terms
             ys = ys.astype(np.float64)
@@ -576,6 +577,7 @@ class PartialEvaluation:
         out = {}
         for suffix, v in (("", aucs), ("_error_bound", bounds)):  # an average of bounds
             for name, weights in (("roc_auc_ovr", None), ("roc_auc_ovr_weighted", support)):
+                # host NumPy values: the finished metric, a Python float
                 out[name + suffix] = float(average_row_scores(v, weights, xp=_NP_XP,
                                                               zero_if_empty=True))
         return out
@@ -603,7 +605,8 @@ def _prefixed(prefix, table):
 
 
 def _accuracy(correct, total):
-    """The one-shot functions' accuracy of host sums; NaN without weight."""
+    """The one-shot functions' accuracy of host sums; NaN without weight (host
+    NumPy in, a Python float out: the finished metric)."""
     return float(accuracy_from_totals(np.asarray(correct, np.float64),
                                       np.asarray(total, np.float64), _NP_XP,
                                       undefined=float("nan")))

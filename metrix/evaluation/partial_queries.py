@@ -136,6 +136,8 @@ class PartialRetrieval:
         nq = ids.shape[0]
         if nq == 0:
             return 0.0
+        # host NumPy state (this module's merged candidates); the formulas are
+        # retrieval/_queries.py's, run on NumPy, and the mean leaves as a float
         xp, device = _ns.get_namespace_and_device(ids)
         kw = dict(xp=xp, o=ops(xp), device=device, maxf=np.float64, cdt=np.int64)
 

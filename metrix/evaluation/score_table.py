@@ -136,6 +136,7 @@ def _closed_form(pos, neg, names) -> dict:
     """Both areas from the table: its rows in decreasing score order are the tie
     groups of :mod:`metrix.ranking._statistic`, whose area formulas read them
     (ties are one threshold)."""
+    # host NumPy table in, Python floats out (the finished metrics)
     xp, p, n = _ns.namespace_for(np), pos[::-1], neg[::-1]
     out = {}
     if "roc_auc" in names:

@@ -106,7 +106,7 @@ def _check_weights(w):
     if w.size == 0:
         raise ValueError(f"Found array with 0 sample(s) (shape={w.shape}) while a minimum "
                          "of 1 is required.")
-    if bool(np.isnan(w).any()):
+    if bool(np.isnan(w).any()):  # host read: a user parameter, checked at the edge
         raise ValueError("Input w contains NaN.")
     if bool(np.isinf(w).any()):
         raise ValueError("Input w contains infinity or a value too large for "
