@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ranking.label_ranking import top_k_accuracy_score
 from ..registry import entries
 from .partial import _host
 
@@ -39,13 +40,11 @@ _PER_LABEL = {f"{e.evaluate}_{a}": (e.function, "pred", {"average": a})
               for e in _SETWISE for a in _AVERAGED}
 _PER_SAMPLE = {
     "subset_accuracy": ("accuracy_score", "pred", {}),
-    "hamming_loss": ("hamming_loss", "pred", {}),
+    **{e.key: (e.function, "pred", {}) for e in entries(path="multilabel")},
     **{f"{e.evaluate}_samples": (e.function, "pred", {"average": "samples"}) for e in _SETWISE},
-    "lrap": ("label_ranking_average_precision_score", "score", {}),
-    "ndcg": ("ndcg_score", "score", {}),
-    "dcg": ("dcg_score", "score", {}),
-    "coverage_error": ("coverage_error", "score", {}),
-    "label_ranking_loss": ("label_ranking_loss", "score", {}),
+    # the row means of a 2-D y_true (top-k accuracy's y_true is 1-D)
+    **{e.key: (e.function, "score", {}) for e in entries(path="row_mean")
+       if e.function != top_k_accuracy_score.__name__},
 }
 #: every name :class:`RowsEvaluation` understands
 ROWS_METRICS = tuple(_PER_LABEL) + tuple(_PER_SAMPLE)
