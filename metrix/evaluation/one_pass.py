@@ -216,10 +216,11 @@ def _accuracy_values(prob, targets, names, labels):
     else:
         correct, total = _conf.correct_and_total(targets, w, xp, acc)
     accuracy = _conf.accuracy_from_totals(correct, total, xp=xp)
-    out = {_ACCURACY: accuracy, **{m: 1 - accuracy for m in _COMPLEMENTS}}
-    if _HAMMING in names and multilabel:
+    out = {m: accuracy if m == _ACCURACY else 1 - accuracy for m in names
+           if m in (_ACCURACY, *_COMPLEMENTS)}
+    if _HAMMING in out and multilabel:
         out[_HAMMING] = _agr.hamming_from_targets(targets, w, xp, acc)
-    return {m: xp.astype(v, fdt) for m, v in out.items() if m in names}
+    return {m: xp.astype(v, fdt) for m, v in out.items()}
 
 
 def _setwise_problem(prob, prepared, average, labels, pos_label, validate):

@@ -12,15 +12,16 @@ metric of the concatenated data, never a mean of per-chunk metrics:
   state of a ``weighted=True`` :class:`metrix.stream.LabelStream`; values
   that are none of ``labels`` go to its "other" bins), plus the weight of
   the correct samples (accuracy compares values, as scikit-learn's);
-* **log loss / Brier score**: weighted sums of the per-sample losses
-  (:class:`metrix.stream.LogLossStream`'s loss);
+* **log loss / Brier score**: the sums of :class:`metrix.stream.LogLossStream` and
+  :class:`~metrix.stream.BrierScoreStream`, whose ``compute`` gives the value;
 * **ROC AUC / average precision** (binary 1-D ``y_score``): the exact table of
   distinct scores, or a histogram over fixed bins (:mod:`.score_table`);
 * **regression**: the weight, and per chunk the weighted mean and centred
   sum of squares of ``y_true`` and of ``e = y_true - y_pred`` merged by
-  Chan's pairwise update (no ``sum y^2 - (sum y)^2 / n`` cancellation), the
-  sums of ``w e^2``, ``w |e|``, ``w |e| / max(|y|, eps)`` and the max of
-  ``|e|``.
+  Chan's pairwise update (no ``sum y^2 - (sum y)^2 / n`` cancellation), and
+  the states of :class:`metrix.stream.RegressionStream` (``w e^2``, ``w |e|``,
+  ``w |e| / max(|y|, eps)``, the max of ``|e|``); each value is that stream's
+  ``compute``, the family's formula.
 
 References
 ----------
@@ -508,13 +509,9 @@ class PartialEvaluation:
         c = self.labels.shape[0]
         streams = {_LOG_LOSS: (LogLossStream(), "ll_sum"),
                    _BRIER: (BrierScoreStream(None if c <= 2 else c), "brier_sum")}
-        out = {}
-        for name in self.proba_names:
-            stream, key = streams[name]
-            # host NumPy sums in, a Python float out (the finished metric)
-            out[name] = float(stream.compute({**stream.init(xp=np), "sw": state["p_w"],
-                                              "s_loss": state[key]}))
-        return out
+        # host NumPy sums in, Python floats out (the finished metrics)
+        return {m: float(st.compute({**st.init(xp=np), "sw": state["p_w"], "s_loss": state[k]}))
+                for m, (st, k) in streams.items() if m in self.proba_names}
 
     # -- ranking metrics -----------------------------------------------------
     def _ranking_chunk(self, yt, ys, w):
@@ -684,10 +681,9 @@ def _regression_values(state, names):
     family's formulas) on the stream's state of the data (:func:`_stream_state`)."""
     out = {}
     for name in names:
-        if name in TABLED:  # the median's buffer: the exact table of the errors
-            stream = RegressionStream(_KEY[name], capacity=max(state["abs_err_score"].shape[0], 1))
-        else:
-            stream = RegressionStream(_KEY[name])
+        # the median's buffer: the exact table of the errors
+        kw = {"capacity": max(state["abs_err_score"].shape[0], 1)} if name in TABLED else {}
+        stream = RegressionStream(_KEY[name], **kw)
         stream.check_seen(int(state["r_n"]))  # R^2: scikit-learn's warning below two samples
         # host NumPy state in, a Python float out (the finished metric)
         out[name] = float(stream.compute(_stream_state(stream, state)))

@@ -164,10 +164,6 @@ def _confusion_rows(mcm):
     """Four rows per label (true, predicted) = (0, 0), (0, 1), (1, 0), (1, 1), each
     weighted by its count; zeros in the other labels' columns."""
     n_labels = mcm.shape[0]
-    cells = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
-    yt = np.zeros((4 * n_labels, n_labels), np.int64)
-    yp = np.zeros_like(yt)
-    for k in range(n_labels):
-        yt[4 * k:4 * k + 4, k] = cells[:, 0]
-        yp[4 * k:4 * k + 4, k] = cells[:, 1]
-    return yt, yp, mcm.reshape(-1)
+    label = np.repeat(np.eye(n_labels, dtype=np.int64), 4, axis=0)  # rows 4k..4k+3: label k
+    cells = np.tile(np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), (n_labels, 1))
+    return label * cells[:, :1], label * cells[:, 1:], mcm.reshape(-1)
