@@ -82,8 +82,9 @@ _REG_SUMS = ("r_w", "r_mean_y", "r_m2_y", "r_mean_e", "r_m2_e")
 #: ``r<statistic>_<field>`` (the moments: Chan's above; the median: an exact table)
 _SUMMED = {st.statistic: st for st in (RegressionStream(e.key) for e in entries(
     family="regression", buffered=False) if e.evaluate) if st.statistic != "moments"}
-_REG_KEEP = {f"r{stat}_{k}": (stat, k) for stat, st in _SUMMED.items()
-             for k in st.init(xp=np) if field_kind(k) != "meta"}
+_EMPTY = {stat: st.init(xp=np) for stat, st in _SUMMED.items()}  # pure updates: shared
+_REG_KEEP = {f"r{stat}_{k}": (stat, k) for stat, init in _EMPTY.items()
+             for k in init if field_kind(k) != "meta"}
 #: explained variance reads the errors' centred moments (R^2 their raw squares)
 _CENTRED_ERRORS = by_function(explained_variance_score.__name__).key
 
@@ -202,7 +203,7 @@ class PartialEvaluation:
             state.update({_top_k_key(m): np.zeros(()) for m in self.top_k})
         if self.regression_names:  # and the streams' empty states
             state.update({k: np.zeros(()) for k in _REG_SUMS + ("r_n",)})
-            state.update({key: _SUMMED[stat].init(xp=np)[k].reshape(())
+            state.update({key: _EMPTY[stat][k].reshape(()).copy()
                           for key, (stat, k) in _REG_KEEP.items()})
             if self.tabled:
                 state.update(_prefixed("abs_err_", _table.empty_table()))
@@ -650,7 +651,7 @@ def _regression_chunk(yt, yp, w, median=False):
         mean_e = np.average(e, weights=w)
         out.update(r_mean_y=np.asarray(mean_y), r_m2_y=np.asarray(np.sum(w * (yt - mean_y) ** 2)),
                    r_mean_e=np.asarray(mean_e), r_m2_e=np.asarray(np.sum(w * (e - mean_e) ** 2)))
-    got = {stat: st.update(st.init(xp=np), yt, yp, None if stat == "max" else w)
+    got = {stat: st.update(_EMPTY[stat], yt, yp, None if stat == "max" else w)
            for stat, st in _SUMMED.items()}  # the streams' states (a maximum: no weights)
     out.update({key: got[stat][k].reshape(()) for key, (stat, k) in _REG_KEEP.items()})
     if median:  # the exact table of distinct absolute errors and their weights
