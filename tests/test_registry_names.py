@@ -69,23 +69,6 @@ ALLOWED = {
                            "the classification report's columns and accuracy line"),
     "metrix.cli.demo": ({"accuracy"}, "the demo's printed metric"),
     # -- host merges: a second definition of the formula (issue 45, item 1) -------
-    "metrix.evaluation.one_pass": (
-        {"accuracy", "balanced_accuracy", "brier_score_loss", "cohen_kappa", "f1",
-         "hamming_loss", "jaccard", "log_loss", "matthews_corrcoef", "precision", "recall",
-         "zero_one_loss"},
-        "evaluate's one-pass dispatch: each name (and variant) to its formula on the "
-        "shared problem"),
-    "metrix.evaluation.partial": (
-        {"accuracy", "brier_score_loss", "calibration_error", "confusion",
-         "explained_variance_score", "kappa", "log_loss", "max_error", "mean_absolute_error",
-         "mean_absolute_percentage_error", "mean_squared_error", "median_absolute_error",
-         "r2_score", "root_mean_squared_error", "roc_auc"},
-        "the chunked states' host formulas and one-vs-rest's area (ROC AUC's only)"),
-    "metrix.evaluation.partial_rows": (
-        {"coverage_error", "dcg", "hamming_loss", "label_ranking_loss", "lrap", "ndcg"},
-        "the row metrics' host sums"),
-    "metrix.evaluation.score_table": ({"average_precision", "roc_auc"},
-                                      "the host formulas of the two areas"),
     "metrix.evaluation._batched_paths": (
         {"brier_score_loss", "explained_variance_score", "log_loss", "matthews_corrcoef",
          "mean_absolute_error", "mean_absolute_percentage_error", "mean_squared_error",

@@ -19,35 +19,48 @@ from .._core.validation import check_zero_division
 from ..classification import _proba_input as _proba
 from ..classification import _statistic as _stats
 from ..classification import agreement as _agr
+from ..classification import confusion as _conf
 from ..classification import probabilistic as _prob
 from ..classification._input import label_problem, prepare_inputs, with_declared_labels
-from ..classification._prf import prf_from_counts, setwise_labels
-from ..classification.confusion import accuracy_from_totals, correct_and_total
-from ..registry import names
+from ..classification._prf import PRF, prf_from_counts, setwise_labels
+from ..registry import by_function, names
 
 __all__ = ["evaluate", "EVALUATE_METRICS"]
 
-DEFAULT_LABEL_METRICS = ("accuracy", "balanced_accuracy", "precision_macro", "recall_macro",
-                         "f1_macro", "matthews_corrcoef", "cohen_kappa")
+
+def evaluate_name(function):
+    """``evaluate``'s name of the public ``function`` (its registry entry's)."""
+    return by_function(function.__name__).evaluate
+
+
+_ACCURACY, _BALANCED, _MCC, _KAPPA, _HAMMING, _JACCARD, _LOG_LOSS, _BRIER = map(evaluate_name, (
+    _conf.accuracy_score, _agr.balanced_accuracy_score, _agr.matthews_corrcoef,
+    _agr.cohen_kappa_score, _agr.hamming_loss, _agr.jaccard_score, _prob.log_loss,
+    _prob.brier_score_loss))
+#: the losses that are ``1 - accuracy`` (Hamming loss: not for multilabel targets)
+_COMPLEMENTS = names(complement=by_function(_conf.accuracy_score.__name__).key)
+#: precision / recall / F1: their index in ``prf_from_counts``' results and warnings
+_PRF = dict(zip((evaluate_name(f) for f in (_conf.precision_score, _conf.recall_score,
+                                            _conf.f1_score)), PRF))
+DEFAULT_LABEL_METRICS = (_ACCURACY, _BALANCED, *(f"{m}_macro" for m in _PRF), _MCC, _KAPPA)
 DEFAULT_PROBA_METRICS = names(path="proba")
-_PRF = {"precision": "precision", "recall": "recall", "f1": "f-score"}
 _AVERAGES = {"": "binary", "_micro": "micro", "_macro": "macro", "_weighted": "weighted",
              "_samples": "samples"}
-_PLAIN = ("accuracy", "balanced_accuracy", "adjusted_balanced_accuracy", "matthews_corrcoef",
-          "cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "hamming_loss",
-          "zero_one_loss")
-_SETWISE = tuple(f"{m}{s}" for m in ("precision", "recall", "f1", "jaccard") for s in _AVERAGES)
-PROBA_METRICS = DEFAULT_PROBA_METRICS + ("d2_log_loss_score", "d2_brier_score")
 #: the variants of a confusion-matrix metric: name -> (its metric, the formula's keywords)
-_VARIANT = {"adjusted_balanced_accuracy": ("balanced_accuracy", {"adjusted": True}),
-            "cohen_kappa_linear": ("cohen_kappa", {"weights": "linear"}),
-            "cohen_kappa_quadratic": ("cohen_kappa", {"weights": "quadratic"})}
+_VARIANT = {f"adjusted_{_BALANCED}": (_BALANCED, {"adjusted": True}),
+            f"{_KAPPA}_linear": (_KAPPA, {"weights": "linear"}),
+            f"{_KAPPA}_quadratic": (_KAPPA, {"weights": "quadratic"})}
+_PLAIN = (_ACCURACY, _BALANCED, f"adjusted_{_BALANCED}", _MCC, _KAPPA, f"{_KAPPA}_linear",
+          f"{_KAPPA}_quadratic", *_COMPLEMENTS)
+_SETWISE = tuple(f"{m}{s}" for m in names(family="label", averaged=True) for s in _AVERAGES)
+_D2_LOG, _D2_BRIER = "d2_log_loss_score", "d2_brier_score"
+PROBA_METRICS = DEFAULT_PROBA_METRICS + (_D2_LOG, _D2_BRIER)
 #: the confusion-matrix metrics' formulas on the shared problem (``v``: validate)
 _CM_FORMULAS = {
-    "balanced_accuracy": lambda prob, v, adjusted=False: _agr.balanced_accuracy_from_problem(
+    _BALANCED: lambda prob, v, adjusted=False: _agr.balanced_accuracy_from_problem(
         prob, adjusted=adjusted, validate=v),
-    "matthews_corrcoef": lambda prob, v: _agr.mcc_from_problem(prob),
-    "cohen_kappa": lambda prob, v, weights=None: _agr.kappa_from_problem(
+    _MCC: lambda prob, v: _agr.mcc_from_problem(prob),
+    _KAPPA: lambda prob, v, weights=None: _agr.kappa_from_problem(
         prob, weights=weights, replace_undefined_by=float("nan"), validate=v)}
 #: binary ranking metrics of a 1-D ``y_score``: one sort for both
 RANKING_METRICS = names(path="ranking")
@@ -185,7 +198,7 @@ def _label_metrics(y_true, y_pred, names, *, labels, sample_weight, pos_label, z
     for average, group in setwise.items():
         sub = _setwise_problem(prob, prepared, average, labels, pos_label, validate)
         out.update(_setwise_values(sub, group, average, zero_division, validate))
-    if {"accuracy", "zero_one_loss", "hamming_loss"} & set(names):
+    if {_ACCURACY, *_COMPLEMENTS} & set(names):
         out.update(_accuracy_values(prob, targets, names, labels))
     for name, (base, kw) in cm_names.items():
         out[name] = _CM_FORMULAS[base](prob, validate, **kw)
@@ -193,25 +206,21 @@ def _label_metrics(y_true, y_pred, names, *, labels, sample_weight, pos_label, z
 
 
 def _accuracy_values(prob, targets, names, labels):
-    """Accuracy, zero-one and Hamming loss (those in ``names``) of the shared problem."""
+    """Accuracy and its complements, zero-one and Hamming loss (those in ``names``), of
+    the shared problem."""
     xp, w, acc, fdt = prob.xp, prob.weights, prob.acc_dtype, prob.float_dtype
     multilabel = targets.y_type == "multilabel-indicator"
     if labels is None and not multilabel:  # the statistic read off the shared counts
         correct = xp.sum(xp.astype(prob.counts.tp, acc))
         total = xp.sum(w) if w is not None else int(prob.n_samples)
     else:
-        correct, total = correct_and_total(targets, w, xp, acc)
-    accuracy = accuracy_from_totals(correct, total, xp=xp)
-    out = {}
-    if "accuracy" in names:
-        out["accuracy"] = xp.astype(accuracy, fdt)
-    if "zero_one_loss" in names:
-        out["zero_one_loss"] = xp.astype(1 - accuracy, fdt)
-    if "hamming_loss" in names:
-        out["hamming_loss"] = xp.astype(
-            1 - accuracy if not multilabel else
-            _agr.hamming_from_targets(targets, w, xp, acc), fdt)
-    return out
+        correct, total = _conf.correct_and_total(targets, w, xp, acc)
+    accuracy = _conf.accuracy_from_totals(correct, total, xp=xp)
+    out = {m: accuracy if m == _ACCURACY else 1 - accuracy for m in names
+           if m in (_ACCURACY, *_COMPLEMENTS)}
+    if _HAMMING in out and multilabel:
+        out[_HAMMING] = _agr.hamming_from_targets(targets, w, xp, acc)
+    return {m: xp.astype(v, fdt) for m, v in out.items()}
 
 
 def _setwise_problem(prob, prepared, average, labels, pos_label, validate):
@@ -249,8 +258,8 @@ def _setwise_values(sub, group, average, zero_division, validate):
         if average == "binary":
             p, r, f = (xp.reshape(v, ()) for v in (p, r, f))
         for n in prf:
-            out[n] = {"precision": p, "recall": r, "f1": f}[_split(n)[0]]
-    jac = [n for n in group if _split(n)[0] == "jaccard"]
+            out[n] = dict(zip(_PRF, (p, r, f)))[_split(n)[0]]
+    jac = [n for n in group if _split(n)[0] == _JACCARD]
     if jac:
         _agr.check_jaccard_zero_division(zero_division)
         j = _agr.jaccard_from_problem(sub, average=average, zero_division=zero_division,
@@ -264,20 +273,18 @@ def _proba_metrics(y_true, y_score, names, *, labels, sample_weight, validate):
                                 validate=validate)
     out = {}
     neg_log_sum = None
-    if {"log_loss", "d2_log_loss_score"} & set(names):
+    if {_LOG_LOSS, _D2_LOG} & set(names):
         neg_log_sum = _prob.sum_neg_log_true_proba(prob)  # one fused pass for both
-    sq = _prob.squared_error(prob) if {"brier_score_loss", "d2_brier_score"} & set(
-        names) else None
-    class_w = _proba.class_weights(prob) if {"d2_log_loss_score", "d2_brier_score"} & set(
-        names) else None
-    if "log_loss" in names:
-        out["log_loss"] = _prob.log_loss_from_problem(prob, normalize=True,
+    sq = _prob.squared_error(prob) if {_BRIER, _D2_BRIER} & set(names) else None
+    class_w = _proba.class_weights(prob) if {_D2_LOG, _D2_BRIER} & set(names) else None
+    if _LOG_LOSS in names:
+        out[_LOG_LOSS] = _prob.log_loss_from_problem(prob, normalize=True,
                                                      neg_log_sum=neg_log_sum)
-    if "brier_score_loss" in names:
-        out["brier_score_loss"] = _prob.brier_from_problem(prob, scale_by_half="auto", sq=sq)
-    if "d2_log_loss_score" in names:
-        out["d2_log_loss_score"] = _prob.d2_log_loss_from_problem(prob, neg_log_sum=neg_log_sum,
-                                                                  class_w=class_w)
-    if "d2_brier_score" in names:
-        out["d2_brier_score"] = _prob.d2_brier_from_problem(prob, sq=sq, class_w=class_w)
+    if _BRIER in names:
+        out[_BRIER] = _prob.brier_from_problem(prob, scale_by_half="auto", sq=sq)
+    if _D2_LOG in names:
+        out[_D2_LOG] = _prob.d2_log_loss_from_problem(prob, neg_log_sum=neg_log_sum,
+                                                      class_w=class_w)
+    if _D2_BRIER in names:
+        out[_D2_BRIER] = _prob.d2_brier_from_problem(prob, sq=sq, class_w=class_w)
     return {k: _ns.to_output(v, prob.xp) for k, v in out.items()}

@@ -12,15 +12,16 @@ metric of the concatenated data, never a mean of per-chunk metrics:
   state of a ``weighted=True`` :class:`metrix.stream.LabelStream`; values
   that are none of ``labels`` go to its "other" bins), plus the weight of
   the correct samples (accuracy compares values, as scikit-learn's);
-* **log loss / Brier score**: weighted sums of the per-sample losses
-  (:class:`metrix.stream.LogLossStream`'s loss);
+* **log loss / Brier score**: the sums of :class:`metrix.stream.LogLossStream` and
+  :class:`~metrix.stream.BrierScoreStream`, whose ``compute`` gives the value;
 * **ROC AUC / average precision** (binary 1-D ``y_score``): the exact table of
   distinct scores, or a histogram over fixed bins (:mod:`.score_table`);
 * **regression**: the weight, and per chunk the weighted mean and centred
   sum of squares of ``y_true`` and of ``e = y_true - y_pred`` merged by
-  Chan's pairwise update (no ``sum y^2 - (sum y)^2 / n`` cancellation), the
-  sums of ``w e^2``, ``w |e|``, ``w |e| / max(|y|, eps)`` and the max of
-  ``|e|``.
+  Chan's pairwise update (no ``sum y^2 - (sum y)^2 / n`` cancellation), and
+  the states of :class:`metrix.stream.RegressionStream` (``w e^2``, ``w |e|``,
+  ``w |e| / max(|y|, eps)``, the max of ``|e|``); each value is that stream's
+  ``compute``, the family's formula.
 
 References
 ----------
@@ -31,25 +32,25 @@ References
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np  # host code by design (see above): the states are NumPy, merged on the client
 
 from .._core.namespace import get_namespace_and_device
-from .._core.stacklevel import find_stack_level
 from .._core.validation import assert_all_finite, check_targets
-from ..classification._proba_input import true_proba_rows
-from ..classification.calibration import calibration_error_from_histogram, calibration_histogram
+from ..classification.calibration import (
+    calibration_error,
+    calibration_error_from_histogram,
+    calibration_histogram,
+)
 from ..classification.confusion import accuracy_from_totals
-from ..classification.probabilistic import brier_halved, brier_terms
-from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ..ranking._averaging import average_row_scores
-from ..registry import entries, names
-from ..regression.scores import explained_fraction, mean_error_formula
+from ..registry import by_function, entries, names
+from ..regression.scores import explained_variance_score
+from ..stream._functional import field_kind
 from ..stream._label import LabelStream
-from ..stream._probabilistic import LogLossStream
+from ..stream._probabilistic import BrierScoreStream, LogLossStream
+from ..stream._regression import RegressionStream
 from . import score_table as _table
-from .one_pass import _PLAIN, _VARIANT, _split
+from .one_pass import _ACCURACY, _BRIER, _COMPLEMENTS, _KAPPA, _LOG_LOSS, _PLAIN, _VARIANT, _split
 
 __all__ = ["PARTIAL_METRICS", "PartialEvaluation"]
 
@@ -64,7 +65,7 @@ OVR_METRICS = ("roc_auc_ovr", "roc_auc_ovr_weighted")
 TOP_K_METRICS = ("top_2_accuracy", "top_3_accuracy", "top_5_accuracy")
 REGRESSION_METRICS = names(family="regression")
 #: the expected calibration error of binary probabilities (15 bins: a histogram state)
-CALIBRATION_METRICS = ("calibration_error",)
+CALIBRATION_METRICS = (by_function(calibration_error.__name__).key,)
 CALIBRATION_BINS = 15
 #: every name :class:`PartialEvaluation` understands
 PARTIAL_METRICS = (LABEL_METRICS + PROBA_METRICS + RANKING_METRICS + OVR_METRICS
@@ -72,11 +73,20 @@ PARTIAL_METRICS = (LABEL_METRICS + PROBA_METRICS + RANKING_METRICS + OVR_METRICS
 #: metrics whose state is a table of the data itself
 TABLED = names(buffered=True)
 
-# evaluate name -> LabelStream metric (the registry's key); the variants: one_pass._VARIANT
-_KEY = {e.evaluate: e.key for e in entries(family="label") if e.evaluate}
-#: the losses that are ``1 - accuracy``
-_COMPLEMENTS = names(complement="accuracy")
+# evaluate name -> LabelStream / RegressionStream metric (the registry's key); the
+# variants: one_pass._VARIANT
+_KEY = {e.evaluate: e.key for e in entries() if e.evaluate}
+#: the weight and Chan's moments of ``y_true`` and of the errors ``e``
 _REG_SUMS = ("r_w", "r_mean_y", "r_m2_y", "r_mean_e", "r_m2_e")
+#: a regression stream of each statistic of sums, whose state a state here keeps as
+#: ``r<statistic>_<field>`` (the moments: Chan's above; the median: an exact table)
+_SUMMED = {st.statistic: st for st in (RegressionStream(e.key) for e in entries(
+    family="regression", buffered=False) if e.evaluate) if st.statistic != "moments"}
+_EMPTY = {stat: st.init(xp=np) for stat, st in _SUMMED.items()}  # pure updates: shared
+_REG_KEEP = {f"r{stat}_{k}": (stat, k) for stat, init in _EMPTY.items()
+             for k in init if field_kind(k) != "meta"}
+#: explained variance reads the errors' centred moments (R^2 their raw squares)
+_CENTRED_ERRORS = by_function(explained_variance_score.__name__).key
 
 
 class PartialEvaluation:
@@ -191,10 +201,10 @@ class PartialEvaluation:
         if self.top_k:
             state["topk_w"] = np.zeros(())
             state.update({_top_k_key(m): np.zeros(()) for m in self.top_k})
-        if self.regression_names:
-            state.update({k: np.zeros(()) for k in _REG_SUMS + ("r_see", "r_sabs", "r_spct",
-                                                                  "r_n")})
-            state["r_max"] = np.full((), -np.inf)
+        if self.regression_names:  # and the streams' empty states
+            state.update({k: np.zeros(()) for k in _REG_SUMS + ("r_n",)})
+            state.update({key: _EMPTY[stat][k].reshape(()).copy()
+                          for key, (stat, k) in _REG_KEEP.items()})
             if self.tabled:
                 state.update(_prefixed("abs_err_", _table.empty_table()))
         return state
@@ -297,7 +307,8 @@ class PartialEvaluation:
             if key in _REG_SUMS or any(key in _table_keys(prefix) for prefix in tables):
                 continue
             values = [s[key] for s in states]
-            out[key] = np.max(values, axis=0) if key == "r_max" else np.sum(values, axis=0)
+            maximum = key in _REG_KEEP and field_kind(_REG_KEEP[key][1]) == "max"
+            out[key] = np.max(values, axis=0) if maximum else np.sum(values, axis=0)
         for prefix in tables:
             keys = _table_keys(prefix)
             merged = _table.merge_tables([dict(zip(("score", "pos", "neg"),
@@ -372,7 +383,7 @@ class PartialEvaluation:
             values.update(_regression_values(state, self.regression_names))
         if self.calibration:
             # a host NumPy histogram: float() reads no device
-            values["calibration_error"] = float(calibration_error_from_histogram(
+            values[CALIBRATION_METRICS[0]] = float(calibration_error_from_histogram(
                 state["cal_hist"], norm="l1", xp=_NP_XP))
         out = {m: float(values[m]) for m in self.metrics}
         if self.method == "binned" and self.ranking_names:
@@ -402,7 +413,7 @@ class PartialEvaluation:
     def _label_chunk(self, yt, yp, w):
         c = self.labels.shape[0]
         ct, cp = self._codes(yt), self._codes(yp)
-        stream = LabelStream(c, "confusion", weighted=True)
+        stream = LabelStream(c, weighted=True)  # the confusion matrix of every metric
         cm = stream.update(stream.init(xp=np), ct, cp, sample_weight=w)["cm"]
         other = (ct < 0) | (cp < 0)
         equal = (yt == yp) if yt.dtype.kind not in "OUS" else (yt.astype(object) == yp.astype(
@@ -417,16 +428,15 @@ class PartialEvaluation:
         accuracy = _accuracy(state["correct"], cm.sum())
         pos_code = self._pos_code()
         for name in self.label_names:
-            if name == "accuracy":
+            if name == _ACCURACY:
                 out[name] = accuracy
             elif name in _COMPLEMENTS:
                 out[name] = 1.0 - accuracy
             elif name in _PLAIN:  # a metric of the confusion matrix
                 base, kw = _VARIANT.get(name, (name, {}))
-                metric = _KEY[base]
-                if metric != "kappa" and int(state["n_other"]):
+                if base != _KAPPA and int(state["n_other"]):
                     raise ValueError(f"{name}: the data holds values that are not in labels=")
-                out[name] = LabelStream(c, metric, weighted=True, **kw).compute({"cm": cm})
+                out[name] = LabelStream(c, _KEY[base], weighted=True, **kw).compute({"cm": cm})
             else:
                 base, average = _split(name)
                 if average == "binary" and pos_code is None:
@@ -453,7 +463,7 @@ class PartialEvaluation:
         if ys.ndim == 1:
             # one class: the Brier score is defined (every sample a positive, or none);
             # log loss is not (scikit-learn asks for labels=)
-            if c != 2 and not (c == 1 and "log_loss" not in self.proba_names):
+            if c != 2 and not (c == 1 and _LOG_LOSS not in self.proba_names):
                 raise ValueError(f"A 1-D y_score needs 2 classes, labels has {c}.")
             if pos_code is None and c == 2:
                 raise ValueError(f"pos_label={self.pos_label!r} is not one of the labels.")
@@ -463,19 +473,17 @@ class PartialEvaluation:
                              f"{self.labels.tolist()}.")
         if np.any(ys < 0) or np.any(ys > 1) or np.any(np.isnan(ys)):
             raise ValueError("y_score holds values outside [0, 1] (probabilities expected).")
+        # the streams' sums of the losses (host state: this module is NumPy by design)
         out = {"p_w": np.asarray(np.sum(w))}
-        if "log_loss" in self.proba_names:
+        if _LOG_LOSS in self.proba_names:
             stream = LogLossStream(None if ys.ndim == 1 else c)
             st = stream.update(stream.init(xp=np), codes, p_greater if ys.ndim == 1 else ys, w)
-            # host state (this module is NumPy by design: the chunks' merged sums)
             out["ll_sum"] = np.asarray(st["s_loss"], np.float64)
-        if "brier_score_loss" in self.proba_names:  # the one-shot function's terms
-            ys = ys.astype(np.float64)
-            q = true_proba_rows((codes == pos_code) if ys.ndim == 1 else codes, ys, _NP_XP)
-            sq = brier_terms(q, ys, xp=_NP_XP, acc=np.float64)
-            if brier_halved("auto", 2 if ys.ndim == 1 else c):  # scikit-learn's "auto"
-                sq = 0.5 * sq
-            out["brier_sum"] = np.asarray(np.sum(w * sq))
+        if _BRIER in self.proba_names:
+            stream = BrierScoreStream(None if ys.ndim == 1 else c)
+            st = stream.update(stream.init(xp=np), (codes == pos_code).astype(np.int64)
+                               if ys.ndim == 1 else codes, ys.astype(np.float64), w)
+            out["brier_sum"] = np.asarray(st["s_loss"], np.float64)
         return out
 
     def _calibration_chunk(self, yt, ys, w):
@@ -497,9 +505,14 @@ class PartialEvaluation:
                                      acc=np.float64)
 
     def _proba_values(self, state):
-        pw = float(state["p_w"])
-        return {"log_loss": float(state["ll_sum"]) / pw if pw else float("nan"),
-                "brier_score_loss": float(state["brier_sum"]) / pw if pw else float("nan")}
+        """The streams' means of the summed losses (a Brier score of 2 classes or
+        fewer halved, scikit-learn's "auto", as the chunks' streams)."""
+        c = self.labels.shape[0]
+        streams = {_LOG_LOSS: (LogLossStream(), "ll_sum"),
+                   _BRIER: (BrierScoreStream(None if c <= 2 else c), "brier_sum")}
+        # host NumPy sums in, Python floats out (the finished metrics)
+        return {m: float(st.compute({**st.init(xp=np), "sw": state["p_w"], "s_loss": state[k]}))
+                for m, (st, k) in streams.items() if m in self.proba_names}
 
     # -- ranking metrics -----------------------------------------------------
     def _ranking_chunk(self, yt, ys, w):
@@ -570,10 +583,10 @@ class PartialEvaluation:
                 score = np.arange(pos.shape[0], dtype=np.float64)
             support[k] = float(pos.sum())
             if n_pos and n - n_pos and support[k] > 0 and float(neg.sum()) > 0:
-                aucs[k] = _table.table_areas(score, pos, neg, ["roc_auc"], n_pos=n_pos,
-                                             n_neg=n - n_pos)["roc_auc"]
+                aucs[k] = _table.table_areas(score, pos, neg, [_table.AUC], n_pos=n_pos,
+                                             n_neg=n - n_pos)[_table.AUC]
                 if self.method == "binned":
-                    bounds[k] = _table.binned_bounds(pos, neg)["roc_auc"]
+                    bounds[k] = _table.binned_bounds(pos, neg)[_table.AUC]
         out = {}
         for suffix, v in (("", aucs), ("_error_bound", bounds)):  # an average of bounds
             for name, weights in (("roc_auc_ovr", None), ("roc_auc_ovr_weighted", support)):
@@ -638,10 +651,9 @@ def _regression_chunk(yt, yp, w, median=False):
         mean_e = np.average(e, weights=w)
         out.update(r_mean_y=np.asarray(mean_y), r_m2_y=np.asarray(np.sum(w * (yt - mean_y) ** 2)),
                    r_mean_e=np.asarray(mean_e), r_m2_e=np.asarray(np.sum(w * (e - mean_e) ** 2)))
-    eps = np.finfo(np.float64).eps
-    out.update(r_see=np.asarray(np.sum(w * e * e)), r_sabs=np.asarray(np.sum(w * np.abs(e))),
-               r_spct=np.asarray(np.sum(w * np.abs(e) / np.maximum(np.abs(yt), eps))),
-               r_max=np.asarray(np.max(np.abs(e))))
+    got = {stat: st.update(_EMPTY[stat], yt, yp, None if stat == "max" else w)
+           for stat, st in _SUMMED.items()}  # the streams' states (a maximum: no weights)
+    out.update({key: got[stat][k].reshape(()) for key, (stat, k) in _REG_KEEP.items()})
     if median:  # the exact table of distinct absolute errors and their weights
         err = np.abs(e)
         out.update(_prefixed("abs_err_", _table.table_of(err, np.ones(err.shape, bool), w)))
@@ -665,54 +677,37 @@ def _chan(a, b):
     return tuple(out)
 
 
-def _fraction(num, den):
-    """The one-shot functions' explained fraction (``force_finite=True``) of two
-    host numbers."""
-    # host code by design (module docstring): NumPy 0-d arrays of host floats
-    return float(explained_fraction(np.asarray(num), np.asarray(den), True, _NP_XP))
-
-
-def _r2(state):
-    """R^2 (``force_finite``); NaN with scikit-learn's warning below two samples."""
-    if "r_n" in state and float(state["r_n"]) < 2:
-        warnings.warn("R^2 score is not well-defined with less than two samples.",
-                      as_sklearn_too(UndefinedMetricWarning), stacklevel=find_stack_level())
-        return float("nan")
-    return _fraction(float(state["r_see"]), float(state["r_m2_y"]))
-
-
 def _regression_values(state, names):
-    w = float(state["r_w"])
-    nan = float("nan")
-
-    def mean(kind, key):  # the one-shot functions' formula; NaN without weight
-        # host NumPy states (module docstring): float() reads no device
-        return float(mean_error_formula(kind, float(state[key]), w, _NP_XP)) if w else nan
-
-    out = {"mean_squared_error": mean("mean", "r_see"),
-           "root_mean_squared_error": mean("root", "r_see"),
-           "mean_absolute_error": mean("mean", "r_sabs"),
-           "mean_absolute_percentage_error": mean("mean", "r_spct"),
-           "max_error": float(state["r_max"]),
-           "median_absolute_error": _table_median(state) if "abs_err_score" in state else nan,
-           "r2_score": _r2(state),
-           "explained_variance_score": _fraction(float(state["r_m2_e"]) / w,
-                                                 float(state["r_m2_y"]) / w) if w else nan}
-    return {m: out[m] for m in names}
+    """Each metric is its :class:`~metrix.stream.RegressionStream`'s ``compute`` (the
+    family's formulas) on the stream's state of the data (:func:`_stream_state`)."""
+    out = {}
+    for name in names:
+        # the median's buffer: the exact table of the errors
+        kw = {"capacity": max(state["abs_err_score"].shape[0], 1)} if name in TABLED else {}
+        stream = RegressionStream(_KEY[name], **kw)
+        stream.check_seen(int(state["r_n"]))  # R^2: scikit-learn's warning below two samples
+        # host NumPy state in, a Python float out (the finished metric)
+        out[name] = float(stream.compute(_stream_state(stream, state)))
+    return out
 
 
-def _table_median(state):
-    """The median absolute error from the table of distinct errors: the (averaged)
-    weighted median of the errors with their summed weights is the median of the
-    data (equal errors sit next to each other in its sorted order)."""
-    import array_api_compat.numpy as xp
-
-    from ..backends import ops
-
-    values, weights = state["abs_err_score"], state["abs_err_pos"]
-    if values.shape[0] == 0:
-        return float("nan")
-    return float(ops(xp).weighted_quantile(values, 0.5, weights=weights, average=True))
+def _stream_state(stream, state):
+    """The state of a :class:`~metrix.stream.RegressionStream` of the data merged into
+    ``state``.  R^2 and explained variance read centred sums only: theirs are the sums
+    of the data less its means (Chan's, without cancellation), but for R^2's raw
+    squared error; NaN for explained variance without weight, as the means.  The
+    median's buffer is the exact table of distinct errors."""
+    w, centred = float(state["r_w"]), stream.metric == _CENTRED_ERRORS
+    given = dict(s_y=0.0, s_e=0.0, s_yy=state["r_m2_y"], n=state["r_n"],
+                 sw=np.nan if centred and not w else w,
+                 s_ee=state["r_m2_e"] if centred else state["rsq_s_ee"])
+    if stream.statistic in _SUMMED:
+        given = {k: state[key] for key, (stat, k) in _REG_KEEP.items()
+                 if stat == stream.statistic}
+    elif "abs_err_score" in state:
+        given.update(buf_abs=state["abs_err_score"][:, None], buf_weight=state["abs_err_pos"])
+    init = stream.init(xp=np)
+    return {**init, **{k: np.asarray(v) for k, v in given.items() if k in init}}
 
 
 # -- inputs --------------------------------------------------------------------

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ranking.label_ranking import top_k_accuracy_score
 from ..registry import entries
 from .partial import _host
 
@@ -39,13 +40,11 @@ _PER_LABEL = {f"{e.evaluate}_{a}": (e.function, "pred", {"average": a})
               for e in _SETWISE for a in _AVERAGED}
 _PER_SAMPLE = {
     "subset_accuracy": ("accuracy_score", "pred", {}),
-    "hamming_loss": ("hamming_loss", "pred", {}),
+    **{e.key: (e.function, "pred", {}) for e in entries(path="multilabel")},
     **{f"{e.evaluate}_samples": (e.function, "pred", {"average": "samples"}) for e in _SETWISE},
-    "lrap": ("label_ranking_average_precision_score", "score", {}),
-    "ndcg": ("ndcg_score", "score", {}),
-    "dcg": ("dcg_score", "score", {}),
-    "coverage_error": ("coverage_error", "score", {}),
-    "label_ranking_loss": ("label_ranking_loss", "score", {}),
+    # the row means of a 2-D y_true (top-k accuracy's y_true is 1-D)
+    **{e.key: (e.function, "score", {}) for e in entries(path="row_mean")
+       if e.function != top_k_accuracy_score.__name__},
 }
 #: every name :class:`RowsEvaluation` understands
 ROWS_METRICS = tuple(_PER_LABEL) + tuple(_PER_SAMPLE)
@@ -165,10 +164,6 @@ def _confusion_rows(mcm):
     """Four rows per label (true, predicted) = (0, 0), (0, 1), (1, 0), (1, 1), each
     weighted by its count; zeros in the other labels' columns."""
     n_labels = mcm.shape[0]
-    cells = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
-    yt = np.zeros((4 * n_labels, n_labels), np.int64)
-    yp = np.zeros_like(yt)
-    for k in range(n_labels):
-        yt[4 * k:4 * k + 4, k] = cells[:, 0]
-        yp[4 * k:4 * k + 4, k] = cells[:, 1]
-    return yt, yp, mcm.reshape(-1)
+    label = np.repeat(np.eye(n_labels, dtype=np.int64), 4, axis=0)  # rows 4k..4k+3: label k
+    cells = np.tile(np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), (n_labels, 1))
+    return label * cells[:, :1], label * cells[:, 1:], mcm.reshape(-1)

@@ -33,9 +33,14 @@ from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ..ranking._averaging import ONE_CLASS
 from ..ranking._rank_values import ap_from_terms, auc_from_u
 from ..ranking._statistic import average_precision_from_groups, roc_auc_from_groups
+from ..ranking.scores import average_precision_score, roc_auc_score
+from .one_pass import evaluate_name
 
 __all__ = ["areas_of_sums", "binned_bounds", "check_edges", "empty_table", "merge_tables",
            "table_areas", "table_of"]
+
+#: the two areas' names (``evaluate``'s, from the registry)
+AUC, AP = evaluate_name(roc_auc_score), evaluate_name(average_precision_score)
 
 
 def empty_table() -> dict:
@@ -113,22 +118,20 @@ def table_areas(score, pos, neg, names, *, n_pos, n_neg) -> dict:
     p_total, n_total = float(pos.sum()), float(neg.sum())
     if n_pos and n_neg and p_total > 0 and n_total > 0:
         return _closed_form(pos, neg, names)
-    from ..ranking.scores import average_precision_score, roc_auc_score
-
     out = {}
     keep_p, keep_n = pos != 0, neg != 0
     y = np.concatenate([np.ones(int(keep_p.sum()), np.int64),
                         np.zeros(int(keep_n.sum()), np.int64)])
     s = np.concatenate([score[keep_p], score[keep_n]])
     w = np.concatenate([pos[keep_p], neg[keep_n]])
-    if "roc_auc" in names:
+    if AUC in names:
         # host NumPy tables (this module is host code): no device to read
-        out["roc_auc"] = (float(roc_auc_score(y, s, sample_weight=w)) if n_pos and n_neg
-                          else _one_class())
-    if "average_precision" in names:
+        out[AUC] = (float(roc_auc_score(y, s, sample_weight=w)) if n_pos and n_neg
+                    else _one_class())
+    if AP in names:
         if y.shape[0] == 0:  # no weight at all: scikit-learn's value for no positive
             y, s, w = np.zeros(1, np.int64), np.zeros(1), np.ones(1)
-        out["average_precision"] = float(average_precision_score(y, s, sample_weight=w))
+        out[AP] = float(average_precision_score(y, s, sample_weight=w))
     return out
 
 
@@ -138,12 +141,8 @@ def _closed_form(pos, neg, names) -> dict:
     (ties are one threshold)."""
     # host NumPy table in, Python floats out (the finished metrics)
     xp, p, n = _ns.namespace_for(np), pos[::-1], neg[::-1]
-    out = {}
-    if "roc_auc" in names:
-        out["roc_auc"] = float(roc_auc_from_groups(p, n, xp=xp))
-    if "average_precision" in names:
-        out["average_precision"] = float(average_precision_from_groups(p, n, xp=xp))
-    return out
+    formulas = {AUC: roc_auc_from_groups, AP: average_precision_from_groups}
+    return {m: float(formulas[m](p, n, xp=xp)) for m in formulas if m in names}
 
 
 def areas_of_sums(names, auc_sum, ap_sum, p_total, n_total, n_pos, n_neg) -> dict:
@@ -154,13 +153,12 @@ def areas_of_sums(names, auc_sum, ap_sum, p_total, n_total, n_pos, n_neg) -> dic
     only (NumPy sums of a table, or Dask's computed terms): ``float()`` reads no
     device."""
     out = {}
-    if "roc_auc" in names:
+    if AUC in names:
         # Python numbers: auc_from_u divides them on the host (no namespace used)
-        out["roc_auc"] = (auc_from_u(float(auc_sum), float(p_total), float(n_total), xp=None)
-                          if n_pos and n_neg else _one_class())
-    if "average_precision" in names:
-        out["average_precision"] = ap_from_terms(float(ap_sum), max(float(p_total), 0.0),
-                                                 xp=None)
+        out[AUC] = (auc_from_u(float(auc_sum), float(p_total), float(n_total), xp=None)
+                    if n_pos and n_neg else _one_class())
+    if AP in names:
+        out[AP] = ap_from_terms(float(ap_sum), max(float(p_total), 0.0), xp=None)
     return out
 
 
@@ -198,7 +196,7 @@ def binned_bounds(pos, neg) -> dict:
     auc = (0.5 * float(np.dot(pos, neg)) / (p_total * n_total)
            if p_total > 0 and n_total > 0 else float("nan"))
     if p_total <= 0:
-        return {"roc_auc": auc, "average_precision": float("nan")}
+        return {AUC: auc, AP: float("nan")}
     # the bins in decreasing score order; A, B: weights strictly above each bin
     pd, nd = pos[::-1], neg[::-1]
     a = np.cumsum(pd) - pd
@@ -212,4 +210,4 @@ def binned_bounds(pos, neg) -> dict:
         q = np.where(q_den > 0, (a + pd) / np.where(q_den > 0, q_den, 1.0), 1.0)
     gap = np.maximum(up - q, q - low)
     ap = float(np.sum(np.where(pd > 0, pd / p_total * gap, 0.0)))
-    return {"roc_auc": auc, "average_precision": ap}
+    return {AUC: auc, AP: ap}

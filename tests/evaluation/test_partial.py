@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
+import metrix
 from metrix.evaluation.partial import PARTIAL_METRICS, PartialEvaluation
 from metrix.evaluation.score_table import binned_bounds
 
@@ -157,6 +158,36 @@ def test_regression_equal_sklearn(weighted):
     for name in names:
         want = _sklearn(name, yt, yp, None, w, None, None)
         assert got[name] == pytest.approx(want, abs=TOL, rel=1e-11), name
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_regression_values_are_the_streams(weighted):
+    """One definition: a chunked value is the stream's ``compute`` of the same chunks
+    (merged), to the bit; R^2 and explained variance equal the one-shot functions."""
+    from metrix.stream._functional import merge_states
+    from metrix.stream._regression import RegressionStream
+
+    keys = {"mean_squared_error": "mse", "root_mean_squared_error": "rmse",
+            "mean_absolute_error": "mae", "mean_absolute_percentage_error": "mape",
+            "max_error": "max_error"}
+    pe = PartialEvaluation([*keys, "r2_score", "explained_variance_score"])
+    rng = np.random.default_rng(11)
+    for n in rng.integers(2, 400, 12):  # non-integral weights: the order of the products
+        yt = rng.normal(3.0, 2.0, n)
+        yp = yt + rng.normal(1.0, 0.7, n)
+        w = rng.random(n) if weighted else None
+        parts = [slice(0, n // 3), slice(n // 3, n)]
+        got = pe.finalize(pe.merge([pe.chunk(yt[p], yp[p], None, None if w is None else w[p])
+                                    for p in parts]))
+        for name, key in keys.items():
+            stream = RegressionStream(key)
+            cw = None if w is None or key == "max_error" else w  # max_error: no weights
+            states = [stream.update(stream.init(xp=np), yt[p], yp[p],
+                                    None if cw is None else cw[p]) for p in parts]
+            assert got[name] == float(stream.compute(merge_states(*states))), (n, name)
+        for name in ("r2_score", "explained_variance_score"):
+            want = float(getattr(metrix, name)(yt, yp, sample_weight=w))
+            assert got[name] == pytest.approx(want, abs=TOL, rel=1e-13), (n, name)
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 8, 301])
