@@ -29,6 +29,7 @@ import warnings
 
 import numpy as np
 
+from ..classification import accuracy_score
 from . import _batched, _checks, _io
 from ._io import BadData, CliError, NotInstalled, UsageError, all_zero_weights, open_table
 from ._progress import Progress
@@ -41,6 +42,7 @@ from ._report import (
     write_json,
 )
 from ._tasks import (
+    PRF,
     TASKS,
     Data,
     as_label,
@@ -50,6 +52,7 @@ from ._tasks import (
     detect_task,
     host_classes,
     is_text,
+    key,
 )
 
 __all__ = ["add_eval_parser", "run_eval", "BACKENDS", "DEVICES"]
@@ -597,19 +600,19 @@ def _class_report(metrix, task, data, display, doc):
     total = float(sum(s))
     avgs = ("micro", "macro", "weighted", "samples") if task == "multilabel" else (
         "macro", "weighted")
-    per_class = {str(c): {"precision": p[i], "recall": r[i], "f1": f[i], "support": s[i]}
-                 for i, c in enumerate(display)}
+    cols = (*map(key, PRF), "support")  # the columns: the metrics' names in the report
+    per_class = {str(c): dict(zip(cols, (p[i], r[i], f[i], s[i]))) for i, c in enumerate(display)}
     for avg in avgs:
         if fn is None:
             pa, ra, fa = _average_of_rows((p, r, f), s, avg)
         else:
             pa, ra, fa, _ = (host(v) for v in fn(data.y_true, data.y_pred, average=avg, **kw))
         rows.append((f"{avg} avg", pa, ra, fa, total))
-        per_class[f"{avg} avg"] = {"precision": pa, "recall": ra, "f1": fa, "support": total}
+        per_class[f"{avg} avg"] = dict(zip(cols, (pa, ra, fa, total)))
     doc["classification_report"] = per_class
     acc = None
     if task != "multilabel":
-        acc = doc["metrics"].get("accuracy", {}).get("value")
+        acc = doc["metrics"].get(key(accuracy_score), {}).get("value")
         if cm is not None:
             doc["confusion_matrix"] = cm.tolist()
             doc["classes"] = display

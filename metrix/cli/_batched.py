@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import importlib.util
+import inspect
 import os
 import resource
 import sys
@@ -483,11 +484,13 @@ class _Group:
 def _skip_unweighted(results, weight):
     """With ``--sample-weight``, a metric that takes no weights (max error) is
     skipped, as when the file is read whole."""
-    if weight:
-        for row in results:
-            if row["function"] == "max_error":
-                row.pop("value", None)
-                row["status"] = "skipped (takes no sample_weight)"
+    import metrix
+
+    for row in results if weight else ():
+        fn = getattr(metrix, row["function"], None)
+        if fn is not None and "sample_weight" not in inspect.signature(fn).parameters:
+            row.pop("value", None)
+            row["status"] = "skipped (takes no sample_weight)"
 
 
 def run_dask(args, *, yt_cols, yp_cols, ys_cols):

@@ -17,7 +17,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..registry import by_key, names
+from .. import classification as clf
+from .. import ranking, regression
+from ..registry import by_function, names
 from ._io import BadData, UsageError
 
 TASKS = ("auto", "binary", "multiclass", "multilabel", "regression", "ranking")
@@ -89,66 +91,79 @@ def detect_task(y_true: np.ndarray, y_pred, y_score, seen: dict | None = None) -
     return "binary" if len(values) <= 2 else "multiclass"
 
 
-def _spec(key, inputs="pred", kwargs=None, *, name=None, shared=False) -> Spec:
-    """The row ``name`` (default ``key``) of the registry's metric ``key``; ``shared``:
-    one ``metrix.evaluate`` pass computes it (its name there, ``_<average>`` added)."""
-    e, kwargs = by_key(key), kwargs or {}
+def key(fn) -> str:
+    """The report's name of the public metric ``fn``: its registry key."""
+    return by_function(fn.__name__).key
+
+
+def _spec(fn, kwargs=None, *, name=None, shared=False) -> Spec:
+    """The row of the metric ``fn``, named ``name`` (default: its key, ``_<average>``
+    added); ``shared``: one ``metrix.evaluate`` pass computes it, where it can."""
+    e, kwargs = by_function(fn.__name__), dict(kwargs or {})
     suffix = f"_{kwargs['average']}" if "average" in kwargs else ""
-    return Spec(name or key, e.function, inputs, kwargs,
-                shared=e.evaluate + suffix if shared else None)
+    return Spec(name or e.key + suffix, e.function, "score" if e.family == "score" else "pred",
+                kwargs, shared=e.evaluate + suffix if shared and e.evaluate else None)
 
 
-def _prf(avg):
-    return [_spec(m, "pred", {"average": avg}, name=f"{m}_{avg}", shared=True)
-            for m in ("precision", "recall", "f1")]
+#: the metrics of the rows that several tasks share, in report order
+PRF = (clf.precision_score, clf.recall_score, clf.f1_score)
+_TWO = (clf.accuracy_score, clf.balanced_accuracy_score)
+_ROW_MEANS = (ranking.ndcg_score, ranking.dcg_score,
+              ranking.label_ranking_average_precision_score, ranking.coverage_error,
+              ranking.label_ranking_loss)
+_REGRESSION = (regression.mean_absolute_error, regression.mean_squared_error,
+               regression.root_mean_squared_error, regression.r2_score,
+               regression.explained_variance_score, regression.median_absolute_error,
+               regression.mean_absolute_percentage_error, regression.max_error)
+
+
+def _averaged(*averages):
+    return [_spec(f, {"average": avg}, shared=True) for avg in averages for f in PRF]
 
 
 def default_metrics(task: str, data: Data, *, has_pred: bool, has_score: bool) -> list:
     """The metric specs of ``task`` given which inputs exist."""
     specs: list[Spec] = []
+    labels = {"labels": data.classes}
     if task == "binary":
         if has_pred:
-            pos = {"pos_label": data.pos_label}
-            specs += [_spec(k, shared=True) for k in ("accuracy", "balanced_accuracy")]
-            specs += [_spec(k, "pred", dict(pos), shared=True)
-                      for k in ("precision", "recall", "f1")]
-            specs += [_spec("mcc", shared=True)]
+            specs += [_spec(f, shared=True) for f in _TWO]
+            specs += [_spec(f, {"pos_label": data.pos_label}, shared=True) for f in PRF]
+            specs += [_spec(clf.matthews_corrcoef, shared=True)]
         if has_score:  # on y_pos (0/1): the score is P(y == pos_label) for every metric
-            specs += [_spec("roc_auc", "score", shared=True),
-                      _spec("average_precision", "score", {"pos_label": 1}, shared=True),
-                      _spec("log_loss", "score", {"labels": [0, 1]}, shared=True),
-                      _spec("brier_score_loss", "score", {"pos_label": 1}, name="brier",
-                            shared=True),
+            one = {"pos_label": 1}
+            specs += [_spec(ranking.roc_auc_score, shared=True),
+                      _spec(ranking.average_precision_score, one, shared=True),
+                      _spec(clf.log_loss, {"labels": [0, 1]}, shared=True),
+                      _spec(clf.brier_score_loss, one, name="brier", shared=True),
                       # the expected calibration error (beside the reliability plot)
-                      _spec("calibration_error", "score")]
+                      _spec(clf.calibration_error)]
     elif task == "multiclass":
-        labels = {"labels": data.classes}
         if has_pred:
-            specs += [_spec(k, shared=True) for k in ("accuracy", "balanced_accuracy")]
-            specs += _prf("macro") + _prf("weighted")
-            specs += [_spec("mcc", shared=True), _spec("kappa", name="cohen_kappa", shared=True)]
+            kappa = clf.cohen_kappa_score
+            specs += [_spec(f, shared=True) for f in _TWO] + _averaged("macro", "weighted")
+            specs += [_spec(clf.matthews_corrcoef, shared=True),
+                      _spec(kappa, name=by_function(kappa.__name__).evaluate, shared=True)]
         if has_score:
-            specs += [_spec("roc_auc", "score", {"multi_class": "ovr", **labels},
+            specs += [_spec(ranking.roc_auc_score, {"multi_class": "ovr", **labels},
                             name="roc_auc_ovr"),
-                      _spec("log_loss", "score", dict(labels)),
-                      _spec("top_k_accuracy", "score", {"k": 2, **labels},
+                      _spec(clf.log_loss, labels),
+                      _spec(ranking.top_k_accuracy_score, {"k": 2, **labels},
                             name="top_2_accuracy")]
     elif task == "multilabel":
         if has_pred:
-            for avg in ("micro", "macro", "weighted", "samples"):
-                specs += _prf(avg)
-            specs += [_spec("hamming_loss"), _spec("accuracy", name="subset_accuracy")]
+            specs += _averaged("micro", "macro", "weighted", "samples")
+            specs += [_spec(clf.hamming_loss), _spec(clf.accuracy_score, name="subset_accuracy")]
         if has_score:
-            specs += [_spec("lrap", "score")]
+            specs += [_spec(ranking.label_ranking_average_precision_score)]
     elif task == "regression":
-        specs += [_spec(k) for k in ("mae", "mse", "rmse", "r2", "explained_variance",
-                                     "median_ae", "mape", "max_error")]
+        specs += [_spec(f) for f in _REGRESSION]
     elif task == "ranking":
         if not has_score:
             raise UsageError("--task ranking needs --y-score")
-        specs += [_spec(k, "score") for k in (  # 1-D: the areas under the two curves
-            names("key", path="ranking") if getattr(data.y_true, "ndim", 1) == 1
-            else ("ndcg", "dcg", "lrap", "coverage_error", "label_ranking_loss"))]
+        one = getattr(data.y_true, "ndim", 1) == 1  # the areas under the two curves
+        specs += [_spec(f) for f in ([getattr(ranking, name) for name in names(
+            "function", path="ranking")] if one else _ROW_MEANS)]
     else:
         raise UsageError(f"unknown task {task!r}; expected one of {', '.join(TASKS)}")
     return specs
