@@ -3,12 +3,17 @@
 Pure host code: it receives per-class numbers that are already Python floats
 (or NumPy scalars) and lays them out byte-for-byte like
 ``sklearn.metrics.classification_report``.  Metric modules compute the numbers
-on the device and call :func:`format_report` once at the end.
+on the device and call :func:`format_report` once at the end (the row names
+from :func:`row_names`).
 """
 
 from __future__ import annotations
 
-__all__ = ["format_report"]
+import warnings
+
+from .._core.stacklevel import find_stack_level
+
+__all__ = ["format_report", "row_names"]
 
 _HEADERS = ("precision", "recall", "f1-score", "support")
 # scikit-learn sizes the name column for its longest average heading
@@ -24,6 +29,22 @@ def _support(s):
     if hasattr(s, "dtype") and getattr(s.dtype, "kind", "f") in "iub":
         return int(s)
     return float(s)
+
+
+def row_names(shown, target_names, labels_given):
+    """The report's row names: ``target_names``, else ``str`` of the ``shown``
+    labels; a length that does not match ``shown`` warns where ``labels`` was
+    given and raises otherwise (scikit-learn's rule)."""
+    if target_names is not None and len(shown) != len(target_names):
+        if labels_given:
+            warnings.warn(
+                f"labels size, {len(shown)}, does not match size of target_names, "
+                f"{len(target_names)}", UserWarning, stacklevel=find_stack_level())
+        else:
+            raise ValueError(
+                f"Number of classes, {len(shown)}, does not match size of target_names, "
+                f"{len(target_names)}. Try specifying the labels parameter")
+    return ["%s" % v for v in shown] if target_names is None else target_names
 
 
 def format_report(rows, *, target_names=None, averages=None, digits=2, output_dict=False,

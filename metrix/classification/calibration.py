@@ -190,14 +190,20 @@ def _check_probabilities(p, xp, name):
                          "a sigmoid (binary) or a softmax (multiclass) to logits first.")
 
 
-def _binary_correct(inp, pos_label, validate):
-    """Whether each sample is positive (binary input)."""
+def _labels_1d(inp):
+    """``y_true`` as a 1-D array (an ``(n, 1)`` column flattened), else scikit-learn's error."""
     y = inp.y
     if y.ndim == 2 and y.shape[1] == 1:
-        inp.y = y = y.reshape(-1) if inp.host_y else inp.xp.reshape(y, (-1,))
+        y = y.reshape(-1) if inp.host_y else inp.xp.reshape(y, (-1,))
     if y.ndim != 1:
         raise ValueError(f"y_true should be a 1d array, got an array of shape "
                          f"{tuple(y.shape)} instead.")
+    return y
+
+
+def _binary_correct(inp, pos_label, validate):
+    """Whether each sample is positive (binary input)."""
+    inp.y = _labels_1d(inp)
     if validate:
         pos_label = check_pos_label(inp, pos_label)
         labels = unique_array(inp)
@@ -211,15 +217,10 @@ def _binary_correct(inp, pos_label, validate):
 
 def _multiclass_correct(inp, conf_proba, validate):
     """``(confidence, correct)`` of multiclass input (top label)."""
-    xp, y = inp.xp, inp.y
     if inp.host_y:
         raise ValueError("multiclass calibration_error takes y_true as class indices "
                          "0..n_classes-1 (the columns of y_prob), not strings")
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = xp.reshape(y, (-1,))
-    if y.ndim != 1:
-        raise ValueError(f"y_true should be a 1d array, got an array of shape "
-                         f"{tuple(y.shape)} instead.")
+    xp, y = inp.xp, _labels_1d(inp)
     if xp.isdtype(y.dtype, "bool"):
         y = xp.astype(y, _ns.count_dtype(xp, inp.device))
     c = conf_proba.shape[1]

@@ -106,7 +106,12 @@ _MACRO_OVER = """\
 """
 _label_doc = sections(targets=_TARGETS, targets_1d=_TARGETS_1D, labels=_PRF_LABELS,
                       average=_PRF_AVERAGE, sample_weight=_SAMPLE_WEIGHT, validate=_VALIDATE,
-                      zero_division=_ZERO_DIVISION, macro_over=_MACRO_OVER)
+                      zero_division=_ZERO_DIVISION, macro_over=_MACRO_OVER,
+                      binary_average=(  # the parameters after y_true, y_pred (and beta)
+                          _PRF_LABELS + '    average : {"binary", "micro", "macro", '
+                          '"weighted", "samples"} or None, default="binary"\n'
+                          + _PRF_AVERAGE + _SAMPLE_WEIGHT
+                          + _ZERO_DIVISION + _MACRO_OVER + _VALIDATE))
 
 
 @metric_edge
@@ -587,13 +592,7 @@ def fbeta_score(
     beta : float
         Weight of recall in the F-score: ``beta > 1`` favours recall, ``beta < 1``
         precision.
-    %(labels)s
-    average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
-        %(average)s
-    %(sample_weight)s
-    %(zero_division)s
-    %(macro_over)s
-    %(validate)s
+    %(binary_average)s
 
     Returns
     -------
@@ -640,13 +639,7 @@ def f1_score(
     Parameters
     ----------
     %(targets)s
-    %(labels)s
-    average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
-        %(average)s
-    %(sample_weight)s
-    %(zero_division)s
-    %(macro_over)s
-    %(validate)s
+    %(binary_average)s
 
     Returns
     -------
@@ -688,13 +681,7 @@ def precision_score(
     Parameters
     ----------
     %(targets)s
-    %(labels)s
-    average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
-        %(average)s
-    %(sample_weight)s
-    %(zero_division)s
-    %(macro_over)s
-    %(validate)s
+    %(binary_average)s
 
     Returns
     -------
@@ -731,13 +718,7 @@ def recall_score(
     Parameters
     ----------
     %(targets)s
-    %(labels)s
-    average : {"binary", "micro", "macro", "weighted", "samples"} or None, default="binary"
-        %(average)s
-    %(sample_weight)s
-    %(zero_division)s
-    %(macro_over)s
-    %(validate)s
+    %(binary_average)s
 
     Returns
     -------

@@ -10,13 +10,11 @@ where ``_report_format.format_report`` lays them out exactly as scikit-learn.
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Sequence
 from typing import Any, Literal
 
 from .._core import namespace as _ns
 from .._core.edge import metric_edge
-from .._core.stacklevel import find_stack_level
 from .._core.typing import ArrayLike
 from .._core.validation import check_zero_division
 from ..backends import ops as _ops
@@ -24,7 +22,7 @@ from . import _encoding as _labels
 from . import _statistic as _stats
 from ._input import label_problem, prepare_inputs
 from ._prf import prf_from_counts
-from ._report_format import format_report
+from ._report_format import format_report, row_names
 from .confusion import _label_doc
 
 __all__ = ["classification_report"]
@@ -179,17 +177,7 @@ def classification_report(
     shown = _ns.host_values(labels if labels_given else prob.classes)
     micro_is_accuracy = not multilabel and (
         not labels_given or _all_values_declared(prob, labels))
-    if target_names is not None and len(shown) != len(target_names):
-        if labels_given:
-            warnings.warn(
-                f"labels size, {len(shown)}, does not match size of target_names, "
-                f"{len(target_names)}", UserWarning, stacklevel=find_stack_level())
-        else:
-            raise ValueError(
-                f"Number of classes, {len(shown)}, does not match size of target_names, "
-                f"{len(target_names)}. Try specifying the labels parameter")
-    if target_names is None:
-        target_names = ["%s" % v for v in shown]
+    target_names = row_names(shown, target_names, labels_given)
     per_class, averages = report_numbers(prob, samples_prob=samples_prob,
                                          zero_division=zero_division, validate=validate)
     p, r, f, s = per_class

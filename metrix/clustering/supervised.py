@@ -54,7 +54,18 @@ __all__ = [
 
 _AVERAGES = ("arithmetic", "geometric", "max", "min")
 
+_PARTITION = """
+    labels_true : array-like of shape (n_samples,)
+        A clustering of the data into disjoint subsets{}.
+    labels_pred : array-like of shape (n_samples,)
+        A clustering of the data into disjoint subsets{}."""
+
 _doc = sections(
+    partitions=_PARTITION.format("", ""),
+    partitions_uv=_PARTITION.format(", ``U``", ", ``V``"),
+    average_method="""
+    average_method : {'min', 'geometric', 'arithmetic', 'max'}, default='arithmetic'
+        How to compute the normalizer in the denominator.""",
     labels="""
     labels_true : array-like of shape (n_samples,)
         Ground truth class labels to be used as a reference.
@@ -342,10 +353,7 @@ def mutual_info_score(labels_true: ArrayLike | None, labels_pred: ArrayLike | No
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        A clustering of the data into disjoint subsets, ``U``.
-    labels_pred : array-like of shape (n_samples,)
-        A clustering of the data into disjoint subsets, ``V``.
+    %(partitions_uv)s
     contingency : {array-like, sparse matrix} of shape (n_classes_true, n_classes_pred), \
 default=None
         A contingency matrix as :func:`contingency_matrix` gives. If given, it
@@ -396,12 +404,8 @@ def normalized_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike,
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        A clustering of the data into disjoint subsets.
-    labels_pred : array-like of shape (n_samples,)
-        A clustering of the data into disjoint subsets.
-    average_method : {'min', 'geometric', 'arithmetic', 'max'}, default='arithmetic'
-        How to compute the normalizer in the denominator.
+    %(partitions)s
+    %(average_method)s
     %(validate)s
 
     Returns
@@ -440,12 +444,8 @@ def adjusted_mutual_info_score(labels_true: ArrayLike, labels_pred: ArrayLike, *
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        A clustering of the data into disjoint subsets, ``U``.
-    labels_pred : array-like of shape (n_samples,)
-        A clustering of the data into disjoint subsets, ``V``.
-    average_method : {'min', 'geometric', 'arithmetic', 'max'}, default='arithmetic'
-        How to compute the normalizer in the denominator.
+    %(partitions_uv)s
+    %(average_method)s
     %(validate)s
 
     Returns
@@ -654,10 +654,7 @@ def fowlkes_mallows_score(labels_true: ArrayLike, labels_pred: ArrayLike, *,
 
     Parameters
     ----------
-    labels_true : array-like of shape (n_samples,)
-        A clustering of the data into disjoint subsets.
-    labels_pred : array-like of shape (n_samples,)
-        A clustering of the data into disjoint subsets.
+    %(partitions)s
     %(validate)s
 
     Returns

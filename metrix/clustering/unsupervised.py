@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 
+from .._core.docstrings import sections
 from .._core.edge import metric_edge
 from .._core.namespace import device_of, get_namespace_and_device, max_float_dtype
 from ..backends import ops
@@ -53,6 +54,23 @@ _SKLEARN_METRICS = (
 _WORKING_MEMORY_MIB = 64
 #: scikit-learn's ``pairwise_distances_chunked`` arguments that ``**kwds`` may carry
 _CHUNK_KWDS = ("n_jobs", "working_memory")
+
+_doc = sections(
+    x_silhouette="""
+    X : array-like of shape (n_samples, n_samples) if metric == "precomputed" or \
+(n_samples, n_features) otherwise
+        Pairwise distances between samples, or a feature array.""",
+    features="""
+    X : array-like of shape (n_samples, n_features)
+        One row per data point.
+    labels : array-like of shape (n_samples,)
+        Predicted labels for each sample.""",
+    rousseeuw="""
+    References
+    ----------
+    .. [1] P. J. Rousseeuw (1987). "Silhouettes: a Graphical Aid to the
+       Interpretation and Validation of Cluster Analysis". Journal of
+       Computational and Applied Mathematics 20: 53-65.""")
 
 
 def _check_metric(metric, func_name):
@@ -155,6 +173,7 @@ def _silhouette(X, labels, metric, kwds, *, func_name, sample_size=None, random_
 
 
 @metric_edge
+@_doc
 def silhouette_samples(X, labels, *, metric="euclidean", **kwds):
     """Silhouette Coefficient of each sample.
 
@@ -171,9 +190,7 @@ def silhouette_samples(X, labels, *, metric="euclidean", **kwds):
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_samples) if metric == "precomputed" or \
-(n_samples, n_features) otherwise
-        Pairwise distances between samples, or a feature array.
+    %(x_silhouette)s
     labels : array-like of shape (n_samples,)
         Label values for each sample (any type; 2 to ``n_samples - 1`` distinct).
     metric : str, default="euclidean"
@@ -195,11 +212,7 @@ def silhouette_samples(X, labels, *, metric="euclidean", **kwds):
         device of ``X``; float32 for float32 ``X`` with the euclidean, cosine
         and precomputed metrics (as scikit-learn), else the widest float.
 
-    References
-    ----------
-    .. [1] P. J. Rousseeuw (1987). "Silhouettes: a Graphical Aid to the
-       Interpretation and Validation of Cluster Analysis". Journal of
-       Computational and Applied Mathematics 20: 53-65.
+    %(rousseeuw)s
 
     Examples
     --------
@@ -212,6 +225,7 @@ def silhouette_samples(X, labels, *, metric="euclidean", **kwds):
 
 
 @metric_edge
+@_doc
 def silhouette_score(X, labels, *, metric="euclidean", sample_size=None, random_state=None,
                      **kwds):
     """Mean Silhouette Coefficient of all samples (or of a random subset).
@@ -226,9 +240,7 @@ def silhouette_score(X, labels, *, metric="euclidean", sample_size=None, random_
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_samples) if metric == "precomputed" or \
-(n_samples, n_features) otherwise
-        Pairwise distances between samples, or a feature array.
+    %(x_silhouette)s
     labels : array-like of shape (n_samples,)
         Predicted labels for each sample.
     metric : str, default="euclidean"
@@ -246,11 +258,7 @@ def silhouette_score(X, labels, *, metric="euclidean", sample_size=None, random_
         Mean Silhouette Coefficient (a Python float for NumPy inputs, else a
         0-d array on the device of ``X``).
 
-    References
-    ----------
-    .. [1] P. J. Rousseeuw (1987). "Silhouettes: a Graphical Aid to the
-       Interpretation and Validation of Cluster Analysis". Journal of
-       Computational and Applied Mathematics 20: 53-65.
+    %(rousseeuw)s
 
     Examples
     --------
@@ -278,6 +286,7 @@ def _cluster_means(X, labels):
 
 
 @metric_edge
+@_doc
 def calinski_harabasz_score(X, labels):
     """Calinski-Harabasz score (Variance Ratio Criterion).
 
@@ -292,10 +301,7 @@ def calinski_harabasz_score(X, labels):
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        One row per data point.
-    labels : array-like of shape (n_samples,)
-        Predicted labels for each sample.
+    %(features)s
 
     Returns
     -------
@@ -325,6 +331,7 @@ def calinski_harabasz_score(X, labels):
 
 
 @metric_edge
+@_doc
 def davies_bouldin_score(X, labels):
     """Davies-Bouldin score.
 
@@ -341,10 +348,7 @@ def davies_bouldin_score(X, labels):
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        One row per data point.
-    labels : array-like of shape (n_samples,)
-        Predicted labels for each sample.
+    %(features)s
 
     Returns
     -------

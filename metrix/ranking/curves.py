@@ -30,7 +30,15 @@ curve_doc = sections(binary="""\
     pos_label : int, float, bool or str, default=None
         The positive class.""", validate="""\
     validate : bool, default=True
-        Check target type and finiteness (reads values; a host sync).""")
+        Check target type and finiteness (reads values; a host sync).""", thresholds="""\
+    thresholds : int or array, default=None
+        ``None``: one point per distinct score; an int ``T``: ``T`` evenly
+        spaced thresholds in [0, 1]; an array: those thresholds.  As in
+        :func:`roc_curve`.""", fawcett="""\
+    References
+    ----------
+    .. [1] T. Fawcett, "An introduction to ROC analysis", Pattern Recognition
+       Letters 27(8), 2006.""")
 
 # -- curves ---------------------------------------------------------------
 
@@ -70,6 +78,17 @@ def _keep(mask_mid, *arrays, xp):
     one = xp.ones((1,), dtype=xp.bool, device=dev)
     keep = xp.concat([one, mask_mid, one])
     return tuple(a[keep] for a in arrays)
+
+
+def _drop_flat(fps, tps, thr, xp):
+    """The points where ``tps`` changes on either side (and the two ends)."""
+    return _keep((tps[1:-1] != tps[:-2]) | (tps[2:] != tps[1:-1]), fps, tps, thr, xp=xp)
+
+
+def _det_two_classes(inp):
+    if len(unique_values(inp)) != 2:
+        raise ValueError("Only one class is present in y_true. Detection error tradeoff "
+                         "curve is not defined in that case.")
 
 
 def _prepend(a, value, xp):
@@ -114,10 +133,7 @@ def roc_curve(y_true: Any, y_score: Any, *, pos_label: int | float | bool | str 
     thresholds : array of shape (n_thresholds + 1,)
         Decreasing; the first one is ``inf`` (the point (0, 0)).
 
-    References
-    ----------
-    .. [1] T. Fawcett, "An introduction to ROC analysis", Pattern Recognition
-       Letters 27(8), 2006.
+    %(fawcett)s
     """
     inp, fps, tps, thr, totals = _curve_counts(y_true, y_score, pos_label, sample_weight,
                                                thresholds, validate)
@@ -165,10 +181,7 @@ def precision_recall_curve(y_true: Any, y_score: Any, *,
         Sample weights.
     drop_intermediate : bool, default=False
         Drop points of equal recall except the first and last (exact curves).
-    thresholds : int or array, default=None
-        ``None``: one point per distinct score; an int ``T``: ``T`` evenly
-        spaced thresholds in [0, 1]; an array: those thresholds.  As in
-        :func:`roc_curve`.
+    %(thresholds)s
     %(validate)s
 
     Returns
@@ -190,8 +203,7 @@ def precision_recall_curve(y_true: Any, y_score: Any, *,
     xp = inp.xp
     if totals is None:
         if drop_intermediate and fps.shape[0] > 2:
-            fps, tps, thr = _keep((tps[1:-1] != tps[:-2]) | (tps[2:] != tps[1:-1]),
-                                  fps, tps, thr, xp=xp)
+            fps, tps, thr = _drop_flat(fps, tps, thr, xp)
         fps, tps, thr = xp.flip(fps), xp.flip(tps), xp.flip(thr)
         tot_p = tps[0]
         warn = True
@@ -226,10 +238,7 @@ def det_curve(y_true: Any, y_score: Any, pos_label: int | float | bool | str | N
         Sample weights.
     drop_intermediate : bool, default=False
         Drop points of equal false negative rate (exact curves).
-    thresholds : int or array, default=None
-        ``None``: one point per distinct score; an int ``T``: ``T`` evenly
-        spaced thresholds in [0, 1]; an array: those thresholds.  As in
-        :func:`roc_curve`.
+    %(thresholds)s
     %(validate)s
 
     Returns
@@ -252,20 +261,16 @@ def det_curve(y_true: Any, y_score: Any, pos_label: int | float | bool | str | N
     f = inp.fdt
     if totals is not None:
         tot_n, tot_p = totals
-        if validate and len(unique_values(inp)) != 2:
-            raise ValueError("Only one class is present in y_true. Detection error tradeoff "
-                             "curve is not defined in that case.")
+        if validate:
+            _det_two_classes(inp)
         fpr = safe_divide(fps, tot_n, zero_value=float("nan"), xp=xp)
         fnr = safe_divide(tot_p - tps, tot_p, zero_value=float("nan"), xp=xp)
         return xp.astype(fpr, f), xp.astype(fnr, f), thr
     fps, tps = _prepend(fps, 0.0, xp), _prepend(tps, 0.0, xp)
     thr = _prepend(xp.astype(thr, f), float("inf"), xp)
     if drop_intermediate and fps.shape[0] > 2:
-        fps, tps, thr = _keep((tps[1:-1] != tps[:-2]) | (tps[2:] != tps[1:-1]),
-                              fps, tps, thr, xp=xp)
-    if len(unique_values(inp)) != 2:
-        raise ValueError("Only one class is present in y_true. Detection error tradeoff "
-                         "curve is not defined in that case.")
+        fps, tps, thr = _drop_flat(fps, tps, thr, xp)
+    _det_two_classes(inp)
     fns = tps[-1] - tps
     p_count, n_count = tps[-1], fps[-1]
     first = int(xp.searchsorted(fps, fps[0:1], side="right")[0]) - 1

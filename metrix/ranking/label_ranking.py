@@ -43,6 +43,8 @@ _label_doc = sections(on_device="""\
         Sample weights.
     validate : bool, default=True
         Check target types and finiteness (host reads).""", tsoumakas="""\
+    References
+    ----------
     .. [1] G. Tsoumakas, I. Katakis, I. Vlahavas, "Mining Multi-label Data",
        Data Mining and Knowledge Discovery Handbook, 2010.""")
 
@@ -423,8 +425,6 @@ def label_ranking_average_precision_score(y_true: Any, y_score: Any, *,
     score : 0-d array
         %(on_device)s
 
-    References
-    ----------
     %(tsoumakas)s
     """
     inp, xp = _label_inputs(y_true, y_score, sample_weight, validate, allow_binary_2d=True)
@@ -459,8 +459,6 @@ def coverage_error(y_true: Any, y_score: Any, *, sample_weight: Any = None,
     coverage : 0-d array
         %(on_device)s
 
-    References
-    ----------
     %(tsoumakas)s
     """
     inp, xp = _label_inputs(y_true, y_score, sample_weight, validate, ensure_2d=True)
@@ -492,8 +490,6 @@ def label_ranking_loss(y_true: Any, y_score: Any, *, sample_weight: Any = None,
     loss : 0-d array
         %(on_device)s
 
-    References
-    ----------
     %(tsoumakas)s
     """
     inp, xp = _label_inputs(y_true, y_score, sample_weight, validate)

@@ -100,10 +100,7 @@ def confusion_matrix_at_thresholds(y_true: Any, y_score: Any, *,
     thresholds : array of shape (n_thresholds,)
         Decreasing scores, in ``y_score``'s dtype.
 
-    References
-    ----------
-    .. [1] T. Fawcett, "An introduction to ROC analysis", Pattern Recognition
-       Letters 27(8), 2006.
+    %(fawcett)s
     """
     inp, fps, tps, thr, totals = _curve_counts(y_true, y_score, pos_label, sample_weight,
                                                thresholds, validate)

@@ -344,17 +344,23 @@ root_mean_squared_error.__doc__ = _doc(
     r"\mathrm{RMSE} = \sqrt{\mathrm{MSE}}")
 
 
+def _log_error(kind, y_true, y_pred, sample_weight, multioutput, validate, func, title):
+    """The (root) mean squared error of ``log1p`` of the targets (checked > -1)."""
+    t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
+                          func=func, output_weights=False)
+    if validate:
+        check_log_domain(t, title)
+        check_output_weights(t)
+    return _mean_error_general(kind, t, _squared(t.xp, log=True))
+
+
 @metric_edge
 def mean_squared_log_error(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None,
         multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
         validate: bool = True) -> Any:
-    t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
-                          func="mean_squared_log_error", output_weights=False)
-    if validate:
-        check_log_domain(t, "Mean Squared Logarithmic Error")
-        check_output_weights(t)
-    return _mean_error_general("squared", t, _squared(t.xp, log=True))
+    return _log_error("squared", y_true, y_pred, sample_weight, multioutput, validate,
+                      "mean_squared_log_error", "Mean Squared Logarithmic Error")
 mean_squared_log_error.__doc__ = _doc(
     "mean_squared_log_error", "Mean squared logarithmic error (targets > -1).",
     r"\mathrm{MSLE} = \mathrm{MSE}(\log(1 + y), \log(1 + \hat y))")
@@ -365,12 +371,8 @@ def root_mean_squared_log_error(
         y_true: Any, y_pred: Any, *, sample_weight: Any = None,
         multioutput: Literal["raw_values", "uniform_average"] | Any = "uniform_average",
         validate: bool = True) -> Any:
-    t = check_reg_targets(y_true, y_pred, sample_weight, multioutput, validate=validate,
-                          func="root_mean_squared_log_error", output_weights=False)
-    if validate:
-        check_log_domain(t, "Root Mean Squared Logarithmic Error")
-        check_output_weights(t)
-    return _mean_error_general("root", t, _squared(t.xp, log=True))
+    return _log_error("root", y_true, y_pred, sample_weight, multioutput, validate,
+                      "root_mean_squared_log_error", "Root Mean Squared Logarithmic Error")
 root_mean_squared_log_error.__doc__ = _doc(
     "root_mean_squared_log_error", "Root mean squared logarithmic error (targets > -1).",
     r"\mathrm{RMSLE} = \sqrt{\mathrm{MSLE}}")

@@ -361,6 +361,15 @@ def _mean_over_queries(values, rk, empty, empty_target_action):
     return _ns.to_output(_query_mean(values, rk, empty, empty_target_action), rk.xp)
 
 
+def _query_score(values_of, y_true, y_score, query_ids, n_queries, k, max_items,
+                 empty_target_action, validate):
+    """The mean over queries of ``values_of(rk)`` of the ranked queries ``rk``
+    (a query is empty without a relevant item)."""
+    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
+               validate)
+    return _mean_over_queries(values_of(rk), rk, rk.n_rel == 0, empty_target_action)
+
+
 def _hits_at_k(rk):
     xp = rk.xp
     return rk.segsum(xp.where(rk.in_k, rk.hit, xp.zeros_like(rk.hit)))
@@ -485,10 +494,8 @@ def precision_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids
     the denominator is :math:`\\min(k, n_{items})` (``adaptive_k`` is a keyword
     of this function, as in TorchMetrics).
     """
-    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
-               validate)
-    values = precision_values(rk, k, adaptive_k)
-    return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
+    return _query_score(lambda rk: precision_values(rk, k, adaptive_k), y_true, y_score,
+                        query_ids, n_queries, k, max_items, empty_target_action, validate)
 
 
 @metric_edge
@@ -501,10 +508,8 @@ def recall_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: A
 
     :math:`R@k = |\\mathrm{rel} \\cap \\mathrm{top}_k| / |\\mathrm{rel}|`.
     """
-    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
-               validate)
-    values = recall_values(rk)
-    return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
+    return _query_score(recall_values, y_true, y_score, query_ids, n_queries, k, max_items,
+                        empty_target_action, validate)
 
 
 @metric_edge
@@ -514,10 +519,8 @@ def hit_rate_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids:
                   empty_target_action: Literal["neg", "pos", "skip", "error"] = "neg",
                   validate: bool = True) -> Any:
     """Mean over queries of 1 when a relevant item is among the top ``k``, else 0."""
-    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
-               validate)
-    values = hit_rate_values(rk)
-    return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
+    return _query_score(hit_rate_values, y_true, y_score, query_ids, n_queries, k, max_items,
+                        empty_target_action, validate)
 
 
 @metric_edge
@@ -530,10 +533,8 @@ def mrr(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any = Non
 
     The reciprocal rank is 0 when no relevant item is among the top ``k``.
     """
-    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
-               validate)
-    values = mrr_values(rk)
-    return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
+    return _query_score(mrr_values, y_true, y_score, query_ids, n_queries, k, max_items,
+                        empty_target_action, validate)
 
 
 @metric_edge
@@ -548,10 +549,8 @@ def map_at_k(y_true: Any, y_score: Any, *, k: int | None = None, query_ids: Any 
     \\sum_{r \\le k,\\ \\mathrm{rel}(r)} P@r`, 0 when no relevant item is in the
     top k (TorchMetrics' ``retrieval_average_precision``).
     """
-    rk = _rank(y_true, y_score, query_ids, n_queries, k, max_items, empty_target_action,
-               validate)
-    values = map_values(rk)
-    return _mean_over_queries(values, rk, rk.n_rel == 0, empty_target_action)
+    return _query_score(map_values, y_true, y_score, query_ids, n_queries, k, max_items,
+                        empty_target_action, validate)
 
 
 @metric_edge

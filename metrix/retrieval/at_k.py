@@ -19,13 +19,11 @@ at that score by lower class index (``ops(xp).topk``'s order).
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Sequence
 from typing import Any, Literal
 
 from .._core import namespace as _ns
 from .._core.edge import metric_edge
-from .._core.stacklevel import find_stack_level
 from .._core.validation import (
     assert_all_finite,
     check_average,
@@ -34,7 +32,7 @@ from .._core.validation import (
 )
 from ..backends import ops
 from ..classification._prf import prf_from_counts
-from ..classification._report_format import format_report
+from ..classification._report_format import format_report, row_names
 from ..classification._statistic import LabelCounts
 from ._queries import hit_rate_at_k, map_at_k, mrr, ndcg_at_k, precision_at_k, recall_at_k
 
@@ -341,16 +339,7 @@ def classification_report_at_k(
     label_ids = (list(range(n_classes)) if labels is None
                  else _host_labels(labels) if _ns.is_host_array(labels)
                  else _as_python_numbers(labels, xp))
-    if target_names is not None and len(target_names) != len(label_ids):
-        if labels is not None:
-            warnings.warn(f"labels size, {len(label_ids)}, does not match size of "
-                          f"target_names, {len(target_names)}", stacklevel=find_stack_level())
-        else:
-            raise ValueError(
-                f"Number of classes, {len(label_ids)}, does not match size of "
-                f"target_names, {len(target_names)}. Try specifying the labels parameter")
-    if target_names is None:
-        target_names = ["%s" % v for v in label_ids]
+    target_names = row_names(label_ids, target_names, labels is not None)
     p, r, f, s = (_as_python_numbers(a, xp) for a in _prf(
         per_class, per_sample, info, average=None, beta=1.0, zero_division=zero_division,
         validate=validate))

@@ -182,7 +182,7 @@ _ZERO_DIVISION = """\
 
 
 _doc = sections(common=_COMMON_PARAMETERS, input_format=_FORMAT, validate=_VALIDATE,
-                zero_division=_ZERO_DIVISION)
+                format_zero_validate=_FORMAT + _ZERO_DIVISION + _VALIDATE)
 
 
 @metric_edge
@@ -218,9 +218,7 @@ def mean_iou(
         the flattened maps. ``True``: per image, then the mean over the images
         where the value is defined (TorchMetrics' ``MeanIoU(per_class=True)``
         for ``average=None``).
-    %(input_format)s
-    %(zero_division)s
-    %(validate)s
+    %(format_zero_validate)s
 
     Returns
     -------
@@ -281,9 +279,7 @@ def dice_score(
         flattened maps. ``True``: per image, then the mean over the images
         where the value is defined (TorchMetrics' ``DiceScore``, whose
         ``average`` it takes).
-    %(input_format)s
-    %(zero_division)s
-    %(validate)s
+    %(format_zero_validate)s
 
     Returns
     -------
@@ -345,9 +341,7 @@ def pixel_accuracy(
         the flattened maps (``accuracy_score`` for ``"micro"`` over all
         classes). ``True``: per image, then the mean over the images where
         the value is defined.
-    %(input_format)s
-    %(zero_division)s
-    %(validate)s
+    %(format_zero_validate)s
 
     Returns
     -------
