@@ -33,6 +33,7 @@ from ..classification.calibration import (
     top_label,
 )
 from ._functional import StreamMetric, array_namespace, dtype_probe, is_float, result_dtype
+from ._in_place import InPlaceFirst
 from ._wrappers import _Accumulating
 
 __all__ = ["CalibrationError", "CalibrationStream"]
@@ -165,7 +166,7 @@ class CalibrationStream(StreamMetric):
         return xp.astype(value, result_dtype(state, xp))
 
 
-class CalibrationError(_Accumulating):
+class CalibrationError(InPlaceFirst, _Accumulating):
     """Streaming calibration error (``norm="l1"``: expected calibration error).
 
     ``CalibrationError(n_bins=15, norm="l1", num_classes=None, *,
@@ -190,17 +191,6 @@ class CalibrationError(_Accumulating):
 
     higher_is_better = False
     _owned_leaf = "hist"  # eager CPU: unweighted batches added in place (``accumulator``)
-
-    def update(self, y_true, y_prob, sample_weight=None):
-        """Add one batch (no host read)."""
-        add = self._add  # the training loop's case first: the owned histogram, in place
-        if (add is not None and sample_weight is None and self._owned is not None
-                and self._owned is self._state.get("hist") and add(y_true, y_prob)):
-            seen = self._seen  # (the adder declines while torch.compile traces)
-            if seen is not None:
-                self._seen = seen + y_prob.shape[0]
-            return
-        super().update(y_true, y_prob, sample_weight)
 
     def __init__(self, n_bins=15, norm="l1", num_classes=None, *, ignore_index=None,
                  validate=False):
