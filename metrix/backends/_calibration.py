@@ -20,8 +20,8 @@ import numpy as np
 _SCORES = (np.dtype(np.float32), np.dtype(np.float64))
 #: batches up to this size are binned by NumPy's binary search (one call) and summed
 #: by three bincounts; larger ones by :func:`bin_table` (or the arithmetic of
-#: :func:`_bin_codes`) and two (fewer passes, more calls)
-_SEARCH_ROWS = 2048
+#: :func:`_bin_codes`) and two (fewer passes, more calls: faster from about 512 rows)
+_SEARCH_ROWS = 512
 
 
 def calibration_fits(hist, y, p, multiclass) -> bool:
@@ -110,45 +110,108 @@ def _table_codes(conf, table):
     return s
 
 
-def add_calibration(own, y, p, edges, multiclass, tables=(None, None)):
-    """Add one batch's weight, confidence and accuracy sums per bin into ``own``
-    (``(n_bins + 1, 3)`` float64, in place).  ``edges``: ``(float32 edges,
-    float64 edges)`` as arrays, each ending with NaN; ``tables``: their folded
-    :func:`bin_table`, or None (then :func:`_bin_codes`)."""
-    if multiclass:  # the top probability read at its argmax (NumPy's max along a
-        # short row costs several times the argmax)
+class CalibrationKernel:
+    """Adds batches into ``own``, an ``(n_bins + 1, 3)`` float64 histogram, in place:
+    per bin the weight, confidence and accuracy sums.  ``edges``: the metric's
+    ``(float32 edges, float64 edges)`` (the confidences' dtype picks).  What a
+    batch reuses is made once: the edges as arrays (ending with NaN), their folded
+    :func:`bin_table` (None: :func:`_bin_codes`), ``own``'s columns, the
+    multiclass rows' flat offsets (for the last shape)."""
+
+    __slots__ = ("own", "cols", "edges", "inner", "tables", "offsets", "multiclass")
+
+    def __init__(self, own, edges, multiclass):
+        self.own, self.multiclass = own, multiclass
+        self.cols = (own[:, 0], own[:, 1], own[:, 2])
+        self.edges = (np.asarray(edges[0] + (np.nan,), dtype=np.float32),
+                      np.asarray(edges[1] + (np.nan,), dtype=np.float64))
+        # the inner edges and the last: a binary search of them gives the bin itself
+        self.inner = tuple(e[1:-1] for e in self.edges)
+        self.tables = _folded_tables(tuple(edges[0]), tuple(edges[1]))
+        self.offsets = {}
+
+    def add(self, y, p) -> bool:
+        """Add one batch (NumPy arrays); False, nothing done, where the kernel does
+        not take it (:func:`calibration_fits`)."""
+        if not calibration_fits(self.own, y, p, self.multiclass):
+            return False
+        if self.multiclass:
+            conf, correct = _top_label(p, y, self.offsets)
+        else:
+            conf = p
+            correct = y == 1
+        wide = conf.dtype == np.float64
+        count, conf_sum, hits = self.cols
+        size = count.shape[0]
+        if conf.shape[0] <= _SEARCH_ROWS:  # few rows: fewest calls (one binary search)
+            b = self.inner[wide].searchsorted(conf, side="right")
+            count += np.bincount(b, minlength=size)
+            conf_sum += np.bincount(b, weights=conf, minlength=size)
+            hits += np.bincount(b, weights=correct, minlength=size)
+            return True
+        table = self.tables[wide]
+        if table is None or not conf.flags.c_contiguous:
+            b = _bin_codes(conf, self.edges[wide], size - 1)
+            b -= 1
+            np.clip(b, 0, size - 1, out=b)
+        else:
+            b = _table_codes(conf, table)
+        # the counts and the correct counts per bin: one bincount of (bin, correct) pairs
+        codes = b + b
+        codes += correct
+        pairs = np.bincount(codes, minlength=2 * size)
+        count += pairs[0::2] + pairs[1::2]
+        conf_sum += np.bincount(b, weights=conf, minlength=size)
+        hits += pairs[1::2]
+        return True
+
+
+#: from this many rows, a top label over at most ``_COLUMN_CLASSES`` classes is read
+#: column-wise (:func:`_top_label`)
+_COLUMN_ROWS = 2048
+_COLUMN_CLASSES = 32
+
+
+def _top_label(p, y, offsets=None):
+    """``(conf, correct)``: each row's top probability and whether its first argmax is
+    its label ``y``.  Few rows or many classes: the argmax and the probability
+    read there (NumPy's max along a short row costs several times the argmax).
+    Many rows of few classes, where a row's argmax costs more than its values: on
+    the ``(C, n)`` transpose, the maximum and the first class that reaches it as
+    ``C - max(C - j)`` over those that do, each a pass along the rows (a row
+    holding NaN: its maximum NaN, and no class reaches it; its sums are NaN)."""
+    rows, c = p.shape
+    if rows < _COLUMN_ROWS or c > _COLUMN_CLASSES:
         top = p.argmax(axis=1)
-        rows, c = p.shape
-        conf = p.reshape(-1)[top + np.arange(0, rows * c, c)]
         correct = top == y
-    else:
-        conf = p
-        correct = y == 1
-    wide = conf.dtype == np.float64
-    table = tables[wide]
-    size = own.shape[0]
-    if conf.shape[0] <= _SEARCH_ROWS:  # few rows: fewest calls (one binary search)
-        s = np.searchsorted(edges[wide][:-1], conf, side="right")
-        part = np.empty((size + 1, 3))
-        part[:, 0] = np.bincount(s, minlength=size + 1)
-        part[:, 1] = np.bincount(s, weights=conf, minlength=size + 1)
-        part[:, 2] = np.bincount(s, weights=correct, minlength=size + 1)
-        part[1] += part[0]  # (code 0, below the first edge: bin 0)
-        own += part[1:]
-        return
-    if table is None or not conf.flags.c_contiguous:
-        b = _bin_codes(conf, edges[wide], size - 1)
-        b -= 1
-        np.clip(b, 0, size - 1, out=b)
-    else:
-        b = _table_codes(conf, table)
-    # the counts and the correct counts per bin: one bincount of (bin, correct) pairs
-    codes = b * 2
-    codes += correct
-    pairs = np.bincount(codes, minlength=2 * size).reshape(size, 2)
-    own[:, 0] += pairs[:, 0] + pairs[:, 1]
-    own[:, 1] += np.bincount(b, weights=conf, minlength=size)
-    own[:, 2] += pairs[:, 1]
+        top += _row_offsets(offsets, rows, c)
+        return p.reshape(-1).take(top), correct
+    cols = np.ascontiguousarray(p.T)
+    conf = _max_of(cols, axis=0)
+    at_max = np.greater_equal(cols, conf).view(np.uint8)
+    np.multiply(at_max, _CLASS_RANKS[-c:], out=at_max)  # C - j where class j is top
+    first = _max_of(at_max, axis=0)
+    return conf, np.equal(np.subtract(c, first, dtype=np.intp), y)
+
+
+#: ``C - j`` for class ``j`` of ``C`` (the last ``C`` entries), a column
+_CLASS_RANKS = np.arange(_COLUMN_CLASSES, 0, -1, dtype=np.uint8)[:, None]
+_max_of = np.maximum.reduce
+
+
+def _row_offsets(cache, rows, c):
+    """``arange(0, rows * c, c)``: each row's first flat index (kept in ``cache``, a
+    dict, for the last shape: a training loop's batches share one)."""
+    if cache is not None:
+        got = cache.get((rows, c))
+        if got is not None:
+            return got
+    offsets = np.arange(0, rows * c, c)
+    if cache is not None:
+        cache.clear()
+        offsets.flags.writeable = False
+        cache[(rows, c)] = offsets
+    return offsets
 
 
 @functools.lru_cache(maxsize=16)
@@ -170,15 +233,10 @@ def calibration_accumulator_numpy(hist, views, edges, multiclass, copy=True):
     batch through ``views(y, p)`` (its NumPy arrays, or None) and adds it in
     place (False, nothing done, where the kernel does not take it)."""
     own = np.array(hist, dtype=np.float64, copy=True) if copy else hist
-    e = (np.asarray(edges[0] + (np.nan,), dtype=np.float32),
-         np.asarray(edges[1] + (np.nan,), dtype=np.float64))
-    tables = _folded_tables(tuple(edges[0]), tuple(edges[1]))
+    kernel = CalibrationKernel(own, edges, multiclass).add
 
     def add(y, p):
         arrays = views(y, p)
-        if arrays is None or not calibration_fits(own, *arrays, multiclass):
-            return False
-        add_calibration(own, *arrays, e, multiclass, tables)
-        return True
+        return arrays is not None and kernel(*arrays)
 
     return own, add

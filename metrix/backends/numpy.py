@@ -697,36 +697,51 @@ def add_value_sums(total, count, value, weight) -> bool:
     """``total += sum(weight * value)`` and ``count += sum(weight)`` (the number of
     values without weights; no count when ``count`` is None), in float64, in place,
     for real float values (and weights of their shape, or one Python number for
-    all: a batch's mean loss weighted by its size); False for others."""
-    scalar = isinstance(weight, (int, float)) and not isinstance(weight, bool)
-    if value.dtype.kind != "f" or (weight is not None and not scalar and (
-            not isinstance(weight, np.ndarray) or weight.shape != value.shape
-            or weight.dtype.kind != "f")):
+    all: a batch's mean loss weighted by its size); False for others.  ``total``
+    and ``count`` are 0-d float64 arrays, written through ``[()]`` (a scalar add:
+    an ``out=`` ufunc costs several times the sum at training-loop sizes)."""
+    if value.dtype.kind != "f":
         return False
-    if scalar:
-        np.add(total, weight * value.sum(dtype=np.float64), out=total)
-        np.add(count, weight * value.size, out=count)
-        return True
     if weight is None:
-        np.add(total, value.sum(dtype=np.float64), out=total)
+        total[()] += _sum_f64(value, axis=None, dtype=np.float64)
         if count is not None:
-            np.add(count, value.size, out=count)
+            count[()] += value.size
         return True
+    if isinstance(weight, (int, float)) and not isinstance(weight, bool):
+        total[()] += weight * _sum_f64(value, axis=None, dtype=np.float64)
+        count[()] += weight * value.size
+        return True
+    if (not isinstance(weight, np.ndarray) or weight.shape != value.shape
+            or weight.dtype.kind != "f"):
+        return False
     w = weight.astype(np.float64, copy=False).reshape(-1)
-    np.add(total, np.dot(w, value.astype(np.float64, copy=False).reshape(-1)), out=total)
-    np.add(count, w.sum(), out=count)
+    total[()] += np.dot(w, value.astype(np.float64, copy=False).reshape(-1))
+    count[()] += _sum_f64(w)
     return True
+
+
+#: NumPy's reductions without the ``ndarray`` method's Python wrapper
+_sum_f64 = np.add.reduce
+_max_of = np.maximum.reduce
+_min_of = np.minimum.reduce
 
 
 def fold_extreme(own, value, kind) -> bool:
     """``own = max(own, max(value))`` (``kind="max"``; else the minimum), in place, for
-    a non-empty real float ``value`` (a NaN propagates); False for others."""
+    a non-empty real float ``value`` (a NaN propagates, as ``np.maximum``: a NaN
+    ``own`` stays; a tie keeps ``own``); False for others.  ``own``: a 0-d float64
+    array, written through ``[()]`` (scalar comparisons: an ``out=`` ufunc costs
+    more than the batch's reduction at training-loop sizes)."""
     if value.dtype.kind != "f" or value.size == 0:
         return False
     if kind == "max":
-        np.maximum(own, value.max(), out=own)
+        m = _max_of(value, axis=None)
+        if m > own[()] or m != m:
+            own[()] = m
     else:
-        np.minimum(own, value.min(), out=own)
+        m = _min_of(value, axis=None)
+        if m < own[()] or m != m:
+            own[()] = m
     return True
 
 

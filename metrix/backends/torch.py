@@ -392,18 +392,13 @@ class Ops(GenericOps):
         total_view, count_view = views if own_count is not None else (views[0], None)
 
         def add(value, weight=None):
-            if not (isinstance(value, torch.Tensor) and value.is_cpu
-                    and value.dtype in _NUMPY_VIEWS) or _compiling():
+            v = _eager_view(value)
+            if v is None:
                 return False
             if weight is None or isinstance(weight, (int, float)):  # (a batch's size)
-                inputs = _cpu_views(value)
-                return inputs is not None and add_value_sums(total_view, count_view,
-                                                             inputs[0], weight)
-            if not (isinstance(weight, torch.Tensor) and weight.is_cpu
-                    and weight.dtype in _NUMPY_VIEWS):
-                return False
-            inputs = _cpu_views(value, weight)
-            return inputs is not None and add_value_sums(total_view, count_view, *inputs)
+                return add_value_sums(total_view, count_view, v, weight)
+            w = _eager_view(weight)
+            return w is not None and add_value_sums(total_view, count_view, v, w)
 
         return own_total, own_count, add
 
@@ -416,11 +411,8 @@ class Ops(GenericOps):
         own_view = own.numpy()
 
         def add(value):
-            if not (isinstance(value, torch.Tensor) and value.is_cpu
-                    and value.dtype in _NUMPY_VIEWS) or _compiling():
-                return False
-            inputs = _cpu_views(value)
-            return inputs is not None and fold_extreme(own_view, inputs[0], kind)
+            v = _eager_view(value)
+            return v is not None and fold_extreme(own_view, v, kind)
 
         return own, add
 
@@ -433,10 +425,8 @@ class Ops(GenericOps):
         own = torch.clone(hist, memory_format=torch.contiguous_format)
 
         def views(y, p):
-            if (isinstance(y, torch.Tensor) and isinstance(p, torch.Tensor) and y.is_cpu
-                    and p.is_cpu and not _compiling()):
-                return _cpu_views(y, p)
-            return None
+            y, p = _eager_view(y), _eager_view(p)
+            return None if y is None or p is None else (y, p)
 
         _, add = calibration_accumulator_numpy(own.numpy(), views, edges, multiclass,
                                                copy=False)
@@ -903,6 +893,25 @@ def _eager_cpu_views(*arrays):
                for a in arrays) or _compiling():
         return None
     return _cpu_views(*arrays)
+
+
+def _eager_view(tensor):
+    """The zero-copy NumPy view of one eager CPU tensor (detached where it needs
+    grad), or None (another device or type, a dtype NumPy lacks, a functorch
+    wrapper, a compiled step): the aggregators' per-batch check, its common case
+    (a plain tensor) first, as each check costs at training-loop sizes."""
+    if type(tensor) is torch.Tensor or isinstance(tensor, torch.Tensor):
+        if not tensor.is_cpu or _compiling():
+            return None
+        try:
+            return tensor.numpy()
+        except (RuntimeError, TypeError):  # needs grad, a functorch wrapper; bfloat16
+            pass
+        try:
+            return tensor.detach().numpy()
+        except (RuntimeError, TypeError):
+            return None
+    return None
 
 
 def _cpu_views(*tensors):

@@ -52,6 +52,13 @@ class Aggregator(Metric):
 
     def update(self, value, weight=None):
         """Add one batch of values (any shape, flattened; a Python number is one value)."""
+        add = self._add  # the training loop's case first: an owned state, added in place
+        if (add is not None and self._owned is not None
+                and self._owned is self._state.get(self._owned_leaf) and add(value, weight)):
+            seen = self._seen
+            if seen is not None:
+                self._seen = seen + _elements(value)
+            return
         if self._state is not None and not self._rows and self._add_in_place(value, weight):
             return
         value, weight = self._edge(value, weight)

@@ -357,3 +357,37 @@ def test_in_place_kernel_equals_the_pure_update(conv, dtype, n_bins):
         # counts exact (the bins); the confidence sums up to their order of addition
         np.testing.assert_array_equal(got[:, [0, 2]], want[:, [0, 2]])
         np.testing.assert_allclose(got[:, 1], want[:, 1], rtol=1e-13)
+
+
+@pytest.mark.parametrize("conv", [np.asarray, torch.as_tensor], ids=["numpy", "torch"])
+@pytest.mark.parametrize("rows", [1, 300, 512, 513, 2047, 2048, 5000])
+@pytest.mark.parametrize("c", [2, 10, 32, 33])
+@pytest.mark.filterwarnings("ignore:torch.searchsorted")
+def test_in_place_kernel_equals_the_pure_update_across_its_routes(conv, rows, c):
+    # the kernel's routes by batch size (binary search up to _SEARCH_ROWS rows, the
+    # bin table past it) and, multiclass, by shape (the row argmax, or column-wise
+    # from _COLUMN_ROWS rows of at most _COLUMN_CLASSES classes): the same histogram
+    # as the pure update, with tied top probabilities (the first class wins), edges,
+    # narrow and unsigned labels, float32 / float64 and strided / Fortran-ordered rows
+    n_bins = 10
+    for dtype in (np.float32, np.float64):
+        edges = np.asarray(bin_edges(n_bins, dtype == np.float32), dtype=dtype)
+        logits = RNG.integers(0, 4, (rows, c)).astype(dtype)  # many ties
+        p = (logits / logits.sum(axis=1, keepdims=True).clip(1)).astype(dtype)
+        p[: min(rows, edges.shape[0]), 0] = edges[: min(rows, edges.shape[0])]
+        p[RNG.random(rows) < 0.1] = dtype(1 / c)  # a whole row tied
+        y = RNG.integers(0, c, rows).astype(np.uint8)
+        yb = RNG.integers(0, 2, rows).astype(np.int8)
+        for k, yy, pp in ((c, y, p), (c, y, np.asfortranarray(p)), (None, yb, p[:, 0]),
+                          (None, yb, np.ascontiguousarray(p[:, :1]).reshape(-1))):
+            m = ms.CalibrationError(n_bins, num_classes=k)
+            m.update(conv(yy[:1]), conv(pp[:1]))  # creates the state (pure update)
+            m.update(conv(yy), conv(pp))  # in place
+            assert m._add is not None
+            spec = m.spec
+            state = spec.init(conv(pp))
+            state = spec.update(spec.update(state, conv(yy[:1]), conv(pp[:1])),
+                                conv(yy), conv(pp))
+            got, want = _np(m.state["hist"]), _np(state["hist"])
+            np.testing.assert_array_equal(got[:, [0, 2]], want[:, [0, 2]])
+            np.testing.assert_allclose(got[:, 1], want[:, 1], rtol=1e-12)

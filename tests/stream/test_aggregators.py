@@ -248,3 +248,49 @@ def test_a_python_number_weight_weighs_every_value(put):
         general.update(v, w)
     assert np.isclose(float(fast.compute()), 25 / 11)
     assert np.isclose(float(general.compute()), 25 / 11)
+
+
+def _float(v):
+    return float(v.detach()) if hasattr(v, "detach") else float(v)
+
+
+def _odd_batches(put, torch_only):
+    """Batches the in-place adders take or decline: float dtypes (bfloat16: no NumPy
+    view), a tensor that needs grad, a strided view, a 2-D batch, integers and
+    bools (declined: the general route), NaN, signed zeros and a tie."""
+    out = [put(np.array([1.0, -0.0], dtype=np.float32)), put(np.array([0.0, 1.0])),
+           put(np.arange(12.0).reshape(3, 4)[:, ::2]), put(np.ones((2, 3), np.float16)),
+           put(np.array([3, -2])), put(np.array([True, False])), put(np.array([5.0]))]
+    if torch_only:
+        out += [torch.tensor([2.5, -7.0], dtype=torch.bfloat16),
+                torch.tensor([4.0, -1.0], requires_grad=True)]
+    return out
+
+
+@pytest.mark.parametrize("name,put", BACKENDS[:2], ids=[b[0] for b in BACKENDS[:2]])
+def test_in_place_route_equals_the_pure_update_on_odd_batches(name, put):
+    """The eager in-place sums and extremes (NumPy's reductions on views, written
+    through ``[()]``) equal the pure functional update batch by batch, NaN
+    propagation included, and stay on the in-place route for float batches."""
+    for nan in (False, True):
+        batches = _odd_batches(put, name == "torch")
+        if nan:
+            batches.insert(3, put(np.array([np.nan, 9.0])))
+        for make in (ms.MeanMetric, ms.SumMetric, ms.MaxMetric, ms.MinMetric):
+            fast = make()
+            spec = fast.spec
+            state = spec.init(batches[0])
+            for b in batches:
+                fast.update(b)
+                state = spec.update(state, b)
+                got, want = _float(fast.compute()), _float(spec.compute(state))
+                assert got == want or (np.isnan(got) and np.isnan(want)), (make, b)
+            assert fast._add is not None  # (float batches took the in-place route)
+            assert np.isnan(got) == nan
+    m, spec = ms.MeanMetric(), ms.MeanMetric().spec
+    state = spec.init(put(np.zeros(1, np.float32)))
+    for v, w in ((np.array([1.0, 2.0], np.float32), np.array([0.5, 0.0], np.float32)),
+                 (np.array([3.0]), np.array([2.0])), (np.array([4.0, 1.0]), np.array([1, 2]))):
+        m.update(put(v), put(w))
+        state = spec.update(state, put(v), put(w))
+    assert float(m.compute()) == pytest.approx(float(spec.compute(state)), rel=1e-15)

@@ -326,3 +326,34 @@ def test_spearman_in_place_rows_capacity_snapshot_and_merge(lib):
     rest = _feed(ms.SpearmanCorrCoef(N), TIES_T, TIES_P, edges=(60, N), lib=lib)
     np.testing.assert_allclose(_np(m.merge(rest).compute()), _spearman(TIES_T, TIES_P),
                                rtol=1e-12)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])  # eager CPU: the direct row write
+def test_spearman_direct_write_takes_odd_batches_and_refills_after_reset(lib):
+    # SpearmanCorrCoef.update writes a 1-D batch of the buffer's kind straight into the
+    # owned buffer; the other batches (another kind, (n, 1) columns, narrow dtypes,
+    # grad, empty) go the general way: the same rows, counted once, capacity exact
+    conv = _lib(lib)
+    t16, p16 = T.astype(np.float16), P.astype(np.float16)
+    m = ms.SpearmanCorrCoef(N)
+    for _ in range(2):  # the second epoch after reset: the cleared buffer refilled
+        m.update(conv(T[:10]), conv(P[:10]))                          # creates the state
+        m.update(conv(T[10:20]), conv(P[10:20]))                      # direct
+        m.update(conv(T[20:20]), conv(P[20:20]))                      # empty
+        m.update(conv(T[20:30, None]), conv(P[20:30, None]))          # (n, 1): general
+        m.update(T[30:40], conv(P[30:40]))                            # mixed kinds
+        m.update(conv(t16[40:50]), conv(p16[40:50]))                  # float16
+        m.update(conv(np.round(T[50:60]).astype(np.int32)), conv(P[50:60]))
+        if lib == "torch":
+            m.update(torch.tensor(T[60:70], requires_grad=True), conv(P[60:70]))
+        else:
+            m.update(conv(T[60:70]), conv(P[60:70]))
+        m.update(conv(T[70:N]), conv(P[70:N]))                        # exactly full
+        assert m._rows[()] == N and m._write is not None
+        with pytest.raises(ms.BufferFullError):
+            m.update(conv(T[:1]), conv(P[:1]))
+        t = np.concatenate([T[:40], t16[40:50].astype(np.float64),
+                            np.round(T[50:60]), T[60:N]])
+        p = np.concatenate([P[:40], p16[40:50].astype(np.float64), P[50:N]])
+        np.testing.assert_allclose(_np(m.compute()), _spearman(t, p), rtol=1e-12)
+        m.reset()
