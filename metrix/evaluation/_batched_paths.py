@@ -311,13 +311,18 @@ class LabelPath(_Path):
             # float() of the user's keyword (a host value), not of an array
             return _agr.kappa_value(*terms, xp=xp, replace_undefined_by=float(
                 kw.get("replace_undefined_by", math.nan)))
-        beta = float(kw.get("beta", 1.0))  # a keyword (only fbeta_score takes it)
-        which = 0 if f is _fn(precision_score) else 1 if f is _fn(recall_score) else 2
-        return prf_from_counts(counts, beta=beta, average=kw.get("average", "binary"),
-                               warn_for=(), zero_division=kw.get("zero_division", "warn"),
-                               weights=None, xp=xp, dtype=self.acc, acc_dtype=self.acc,
-                               validate=False, want=(PRF[which],),
-                               macro_over=kw.get("macro_over", "all"))[which]
+        return prf_of(f, counts, kw, kw.get("average", "binary"), xp, self.acc)
+
+
+def prf_of(metric, counts, kw, average, xp, acc):
+    """Precision, recall or F-beta (``metric``) of ``LabelCounts``: the family's
+    formula, on any leading batch axis."""
+    which = 0 if metric is _fn(precision_score) else 1 if metric is _fn(recall_score) else 2
+    return prf_from_counts(counts, beta=float(kw.get("beta", 1.0)),  # fbeta_score's keyword
+                           average=average, warn_for=(),
+                           zero_division=kw.get("zero_division", "warn"), weights=None, xp=xp,
+                           dtype=acc, acc_dtype=acc, validate=False, want=(PRF[which],),
+                           macro_over=kw.get("macro_over", "all"))[which]
 
 
 # ---------------------------------------------------------------------------

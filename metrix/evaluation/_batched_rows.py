@@ -26,10 +26,11 @@ import math
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from ..backends import ops as _ops
+from ..classification._statistic import LabelCounts
 from ..classification.agreement import hamming_loss
 from ..classification.confusion import accuracy_score, f1_score, precision_score, recall_score
 from ..regression.scores import max_error
-from ._batched_paths import LabelPath, RankingPath, _fn, _leave_one_out, _Path
+from ._batched_paths import LabelPath, RankingPath, _fn, _leave_one_out, _Path, prf_of
 
 
 def row_mean_path(metric, arrays, kw):
@@ -224,12 +225,8 @@ def _multilabel_rows(metric, t, p, kw, xp):
         return xp.astype(xp.all(t == p, axis=1), t.dtype)
     if metric is _fn(hamming_loss):
         return xp.mean(xp.astype(t != p, t.dtype), axis=1)
-    zd = kw.get("zero_division", "warn")
-    zv = 0.0 if zd == "warn" else float(zd)
-    tp, pred, true = xp.sum(t * p, axis=1), xp.sum(p, axis=1), xp.sum(t, axis=1)
-    num, den = ((tp, pred) if metric is _fn(precision_score) else (tp, true)
-                if metric is _fn(recall_score) else (2.0 * tp, pred + true))
-    return safe_divide(num, den, zero_value=zv, xp=xp)
+    counts = LabelCounts(xp.sum(t * p, axis=1), xp.sum(p, axis=1), xp.sum(t, axis=1))
+    return prf_of(metric, counts, kw, None, xp, t.dtype)  # each row's, as per class
 
 
 class _MultilabelCountsPath(LabelPath):
