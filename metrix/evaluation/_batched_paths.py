@@ -55,7 +55,7 @@ from ..classification.confusion import (
 )
 from ..ranking._rank_values import ap_from_terms, auc_from_u
 from ..regression.scores import explained_fraction
-from ..stream._regression import _STATISTIC, explained_fraction_terms, mean_error_of
+from ..stream._regression import RegressionStream, explained_fraction_terms, mean_error_of
 
 #: elements of one intermediate (M, N) or (G, C) block
 BLOCK = 1 << 22
@@ -630,28 +630,27 @@ class ProbaPath(_Path):
 # regression metrics (weighted means)
 
 class RegressionPath(_Path):
-    """Per-sample terms X (N, 7); a batch of resamples is one counts @ X product: the
-    sums of :class:`~metrix.stream.RegressionStream` (``y`` centred on the full
-    data's mean, so no cancellation), read by its formulas (``key``: its metric)."""
+    """Per-sample terms X (N, 1 + k); a batch of resamples is one counts @ X product:
+    the weights and the ``k`` sums of :class:`~metrix.stream._regression.RegressionStream`
+    ``key`` (its per-row terms; ``y`` centred on the full data's mean where R2 and
+    explained variance read its moments, so no cancellation), read by its formulas."""
 
     #: the keywords a path reads (each metric takes some of them)
     READS = frozenset({"sample_weight", "multioutput", "force_finite"})
-    #: the columns of X: the stream's names of the sums
-    SUMS = ("sw", "s_e", "s_abs", "s_ee", "s_y", "s_yy", "s_pct")
 
     def __init__(self, key, y_true, y_pred, kw):
         xp, dev = _ns.get_namespace_and_device(y_true, y_pred, kw.get("sample_weight"))
         self.xp, self.device, self.o, self.key = xp, dev, _ops(xp), key
-        self.force_finite = kw.get("force_finite", True)
+        self.stream = RegressionStream(key, force_finite=kw.get("force_finite", True))
         self.acc = acc = _ns.max_float_dtype(xp, dev)
         yt = xp.astype(_ns.asarray(y_true, xp=xp, device=dev), acc)
         yp = xp.astype(_ns.asarray(y_pred, xp=xp, device=dev), acc)
         self.n = int(yt.shape[0])
         e = yt - yp
-        yc = yt - xp.mean(yt)  # centred: sums of squares without cancellation
-        eps = 2.220446049250313e-16  # scikit-learn: np.finfo(np.float64).eps
-        ape = xp.abs(e) / xp.maximum(xp.abs(yt), xp.asarray(eps, dtype=acc, device=dev))
-        self.x = xp.stack([xp.ones_like(e), e, xp.abs(e), e * e, yc, yc * yc, ape], axis=1)
+        moments = self.stream.statistic == "moments"  # shift-invariant in y
+        terms = self.stream.row_terms(yt - xp.mean(yt) if moments else yt, yp, e, xp)
+        self.sums = ("sw", *terms)
+        self.x = xp.stack([xp.ones_like(e), *terms.values()], axis=1)
         sw = kw.get("sample_weight")
         self.w = None if sw is None else xp.astype(_ns.asarray(sw, xp=xp, device=dev), acc)
 
@@ -666,10 +665,10 @@ class RegressionPath(_Path):
 
     def from_sums(self, s):
         xp = self.xp
-        state = {name: s[:, i] for i, name in enumerate(self.SUMS)}
+        state = {name: s[:, i] for i, name in enumerate(self.sums)}
         w = state["sw"]  # no weight in a resample: NaN
         state["sw"] = xp.where(w == 0, xp.full_like(w, math.nan), w)
-        if _STATISTIC[self.key] == "moments":  # R2, explained variance
+        if self.stream.statistic == "moments":  # R2, explained variance
             num, den = explained_fraction_terms(state, self.key, xp=xp)
-            return explained_fraction(num, den, self.force_finite, xp)
+            return explained_fraction(num, den, self.stream.force_finite, xp)
         return mean_error_of(self.key, state, state["sw"], xp)

@@ -255,14 +255,15 @@ class RegressionStream(StreamMetric):
 
             def total(v):
                 return xp.sum(wc * v, axis=0)
-        for name, rows in self._terms(yt, yp, e, xp).items():
+        for name, rows in self.row_terms(yt, yp, e, xp).items():
             out[name] = state[name] + total(rows)
         if self.statistic == "d2_tweedie" and n:
             out["min_y"], out["max_y"] = _running_range(state, yt, w, xp)
         return out
 
-    def _terms(self, yt, yp, e, xp):
-        """Each sum's per-row terms (``e = y_true - y_pred``)."""
+    def row_terms(self, yt, yp, e, xp):
+        """Each sum's per-row terms (``e = y_true - y_pred``; the bootstrap's path reads
+        them too)."""
         stat = self.statistic
         if stat == "sq":
             return {"s_ee": e * e}
