@@ -28,16 +28,11 @@ _doc = sections(labels="""
 _AVERAGE_SUFFIX = {"binary": "", "micro": "_micro", "macro": "_macro", "weighted": "_weighted"}
 
 
-def _name(metric):
-    """``evaluate``'s name of a metric function (the registry's)."""
-    return by_function(metric.__name__).evaluate
-
-
 def _one(metric, y_true, y_pred=None, y_score=None, sample_weight=None, prefix="", suffix="",
          **kw):
-    """``evaluate``'s value of ``metric`` (a function here; ``prefix`` and ``suffix``
-    name its variant: ``adjusted_``, ``_macro``)."""
-    name = prefix + _name(metric) + suffix
+    """``evaluate``'s value of ``metric`` (a function here: the registry's name), or of
+    its variant (``prefix``, ``suffix``: ``adjusted_``, ``_macro``)."""
+    name = prefix + by_function(metric.__name__).evaluate + suffix
     return evaluate(None, y_true, y_pred, y_score, sample_weight, metrics=[name], **kw)[name]
 
 
@@ -364,7 +359,7 @@ def _brier_pos_label(y_true, labels):
         else:
             pieces = array_pieces(y_true, None, None, None)
         labels = distinct_values(pieces, (0,), None)
-        found_labels((_name(brier_score_loss),), labels)
+        found_labels((by_function(brier_score_loss.__name__).evaluate,), labels)
     classes = np.asarray(labels)
     if classes.dtype.kind in "OUS":
         shown = ", ".join(repr(c) for c in classes.tolist())

@@ -3,7 +3,7 @@
 The paths are in :mod:`._batched_paths` (labels, ranking, losses,
 regression) and :mod:`._batched_rows` (per-sample values, order statistics,
 one-vs-rest AUC, multilabel); :func:`find_path` picks one by the metric's
-name, its keywords and the inputs' shapes.
+registry entry (its ``path``), its keywords and the inputs' shapes.
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ resampling) or ``counts`` (an ``(M, N)`` float array of Poisson(1) counts).
   loss terms, clipped as the metric clips them; a resample's loss is the
   count-weighted mean of the terms.
 * **Mean-based regression metrics** (MAE, MSE, RMSE, R², explained variance,
-  MAPE): one ``(M, N) @ (N, k)`` product of counts with per-sample terms.
+  MAPE): one ``(M, N) @ (N, k)`` product of counts with the per-sample terms of
+  :class:`~metrix.stream._regression.RegressionStream`, then its formulas.
 
 A :class:`Batch` is drawn once and may feed several paths (``bootstrap_many``):
 its integer counts are made once, and paths on the same inputs share what

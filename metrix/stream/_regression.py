@@ -410,8 +410,7 @@ class RegressionStream(StreamMetric):
 # -- formulas on the sums (the bootstrap's batched path calls them too) ----------
 
 def mean_error_of(metric, state, sw, xp):
-    """The mean error ``metric`` (or its root) of its one sum in ``state``: the
-    one-shot functions' :func:`mean_error_formula`; any leading batch axis."""
+    """:func:`mean_error_formula` of the metric's one sum (any leading batch axis)."""
     (name,) = _SUMS[_STATISTIC[metric]]
     return mean_error_formula("root" if metric in ("rmse", "rmsle") else "mean",
                               state[name], sw, xp)
