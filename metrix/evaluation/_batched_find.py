@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .._core import namespace as _ns
 from ..classification.probabilistic import log_loss
+from ..ranking.scores import roc_auc_score
 from ..registry import by_function
 from ._batched_paths import LabelPath, ProbaPath, RankingPath, RegressionPath, _fn
 from ._batched_rows import OrderStatPath, OvrAucPath, multilabel_path, row_mean_path
@@ -54,19 +55,17 @@ def _label_path(metric, entry, a, b, kw, setups):
 
 def _ranking_path(metric, entry, a, b, kw, setups):
     """A :class:`RankingPath` of 1-D scores, or the one-vs-rest AUC of 2-D ones."""
-    name = entry.function
-    if name == "roc_auc_score" and getattr(b, "ndim", 1) == 2:
+    auc = metric is _fn(roc_auc_score)
+    if auc and getattr(b, "ndim", 1) == 2:
         if (kw.get("multi_class") != "ovr" or kw.get("average", "macro") not in (
                 "macro", "weighted") or not set(kw) <= {"multi_class", "labels", "average",
                                                         "sample_weight"}):
             return None
         return OvrAucPath.of(a, b, kw, setups)
-    allowed = {"sample_weight", "average", "pos_label"} | (
-        {"max_fpr"} if name == "roc_auc_score" else set())
-    if (getattr(a, "ndim", 1) != 1 or getattr(b, "ndim", 1) != 1 or not set(kw) <= allowed
-            or kw.get("max_fpr") is not None):
+    if (getattr(a, "ndim", 1) != 1 or getattr(b, "ndim", 1) != 1
+            or not set(kw) <= RankingPath.READS or kw.get("max_fpr") is not None):
         return None
-    return RankingPath(name, a, b, kw, setups)
+    return RankingPath(auc, a, b, kw, setups)
 
 
 def _order_path(metric, entry, a, b, kw, setups):

@@ -409,16 +409,20 @@ class RankingPath(_Path):
     where ``lo_j`` / ``hi_j`` count the positives scored above / at least as high
     as negative ``j``, and ``hp_i`` / ``hn_i`` the positives / negatives scored at
     least as high as positive ``i``: the tie handling of one metric call.  One
-    cumulative sum over each class and one monotone gather per metric.
+    cumulative sum over each class and one monotone gather per metric.  ``auc``: ROC
+    AUC, else average precision.
     """
 
-    def __init__(self, name, y_true, y_score, kw, setups=None):
+    #: the keywords a path reads (each metric takes some of them; ``max_fpr`` only None)
+    READS = frozenset({"sample_weight", "average", "pos_label", "max_fpr"})
+
+    def __init__(self, auc, y_true, y_score, kw, setups=None):
         xp, dev = _ns.get_namespace_and_device(y_true, y_score, kw.get("sample_weight"))
-        self.xp, self.device, self.o, self.name = xp, dev, _ops(xp), name
+        self.xp, self.device, self.o, self.auc = xp, dev, _ops(xp), auc
         yt = _ns.asarray(y_true, xp=xp, device=dev)
         self.acc = _ns.max_float_dtype(xp, dev)
         self.int64 = _ns.count_dtype(xp, dev) == xp.int64
-        if name == "roc_auc_score":  # label_binarize: the greater class is positive
+        if auc:  # label_binarize: the greater class is positive
             pos = _ns.host_unique(_ns.to_host(yt))[-1]  # host read, once
             pos = pos.item() if hasattr(pos, "item") else pos
         else:
@@ -478,7 +482,7 @@ class RankingPath(_Path):
     def _formula(self, st):
         xp, acc = self.xp, self.acc
         npos = xp.astype(st.cp[:, -1], acc)
-        if self.name == "roc_auc_score":
+        if self.auc:
             below = xp.take(st.cp, self.lo, axis=1)
             if self.ties:  # twice the area: ties count one half
                 area = xp.astype(_rowdot(st.kn, below + xp.take(st.cp, self.hi, axis=1), xp),

@@ -152,7 +152,7 @@ class OvrAucPath(_Path):
         self.targets = [xp.astype(yt == c, xp.int64) for c in classes]
         self.columns = [ys[:, j] for j in range(len(classes))]
         kw1 = {} if sw is None else {"sample_weight": sw}
-        self.paths = [RankingPath("roc_auc_score", t, s, kw1, setups)
+        self.paths = [RankingPath(True, t, s, kw1, setups)
                       for t, s in zip(self.targets, self.columns)]
         pos = xp.stack([xp.astype(t, self.acc) for t in self.targets], axis=1)
         self.pos = pos if self.w is None else pos * xp.reshape(self.w, (-1, 1))
