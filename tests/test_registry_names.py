@@ -58,23 +58,6 @@ ALLOWED = {
     "metrix.cli._report": ({"accuracy", "precision", "recall"},
                            "scikit-learn's text layout: column headings, accuracy line"),
     "metrix.cli.demo": ({"accuracy"}, "the demo's printed metric"),
-    # -- host merges: a second definition of the formula (issue 45, item 1) -------
-    "metrix.evaluation._batched_paths": (
-        {"brier_score_loss", "explained_variance_score", "log_loss", "matthews_corrcoef",
-         "mean_absolute_error", "mean_absolute_percentage_error", "mean_squared_error",
-         "r2_score", "root_mean_squared_error"},
-        "the bootstrap's batched formulas"),
-    "metrix.evaluation._batched_find": (
-        {"brier_score_loss", "explained_variance_score", "median_absolute_error",
-         "r2_score"}, "the bootstrap's arguments per metric"),
-    "metrix.evaluation._batched_rows": (
-        {"coverage_error", "hamming_loss", "label_ranking_loss", "max_error"},
-        "the bootstrap's row formulas"),
-    "metrix.dask._metrics": (
-        {"balanced_accuracy", "brier_score_loss", "cohen_kappa", "explained_variance_score",
-         "mean_absolute_error", "mean_absolute_percentage_error", "mean_squared_error",
-         "r2_score", "root_mean_squared_error"}, "Dask's host merges"),
-    "metrix.dask._checks": ({"cohen_kappa", "jaccard", "kappa"}, "Dask's argument checks"),
 }
 
 

@@ -14,17 +14,21 @@ from __future__ import annotations
 import numpy as np  # host code by design: the distinct labels and flags are small NumPy arrays
 
 from .._core.validation import check_zero_division, type_of_target
-from ..classification.agreement import check_jaccard_zero_division
+from ..classification.agreement import check_jaccard_zero_division, cohen_kappa_score
+from ..classification.agreement import jaccard_score as _jaccard
 from ..evaluation.partial import PROBA_METRICS, RANKING_METRICS
+from ..registry import by_function
 
-_KAPPA = ("cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic")
+#: ``evaluate``'s names of Cohen's kappa and Jaccard (and their variants) begin so
+_KAPPA = by_function(cohen_kappa_score.__name__).evaluate
+_JACCARD = by_function(_jaccard.__name__).evaluate
 ALL_ZERO_WEIGHTS = "Sample weights must contain at least one non-zero number."
 
 
 def zero_division(metrics, value):
     """scikit-learn's domain of ``zero_division`` (jaccard's is narrower)."""
     check_zero_division(value)
-    if any(m.startswith("jaccard") for m in metrics):
+    if any(m.startswith(_JACCARD) for m in metrics):
         check_jaccard_zero_division(value)
 
 
@@ -77,11 +81,11 @@ def _continuous_target(needs):
 def labels_spec(needs, labels, pos_label):
     """What :func:`check_labels` checks of the distinct ``y_true``, or None (nothing)."""
     ranking_only = labels is None and all(m in RANKING_METRICS for m in needs)
-    kappa = labels is not None and any(m in _KAPPA for m in needs)
+    kappa = labels is not None and any(m.startswith(_KAPPA) for m in needs)
     if not (ranking_only or kappa):
         return None
     return {"needs": list(needs), "labels": None if labels is None else list(labels),
-            "pos_label": pos_label, "ranking_only": ranking_only, "kappa": kappa}
+            "pos_label": pos_label, "ranking_only": ranking_only, "kappa_labels": kappa}
 
 
 def check_labels(spec, found_true):
@@ -99,7 +103,7 @@ def check_labels(spec, found_true):
         if found.shape[0] == 2 and spec["pos_label"] not in found.tolist():
             raise ValueError(f"pos_label={spec['pos_label']!r} is not a valid label. It "
                              f"should be one of {found.tolist()}")
-    if spec["kappa"] and not set(found.tolist()) & set(spec["labels"]):
+    if spec["kappa_labels"] and not set(found.tolist()) & set(spec["labels"]):
         raise ValueError("At least one label in `labels` must be present in `y1` (even "
                          "though `cohen_kappa_score` is otherwise agnostic to the order of "
                          "`y1` and `y2`).")

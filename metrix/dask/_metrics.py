@@ -6,6 +6,7 @@ import numpy as np
 
 from .._core.docstrings import sections
 from ..registry import REGISTRY, by_function
+from ..regression import scores as _scores
 from ._evaluate import evaluate
 from ._graph import _is_series
 
@@ -27,9 +28,11 @@ _doc = sections(labels="""
 _AVERAGE_SUFFIX = {"binary": "", "micro": "_micro", "macro": "_macro", "weighted": "_weighted"}
 
 
-def _one(metric, y_true, y_pred=None, y_score=None, sample_weight=None, suffix="", **kw):
-    """``evaluate``'s value of ``metric``: its name, or a function here (the registry's)."""
-    name = (by_function(metric.__name__).evaluate if callable(metric) else metric) + suffix
+def _one(metric, y_true, y_pred=None, y_score=None, sample_weight=None, prefix="", suffix="",
+         **kw):
+    """``evaluate``'s value of ``metric`` (a function here: the registry's name), or of
+    its variant (``prefix``, ``suffix``: ``adjusted_``, ``_macro``)."""
+    name = prefix + by_function(metric.__name__).evaluate + suffix
     return evaluate(None, y_true, y_pred, y_score, sample_weight, metrics=[name], **kw)[name]
 
 
@@ -78,8 +81,8 @@ def balanced_accuracy_score(y_true, y_pred, *, sample_weight=None, adjusted=Fals
     score : float
         As :func:`sklearn.metrics.balanced_accuracy_score`.
     """
-    name = "adjusted_balanced_accuracy" if adjusted else "balanced_accuracy"
-    return _one(name, y_true, y_pred, sample_weight=sample_weight)
+    return _one(balanced_accuracy_score, y_true, y_pred, sample_weight=sample_weight,
+                prefix="adjusted_" if adjusted else "")
 
 
 @_doc
@@ -119,8 +122,8 @@ def cohen_kappa_score(y1, y2, *, labels=None, weights=None, sample_weight=None):
     """
     if weights not in (None, "linear", "quadratic"):
         raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
-    name = "cohen_kappa" + ("" if weights is None else f"_{weights}")
-    return _one(name, y1, y2, sample_weight=sample_weight, labels=labels)
+    return _one(cohen_kappa_score, y1, y2, sample_weight=sample_weight, labels=labels,
+                suffix="" if weights is None else f"_{weights}")
 
 
 @_doc
@@ -356,7 +359,7 @@ def _brier_pos_label(y_true, labels):
         else:
             pieces = array_pieces(y_true, None, None, None)
         labels = distinct_values(pieces, (0,), None)
-        found_labels(("brier_score_loss",), labels)
+        found_labels((by_function(brier_score_loss.__name__).evaluate,), labels)
     classes = np.asarray(labels)
     if classes.dtype.kind in "OUS":
         shown = ", ".join(repr(c) for c in classes.tolist())
@@ -368,11 +371,12 @@ def _brier_pos_label(y_true, labels):
     return labels, classes[-1].item()
 
 
-def _regression(name, title, formula):
+def _regression(one_shot, title, formula):
+    """The Dask face of the regression function ``one_shot`` (its name)."""
     def metric(y_true, y_pred, *, sample_weight=None):
-        return _one(name, y_true, y_pred, sample_weight=sample_weight)
+        return _one(one_shot, y_true, y_pred, sample_weight=sample_weight)
 
-    metric.__name__ = metric.__qualname__ = name
+    metric.__name__ = metric.__qualname__ = name = one_shot.__name__
     metric.__doc__ = f"""{title}
 
     .. math:: {formula}
@@ -395,20 +399,20 @@ def _regression(name, title, formula):
 
 
 mean_squared_error = _regression(
-    "mean_squared_error", "Mean squared error.", "\\sum_i w_i e_i^2 / \\sum_i w_i")
+    _scores.mean_squared_error, "Mean squared error.", "\\sum_i w_i e_i^2 / \\sum_i w_i")
 root_mean_squared_error = _regression(
-    "root_mean_squared_error", "Root mean squared error.",
+    _scores.root_mean_squared_error, "Root mean squared error.",
     "\\sqrt{\\sum_i w_i e_i^2 / \\sum_i w_i}")
 mean_absolute_error = _regression(
-    "mean_absolute_error", "Mean absolute error.", "\\sum_i w_i |e_i| / \\sum_i w_i")
+    _scores.mean_absolute_error, "Mean absolute error.", "\\sum_i w_i |e_i| / \\sum_i w_i")
 mean_absolute_percentage_error = _regression(
-    "mean_absolute_percentage_error", "Mean absolute percentage error (a fraction).",
+    _scores.mean_absolute_percentage_error, "Mean absolute percentage error (a fraction).",
     "\\sum_i w_i |e_i| / \\max(|y_i|, \\epsilon) / \\sum_i w_i")
 r2_score = _regression(
-    "r2_score", "Coefficient of determination.",
+    _scores.r2_score, "Coefficient of determination.",
     "R^2 = 1 - \\sum_i w_i e_i^2 / \\sum_i w_i (y_i - \\bar y)^2")
 explained_variance_score = _regression(
-    "explained_variance_score", "Explained variance.",
+    _scores.explained_variance_score, "Explained variance.",
     "1 - \\mathrm{Var}_w(e) / \\mathrm{Var}_w(y)")
 
 

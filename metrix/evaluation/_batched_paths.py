@@ -21,7 +21,8 @@ resampling) or ``counts`` (an ``(M, N)`` float array of Poisson(1) counts).
   loss terms, clipped as the metric clips them; a resample's loss is the
   count-weighted mean of the terms.
 * **Mean-based regression metrics** (MAE, MSE, RMSE, R², explained variance,
-  MAPE): one ``(M, N) @ (N, k)`` product of counts with per-sample terms.
+  MAPE): one ``(M, N) @ (N, k)`` product of counts with the per-sample terms of
+  :class:`~metrix.stream._regression.RegressionStream`, then its formulas.
 
 A :class:`Batch` is drawn once and may feed several paths (``bootstrap_many``):
 its integer counts are made once, and paths on the same inputs share what
@@ -38,7 +39,7 @@ from __future__ import annotations
 import math
 
 from .._core import namespace as _ns
-from .._core.arith import safe_divide
+from .._core.edge import array_metric as _fn
 from ..backends import ops as _ops
 from ..classification import _encoding as _labels
 from ..classification import _proba_input as _proba
@@ -47,9 +48,15 @@ from ..classification import probabilistic as _prob
 from ..classification._input import label_problem, prepare_inputs
 from ..classification._prf import PRF, prf_from_counts
 from ..classification._statistic import LabelCounts
-from ..classification.confusion import accuracy_from_totals
+from ..classification.confusion import (
+    accuracy_from_totals,
+    accuracy_score,
+    precision_score,
+    recall_score,
+)
 from ..ranking._rank_values import ap_from_terms, auc_from_u
-from ..regression.scores import explained_fraction, mean_error_formula
+from ..regression.scores import explained_fraction
+from ..stream._regression import RegressionStream, explained_fraction_terms, mean_error_of
 
 #: elements of one intermediate (M, N) or (G, C) block
 BLOCK = 1 << 22
@@ -142,20 +149,6 @@ def _int_counts(idx, n, *, xp, o):
 # ---------------------------------------------------------------------------
 # label metrics
 
-_PRF_KW = {"labels", "pos_label", "average", "sample_weight", "zero_division", "beta",
-           "macro_over"}
-_LABEL_KW = {
-    "accuracy_score": {"sample_weight", "normalize"},
-    "precision_score": _PRF_KW - {"beta"},
-    "recall_score": _PRF_KW - {"beta"},
-    "f1_score": _PRF_KW - {"beta"},
-    "fbeta_score": _PRF_KW,
-    "balanced_accuracy_score": {"sample_weight", "adjusted"},
-    "matthews_corrcoef": {"sample_weight"},
-    "cohen_kappa_score": {"sample_weight", "weights", "replace_undefined_by"},
-}
-
-
 class LabelPath(_Path):
     """B confusion matrices from one bincount, then a batched formula.
 
@@ -167,11 +160,18 @@ class LabelPath(_Path):
     cost of O(M C^2) instead of O(M N).  With sample weights, indices (or
     Poisson counts) are drawn per sample and one ``bincount`` of
     ``m * C^2 + cell`` weighted by the drawn samples' weights gives the
-    matrices.
+    matrices.  ``metric``: the function (its formula is picked by identity);
+    ``setwise``: an averaged metric (its classes are ``labels``, or ``pos_label``).
     """
 
-    def __init__(self, name, y_true, y_pred, kw, setups=None):
-        self.name, self.kw = name, dict(kw)
+    #: the keywords a path reads (each metric takes some of them; ``labels`` only
+    #: the averaged ones; ``weights`` only None)
+    READS = frozenset({"sample_weight", "normalize", "labels", "pos_label", "average",
+                       "zero_division", "beta", "macro_over", "adjusted", "weights",
+                       "replace_undefined_by"})
+
+    def __init__(self, metric, setwise, y_true, y_pred, kw, setups=None):
+        self.metric, self.kw = metric, dict(kw)
         sw = kw.get("sample_weight")
         average = kw.get("average", "binary")
         labels = kw.get("labels")
@@ -181,7 +181,6 @@ class LabelPath(_Path):
             setups[key] = label_problem(prepare_inputs(y_true, y_pred, sw, validate=True))
         prob = setups[key]
         xp, dev = prob.xp, prob.device
-        setwise = name in ("precision_score", "recall_score", "f1_score", "fbeta_score")
         if setwise and average == "binary":
             classes = [kw.get("pos_label", 1)]
         else:
@@ -298,28 +297,33 @@ class LabelPath(_Path):
 
     # -- formula: each metric's own, on the (M, C) counts ----------------------
     def formula(self, tp, pred, true):
-        name, kw, xp = self.name, self.kw, self.xp
-        if name == "accuracy_score":
+        f, kw, xp = self.metric, self.kw, self.xp
+        if f is _fn(accuracy_score):
             return accuracy_from_totals(xp.sum(tp, axis=1), xp.sum(true, axis=1),
                                         normalize=kw.get("normalize", True), xp=xp)
         counts = LabelCounts(*(v[:, :self.c] for v in (tp, pred, true)))
-        if name == "balanced_accuracy_score":
+        if f is _fn(_agr.balanced_accuracy_score):
             return _agr.balanced_accuracy_from_counts(
                 counts.tp, counts.true, adjusted=kw.get("adjusted", False), xp=xp)
-        if name == "matthews_corrcoef":
+        if f is _fn(_agr.matthews_corrcoef):
             return _agr.mcc_from_counts(*counts, xp=xp)
-        if name == "cohen_kappa_score":
+        if f is _fn(_agr.cohen_kappa_score):
             terms = _agr.kappa_terms(None, counts, weights=None, xp=xp, acc=self.acc)
             # float() of the user's keyword (a host value), not of an array
             return _agr.kappa_value(*terms, xp=xp, replace_undefined_by=float(
                 kw.get("replace_undefined_by", math.nan)))
-        beta = 1.0 if name == "f1_score" else float(kw.get("beta", 1.0))  # a keyword
-        which = {"precision_score": 0, "recall_score": 1}.get(name, 2)
-        return prf_from_counts(counts, beta=beta, average=kw.get("average", "binary"),
-                               warn_for=(), zero_division=kw.get("zero_division", "warn"),
-                               weights=None, xp=xp, dtype=self.acc, acc_dtype=self.acc,
-                               validate=False, want=(PRF[which],),
-                               macro_over=kw.get("macro_over", "all"))[which]
+        return prf_of(f, counts, kw, kw.get("average", "binary"), xp, self.acc)
+
+
+def prf_of(metric, counts, kw, average, xp, acc):
+    """Precision, recall or F-beta (``metric``) of ``LabelCounts``: the family's
+    formula, on any leading batch axis."""
+    which = 0 if metric is _fn(precision_score) else 1 if metric is _fn(recall_score) else 2
+    return prf_from_counts(counts, beta=float(kw.get("beta", 1.0)),  # fbeta_score's keyword
+                           average=average, warn_for=(),
+                           zero_division=kw.get("zero_division", "warn"), weights=None, xp=xp,
+                           dtype=acc, acc_dtype=acc, validate=False, want=(PRF[which],),
+                           macro_over=kw.get("macro_over", "all"))[which]
 
 
 # ---------------------------------------------------------------------------
@@ -405,16 +409,20 @@ class RankingPath(_Path):
     where ``lo_j`` / ``hi_j`` count the positives scored above / at least as high
     as negative ``j``, and ``hp_i`` / ``hn_i`` the positives / negatives scored at
     least as high as positive ``i``: the tie handling of one metric call.  One
-    cumulative sum over each class and one monotone gather per metric.
+    cumulative sum over each class and one monotone gather per metric.  ``auc``: ROC
+    AUC, else average precision.
     """
 
-    def __init__(self, name, y_true, y_score, kw, setups=None):
+    #: the keywords a path reads (each metric takes some of them; ``max_fpr`` only None)
+    READS = frozenset({"sample_weight", "average", "pos_label", "max_fpr"})
+
+    def __init__(self, auc, y_true, y_score, kw, setups=None):
         xp, dev = _ns.get_namespace_and_device(y_true, y_score, kw.get("sample_weight"))
-        self.xp, self.device, self.o, self.name = xp, dev, _ops(xp), name
+        self.xp, self.device, self.o, self.auc = xp, dev, _ops(xp), auc
         yt = _ns.asarray(y_true, xp=xp, device=dev)
         self.acc = _ns.max_float_dtype(xp, dev)
         self.int64 = _ns.count_dtype(xp, dev) == xp.int64
-        if name == "roc_auc_score":  # label_binarize: the greater class is positive
+        if auc:  # label_binarize: the greater class is positive
             pos = _ns.host_unique(_ns.to_host(yt))[-1]  # host read, once
             pos = pos.item() if hasattr(pos, "item") else pos
         else:
@@ -474,7 +482,7 @@ class RankingPath(_Path):
     def _formula(self, st):
         xp, acc = self.xp, self.acc
         npos = xp.astype(st.cp[:, -1], acc)
-        if self.name == "roc_auc_score":
+        if self.auc:
             below = xp.take(st.cp, self.lo, axis=1)
             if self.ties:  # twice the area: ties count one half
                 area = xp.astype(_rowdot(st.kn, below + xp.take(st.cp, self.hi, axis=1), xp),
@@ -516,11 +524,6 @@ def _leave_one_out(path):
 # ---------------------------------------------------------------------------
 # probabilistic losses (log loss, Brier score)
 
-_PROBA_KW = {
-    "log_loss": {"sample_weight", "labels", "normalize"},
-    "brier_score_loss": {"sample_weight", "labels", "pos_label", "scale_by_half"},
-}
-
 
 class ProbaPath(_Path):
     r"""Per-sample loss terms ``t`` and weights ``w``; a batch is two count products.
@@ -535,10 +538,14 @@ class ProbaPath(_Path):
     are not given (the metric rediscovers them), or whose weights are all zero.
     """
 
-    def __init__(self, name, y_true, y_proba, kw):
-        self.name, self.kw = name, dict(kw)
+    #: the keywords a path reads (each metric takes some of them)
+    READS = frozenset({"sample_weight", "labels", "normalize", "pos_label", "scale_by_half"})
+
+    def __init__(self, metric, y_true, y_proba, kw):
+        self.kw = dict(kw)
         sw = kw.get("sample_weight")
-        if name == "log_loss":
+        log = metric is _fn(_prob.log_loss)
+        if log:
             prob = _proba.proba_problem(y_true, y_proba, sw, labels=kw.get("labels"),
                                         normalized=kw.get("normalize", True))
         else:
@@ -549,7 +556,7 @@ class ProbaPath(_Path):
         xp, dev = prob.xp, prob.device
         self.xp, self.device, self.o = xp, dev, _ops(xp)
         self.acc, self.fdt, self.n = prob.acc_dtype, prob.float_dtype, prob.n_samples
-        if name == "log_loss":
+        if log:
             bounds = _prob.clip_bounds(prob.eps, self.acc, xp, dev)
             terms = _prob.log_loss_terms(prob.codes, prob.proba, bounds, xp=xp, acc=self.acc,
                                          outside=_proba.outside_code(prob))
@@ -563,7 +570,7 @@ class ProbaPath(_Path):
         self.wt = terms if self.w is None else terms * self.w
         # without labels, a resample must hold every class of y_true (as the call checks)
         self.codes, self.k = None, prob.n_classes
-        if kw.get("labels") is None and (name == "log_loss" or prob.proba.ndim == 2):
+        if kw.get("labels") is None and (log or prob.proba.ndim == 2):
             self.codes = prob.codes
 
     def values(self, idx=None, counts=None):
@@ -627,25 +634,28 @@ class ProbaPath(_Path):
 # ---------------------------------------------------------------------------
 # regression metrics (weighted means)
 
-_REG = ("mean_absolute_error", "mean_squared_error", "root_mean_squared_error", "r2_score",
-        "explained_variance_score", "mean_absolute_percentage_error")
-
-
 class RegressionPath(_Path):
-    """Per-sample terms X (N, 7); a batch of resamples is one counts @ X product."""
+    """Per-sample terms X (N, 1 + k); a batch of resamples is one counts @ X product:
+    the weights and the ``k`` sums of :class:`~metrix.stream._regression.RegressionStream`
+    ``key`` (its per-row terms; ``y`` centred on the full data's mean where R2 and
+    explained variance read its moments, so no cancellation), read by its formulas."""
 
-    def __init__(self, name, y_true, y_pred, kw):
+    #: the keywords a path reads (each metric takes some of them)
+    READS = frozenset({"sample_weight", "multioutput", "force_finite"})
+
+    def __init__(self, key, y_true, y_pred, kw):
         xp, dev = _ns.get_namespace_and_device(y_true, y_pred, kw.get("sample_weight"))
-        self.xp, self.device, self.o, self.name, self.kw = xp, dev, _ops(xp), name, kw
+        self.xp, self.device, self.o, self.key = xp, dev, _ops(xp), key
+        self.stream = RegressionStream(key, force_finite=kw.get("force_finite", True))
         self.acc = acc = _ns.max_float_dtype(xp, dev)
         yt = xp.astype(_ns.asarray(y_true, xp=xp, device=dev), acc)
         yp = xp.astype(_ns.asarray(y_pred, xp=xp, device=dev), acc)
         self.n = int(yt.shape[0])
         e = yt - yp
-        yc = yt - xp.mean(yt)  # centred: sums of squares without cancellation
-        eps = 2.220446049250313e-16  # scikit-learn: np.finfo(np.float64).eps
-        ape = xp.abs(e) / xp.maximum(xp.abs(yt), xp.asarray(eps, dtype=acc, device=dev))
-        self.x = xp.stack([xp.ones_like(e), e, xp.abs(e), e * e, yc, yc * yc, ape], axis=1)
+        moments = self.stream.statistic == "moments"  # shift-invariant in y
+        terms = self.stream.row_terms(yt - xp.mean(yt) if moments else yt, yp, e, xp)
+        self.sums = ("sw", *terms)
+        self.x = xp.stack([xp.ones_like(e), *terms.values()], axis=1)
         sw = kw.get("sample_weight")
         self.w = None if sw is None else xp.astype(_ns.asarray(sw, xp=xp, device=dev), acc)
 
@@ -659,23 +669,11 @@ class RegressionPath(_Path):
         return self.from_sums(total - wx), None
 
     def from_sums(self, s):
-        xp, name = self.xp, self.name
-        w, se, sae, se2, syc, syc2, sape = (s[:, i] for i in range(7))
-        # the one-shot functions' formulas; no weight in a resample: NaN
-        w_nan = xp.where(w == 0, xp.full_like(w, math.nan), w)
-        mean = lambda v: mean_error_formula("mean", v, w_nan, xp)  # noqa: E731
-        if name == "mean_absolute_error":
-            return mean(sae)
-        if name == "mean_squared_error":
-            return mean(se2)
-        if name == "root_mean_squared_error":
-            return mean_error_formula("root", se2, w_nan, xp)
-        if name == "mean_absolute_percentage_error":
-            return mean(sape)
-        if name == "r2_score":
-            num = se2
-            den = syc2 - safe_divide(syc * syc, w, zero_value=0.0, xp=xp)
-        else:  # explained variance
-            num = mean(se2) - mean(se) ** 2
-            den = mean(syc2) - mean(syc) ** 2
-        return explained_fraction(num, den, self.kw.get("force_finite", True), xp)
+        xp = self.xp
+        state = {name: s[:, i] for i, name in enumerate(self.sums)}
+        w = state["sw"]  # no weight in a resample: NaN
+        state["sw"] = xp.where(w == 0, xp.full_like(w, math.nan), w)
+        if self.stream.statistic == "moments":  # R2, explained variance
+            num, den = explained_fraction_terms(state, self.key, xp=xp)
+            return explained_fraction(num, den, self.stream.force_finite, xp)
+        return mean_error_of(self.key, state, state["sw"], xp)

@@ -20,33 +20,28 @@ r"""Vectorised bootstrap paths from per-sample values (see :mod:`._batched_paths
 
 from __future__ import annotations
 
+import inspect
 import math
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
 from ..backends import ops as _ops
-from ._batched_paths import LabelPath, RankingPath, _leave_one_out, _Path
-
-#: per-sample-mean metrics and the keywords their path takes
-ROW_MEAN_KW = {
-    "top_k_accuracy_score": {"k", "labels", "sample_weight", "normalize"},
-    "label_ranking_average_precision_score": {"sample_weight"},
-    "ndcg_score": {"k", "sample_weight", "ignore_ties"},
-    "dcg_score": {"k", "log_base", "sample_weight", "ignore_ties"},
-    "coverage_error": {"sample_weight"},
-    "label_ranking_loss": {"sample_weight"},
-}
+from ..classification._statistic import LabelCounts
+from ..classification.agreement import hamming_loss
+from ..classification.confusion import accuracy_score, f1_score, precision_score, recall_score
+from ..regression.scores import max_error
+from ._batched_paths import LabelPath, RankingPath, _fn, _leave_one_out, _Path, prf_of
 
 
-def row_mean_path(metric, name, arrays, kw):
+def row_mean_path(metric, arrays, kw):
     """A :class:`RowMeanPath` of ``metric``, or None where a resample's call could
-    read its rows otherwise (top-k accuracy discovers its classes without
-    ``labels``; ``normalize=False`` is a sum)."""
+    read its rows otherwise (a metric that takes ``labels``, top-k accuracy,
+    discovers its classes without them; ``normalize=False`` is a sum)."""
     from ..ranking.label_ranking import ROW_VALUES
 
-    if not set(kw) <= ROW_MEAN_KW[name] or kw.get("normalize", True) is not True:
+    if not set(kw) <= RowMeanPath.READS or kw.get("normalize", True) is not True:
         return None
-    if name == "top_k_accuracy_score" and kw.get("labels") is None:
+    if "labels" in inspect.signature(metric).parameters and kw.get("labels") is None:
         return None
     sink = []
     token = ROW_VALUES.set(sink)
@@ -61,6 +56,10 @@ def row_mean_path(metric, name, arrays, kw):
 
 class RowMeanPath(_Path):
     """The weighted mean of per-sample values over each resample's rows."""
+
+    #: the keywords a path reads (each metric takes some of them)
+    READS = frozenset({"k", "labels", "sample_weight", "normalize", "ignore_ties",
+                       "log_base"})
 
     def __init__(self, values, weight):
         xp, dev = _ns.get_namespace_and_device(values)
@@ -86,15 +85,18 @@ class RowMeanPath(_Path):
 class OrderStatPath(_Path):
     """``max_error`` or ``median_absolute_error`` of each resample (1-D targets)."""
 
-    def __init__(self, name, y_true, y_pred, kw):
+    #: the keywords a path reads (the median takes them)
+    READS = frozenset({"sample_weight", "multioutput"})
+
+    def __init__(self, metric, y_true, y_pred, kw):
         xp, dev = _ns.get_namespace_and_device(y_true, y_pred, kw.get("sample_weight"))
-        self.xp, self.device, self.o, self.name = xp, dev, _ops(xp), name
+        self.xp, self.device, self.o = xp, dev, _ops(xp)
+        self.max = metric is _fn(max_error)
         self.acc = acc = _ns.max_float_dtype(xp, dev)
         e = xp.abs(xp.astype(_ns.asarray(y_true, xp=xp, device=dev), acc)
                    - xp.astype(_ns.asarray(y_pred, xp=xp, device=dev), acc))
         self.n = int(e.shape[0])
-        descending = name == "max_error"
-        self.order = xp.argsort(e, descending=descending, stable=True)
+        self.order = xp.argsort(e, descending=self.max, stable=True)
         self.sorted = xp.take(e, self.order)
         sw = kw.get("sample_weight")
         self.w = None if sw is None else xp.take(
@@ -107,7 +109,7 @@ class OrderStatPath(_Path):
     def from_counts(self, k):
         """Values for count rows ``k`` (M, N) in the sorted order."""
         xp = self.xp
-        if self.name == "max_error":  # the first drawn row in decreasing error order
+        if self.max:  # the first drawn row in decreasing error order
             drawn = k > 0
             first = xp.argmax(xp.astype(drawn, xp.int8), axis=1)
             value = xp.take(self.sorted, first)
@@ -150,7 +152,7 @@ class OvrAucPath(_Path):
         self.targets = [xp.astype(yt == c, xp.int64) for c in classes]
         self.columns = [ys[:, j] for j in range(len(classes))]
         kw1 = {} if sw is None else {"sample_weight": sw}
-        self.paths = [RankingPath("roc_auc_score", t, s, kw1, setups)
+        self.paths = [RankingPath(True, t, s, kw1, setups)
                       for t, s in zip(self.targets, self.columns)]
         pos = xp.stack([xp.astype(t, self.acc) for t in self.targets], axis=1)
         self.pos = pos if self.w is None else pos * xp.reshape(self.w, (-1, 1))
@@ -189,12 +191,13 @@ _ML_AVERAGES = ("micro", "macro", "weighted", "samples")
 _ML_ZERO = ("warn", 0, 1)
 
 
-def multilabel_path(name, y_true, y_pred, kw):
+def multilabel_path(metric, y_true, y_pred, kw):
     """The path of a multilabel label metric, or None (the loop)."""
-    if name in ("accuracy_score", "hamming_loss"):
+    rowwise = metric in (_fn(accuracy_score), _fn(hamming_loss))
+    if rowwise:
         if not set(kw) <= {"sample_weight"}:
             return None
-    elif name in ("precision_score", "recall_score", "f1_score"):
+    elif metric in (_fn(precision_score), _fn(recall_score), _fn(f1_score)):
         zd = kw.get("zero_division", "warn")
         if (not set(kw) <= {"sample_weight", "average", "zero_division"}
                 or kw.get("average", "binary") not in _ML_AVERAGES
@@ -208,26 +211,22 @@ def multilabel_path(name, y_true, y_pred, kw):
     p = xp.astype(_ns.asarray(y_pred, xp=xp, device=dev), acc)
     sw = kw.get("sample_weight")
     w = None if sw is None else xp.astype(_ns.asarray(sw, xp=xp, device=dev), acc)
-    if name == "accuracy_score" or name == "hamming_loss" or kw.get("average") == "samples":
-        return RowMeanPath(_multilabel_rows(name, t, p, kw, xp), w)
-    return _MultilabelCountsPath(name, t, p, w, kw, xp, dev, acc, id_key=(
+    if rowwise or kw.get("average") == "samples":
+        return RowMeanPath(_multilabel_rows(metric, t, p, kw, xp), w)
+    return _MultilabelCountsPath(metric, t, p, w, kw, xp, dev, acc, id_key=(
         id(y_true), id(y_pred), id(sw)))
 
 
-def _multilabel_rows(name, t, p, kw, xp):
+def _multilabel_rows(metric, t, p, kw, xp):
     """Each row's value: subset accuracy, its share of wrong labels (Hamming),
     or its precision / recall / F1 over its labels (``zero_division`` where
     undefined), as scikit-learn's ``average="samples"``."""
-    if name == "accuracy_score":
+    if metric is _fn(accuracy_score):
         return xp.astype(xp.all(t == p, axis=1), t.dtype)
-    if name == "hamming_loss":
+    if metric is _fn(hamming_loss):
         return xp.mean(xp.astype(t != p, t.dtype), axis=1)
-    zd = kw.get("zero_division", "warn")
-    zv = 0.0 if zd == "warn" else float(zd)
-    tp, pred, true = xp.sum(t * p, axis=1), xp.sum(p, axis=1), xp.sum(t, axis=1)
-    num, den = {"precision_score": (tp, pred), "recall_score": (tp, true),
-                "f1_score": (2.0 * tp, pred + true)}[name]
-    return safe_divide(num, den, zero_value=zv, xp=xp)
+    counts = LabelCounts(xp.sum(t * p, axis=1), xp.sum(p, axis=1), xp.sum(t, axis=1))
+    return prf_of(metric, counts, kw, None, xp, t.dtype)  # each row's, as per class
 
 
 class _MultilabelCountsPath(LabelPath):
@@ -235,8 +234,8 @@ class _MultilabelCountsPath(LabelPath):
     per-class formula of :class:`~._batched_paths.LabelPath` (micro, macro,
     weighted averages)."""
 
-    def __init__(self, name, t, p, w, kw, xp, dev, acc, id_key):
-        self.name, self.kw, self.xp, self.device = name, dict(kw), xp, dev
+    def __init__(self, metric, t, p, w, kw, xp, dev, acc, id_key):
+        self.metric, self.kw, self.xp, self.device = metric, dict(kw), xp, dev
         self.o, self.acc, self.n = _ops(xp), acc, int(t.shape[0])
         self.c = int(t.shape[1])
         self.cell_level = False

@@ -255,14 +255,15 @@ class RegressionStream(StreamMetric):
 
             def total(v):
                 return xp.sum(wc * v, axis=0)
-        for name, rows in self._terms(yt, yp, e, xp).items():
+        for name, rows in self.row_terms(yt, yp, e, xp).items():
             out[name] = state[name] + total(rows)
         if self.statistic == "d2_tweedie" and n:
             out["min_y"], out["max_y"] = _running_range(state, yt, w, xp)
         return out
 
-    def _terms(self, yt, yp, e, xp):
-        """Each sum's per-row terms (``e = y_true - y_pred``)."""
+    def row_terms(self, yt, yp, e, xp):
+        """Each sum's per-row terms (``e = y_true - y_pred``; the bootstrap's path reads
+        them too)."""
         stat = self.statistic
         if stat == "sq":
             return {"s_ee": e * e}
@@ -347,7 +348,7 @@ class RegressionStream(StreamMetric):
             return xp.astype(self._d2(state, xp), fdt)
         sw = state["sw"]
         if m in ("r2", "explained_variance"):
-            num, den = _explained_fraction_terms(state, m, xp=xp)
+            num, den = explained_fraction_terms(state, m, xp=xp)
             scores = explained_fraction(num, den, self.force_finite, xp)
             value = self._average(scores, den, xp)
             if m == "r2":  # scikit-learn: NaN below two samples (with check_seen's warning)
@@ -357,11 +358,7 @@ class RegressionStream(StreamMetric):
         sw = xp.where(sw == 0, xp.full_like(sw, math.nan), sw)
         if self.statistic in ("max", "deviance", "pinball"):
             return xp.astype(self._average(self._loss(state, sw, xp), None, xp), fdt)
-        name = {"mse": "s_ee", "rmse": "s_ee", "mae": "s_abs", "msle": "s_log",
-                "rmsle": "s_log", "mape": "s_pct"}[m]
-        per_output = mean_error_formula("root" if m in ("rmse", "rmsle") else "mean",
-                                        state[name], sw, xp)
-        return xp.astype(self._average(per_output, None, xp), fdt)
+        return xp.astype(self._average(mean_error_of(m, state, sw, xp), None, xp), fdt)
 
     def _d2(self, state, xp):
         """The D2 scores: the one-shot functions' formulas on the sums (and, for
@@ -410,10 +407,18 @@ class RegressionStream(StreamMetric):
         return xp.sum(per_output * weights) / xp.sum(weights)
 
 
-# -- formulas on the sums --------------------------------------------------------
+# -- formulas on the sums (the bootstrap's batched path calls them too) ----------
 
-def _explained_fraction_terms(state, metric, *, xp):
-    """(numerator, denominator) of R2 (sums) or explained variance (means)."""
+def mean_error_of(metric, state, sw, xp):
+    """:func:`mean_error_formula` of the metric's one sum (any leading batch axis)."""
+    (name,) = _SUMS[_STATISTIC[metric]]
+    return mean_error_formula("root" if metric in ("rmse", "rmsle") else "mean",
+                              state[name], sw, xp)
+
+
+def explained_fraction_terms(state, metric, *, xp):
+    """(numerator, denominator) of R2 (sums) or explained variance (means); any
+    leading batch axis."""
     sw = state["sw"]
     ss_tot = xp.clip(state["s_yy"] - safe_divide(state["s_y"] ** 2, sw, zero_value=0.0,
                                                   xp=xp), min=0.0)
