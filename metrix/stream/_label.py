@@ -50,7 +50,7 @@ from __future__ import annotations
 import math
 
 from .._core import namespace as _ns
-from .._core.validation import check_targets
+from .._core.validation import check_consistent_length, check_targets
 from ..backends import ops as _ops
 from ..classification._encoding import encode
 from ..classification._prf import (
@@ -241,9 +241,7 @@ class LabelStream(StreamMetric):
             yt = xp.reshape(yt, (-1,))
         if yp.ndim != 1:
             yp = xp.reshape(yp, (-1,))
-        if yt.shape[0] != yp.shape[0]:
-            raise ValueError("Found input variables with inconsistent numbers of samples: "
-                             f"[{yt.shape[0]}, {yp.shape[0]}]")
+        check_consistent_length(yt, yp)
         c = self.num_classes
         ints = int_dtypes(xp)
         ignored = None if self.ignore_index is None else yt == self.ignore_index

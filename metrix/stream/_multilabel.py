@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 
 from .._core import namespace as _ns
-from .._core.validation import check_zero_division
+from .._core.validation import check_consistent_length, check_zero_division
 from ..backends import ops as _ops
 from ..backends._generic import indicators
 from ..classification._prf import (
@@ -213,9 +213,7 @@ class MultilabelStream(StreamMetric):
         else:
             w = xp.reshape(xp.astype(_ns.asarray(sample_weight, xp=xp,
                                                  device=_ns.device_of(n0)), n0.dtype), (-1,))
-            if w.shape[0] != y_true.shape[0]:
-                raise ValueError("Found input variables with inconsistent numbers of "
-                                 f"samples: [{y_true.shape[0]}, {w.shape[0]}]")
+            check_consistent_length(y_true, w)
             n = xp.sum(w)
             right = xp.sum(xp.astype(exact, w.dtype) * w)
             if self.subset:
@@ -231,15 +229,12 @@ class MultilabelStream(StreamMetric):
         return out
 
     def _check_shapes(self, y_true, y_pred):
-        want = (y_true.shape[0] if y_true.ndim else None, self.num_labels)
         for what, y in (("y_true", y_true), ("y_pred", y_pred)):
             if y.ndim != 2 or y.shape[1] != self.num_labels:
                 raise ValueError(f"{what} has shape {tuple(y.shape)}: multilabel input is "
                                  f"(n_samples, num_labels={self.num_labels}) indicators"
                                  f"{' or scores' if what == 'y_pred' else ''}.")
-        if y_pred.shape[0] != want[0]:
-            raise ValueError("Found input variables with inconsistent numbers of samples: "
-                             f"[{y_true.shape[0]}, {y_pred.shape[0]}]")
+        check_consistent_length(y_true, y_pred)
 
     def _sample_sums(self, hit, p, t, w, xp, acc):
         """Each sample's precision, recall, F-beta and jaccard (the one-shot formulas

@@ -29,6 +29,7 @@ import math
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
+from .._core.validation import check_consistent_length
 from ..backends import ops as _ops
 from ..classification import probabilistic as _prob
 from ..classification._proba_input import true_proba_rows
@@ -90,9 +91,7 @@ class _SumOfLosses(StreamMetric):
             raise ValueError(f"{self._input_name} must have shape {want}, got "
                              f"{tuple(p.shape)}")
         yt = xp.reshape(yt, (-1,))
-        if yt.shape[0] != p.shape[0]:
-            raise ValueError("Found input variables with inconsistent numbers of samples: "
-                             f"[{yt.shape[0]}, {p.shape[0]}]")
+        check_consistent_length(yt, p)
         return xp, device, yt, p, w
 
     def _added(self, state, loss, w, xp):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 
 from .._core import namespace as _ns
+from .._core.validation import check_consistent_length
 from ..classification.confusion import accuracy_from_totals
 from ..ranking.label_ranking import top_k_hit_rows
 from ._functional import StreamMetric, is_float
@@ -78,9 +79,7 @@ class TopKStream(StreamMetric):
             raise ValueError(f"y_pred must be scores of shape (n_samples, {c}) with top_k, got "
                              f"{tuple(s.shape)}")
         yt = xp.reshape(yt, (-1,))
-        if yt.shape[0] != s.shape[0]:
-            raise ValueError("Found input variables with inconsistent numbers of samples: "
-                             f"[{yt.shape[0]}, {s.shape[0]}]")
+        check_consistent_length(yt, s)
         cdt = _ns.count_dtype(xp, _ns.device_of(s))
         valid = (yt >= 0) & (yt < c)
         if is_float(yt, xp):
