@@ -152,7 +152,7 @@ class RetrievalStream(StreamMetric):
             raise ValueError("indexes (the query id of each row) is required, as in "
                              "TorchMetrics: update(y_true, y_pred, indexes)")
         primary = state["buf_weight"]
-        xp, device, _, y, s, q = self._inputs(state, y_true, y_pred, indexes, primary=primary)
+        xp, _, _, y, s, q = self._inputs(state, y_true, y_pred, indexes, primary=primary)
         y, s, q = (a if a.ndim == 1 else xp.reshape(a, (-1,)) for a in (y, s, q))
         if not (y.shape[0] == s.shape[0] == q.shape[0]):
             raise ValueError("y_true, y_pred and indexes must have the same number of "
@@ -163,10 +163,9 @@ class RetrievalStream(StreamMetric):
                              "metrics: pass the ids as the third argument)")
         if self.validate:
             self._check_values(y, s, xp)
-        acc = primary.dtype
-        w = xp.ones((s.shape[0],), dtype=acc, device=device)
-        if self.ignore_index is not None:
-            w = xp.where(y == self.ignore_index, xp.zeros_like(w), w)
+        # weight 1 (None: the writer's fill), 0 for the ignore_index rows
+        w = None if self.ignore_index is None else xp.astype(y != self.ignore_index,
+                                                              primary.dtype)
         return {"score": s, "target": y, "query": q}, w
 
     def _check_values(self, y, s, xp):
