@@ -71,7 +71,7 @@ from ..classification.agreement import (
     mcc_from_confusion,
 )
 from ..classification.confusion import accuracy_from_totals
-from ._functional import StreamMetric, array_namespace, count_dtype, int_dtypes, is_float
+from ._functional import StreamMetric, array_namespace, count_dtype, flat, int_dtypes, is_float
 
 _PRF = ("precision", "recall", "f1", "fbeta")
 #: the metrics of the whole matrix, not of per-class counts (:meth:`LabelStream.of_matrix`)
@@ -237,10 +237,7 @@ class LabelStream(StreamMetric):
         elif yp.ndim == 2 and yt.ndim == 1 and yp.shape[1] > 1:
             raise ValueError(f"y_pred has shape {tuple(yp.shape)}: scores need one column per "
                              f"class, num_classes={self.num_classes}.")
-        if yt.ndim != 1:
-            yt = xp.reshape(yt, (-1,))
-        if yp.ndim != 1:
-            yp = xp.reshape(yp, (-1,))
+        yt, yp = flat(yt, xp), flat(yp, xp)
         check_consistent_length(yt, yp)
         c = self.num_classes
         ints = int_dtypes(xp)

@@ -33,7 +33,7 @@ from .._core.validation import check_consistent_length
 from ..backends import ops as _ops
 from ..classification import probabilistic as _prob
 from ..classification._proba_input import true_proba_rows
-from ._functional import StreamMetric, count_dtype, dtype_probe, is_float, result_dtype
+from ._functional import StreamMetric, count_dtype, dtype_probe, flat, is_float, result_dtype
 
 
 def _class_codes(y, k, xp):
@@ -90,7 +90,7 @@ class _SumOfLosses(StreamMetric):
             want = f"(n_samples, {k})" + (" or (n_samples,)" if k == 2 else "")
             raise ValueError(f"{self._input_name} must have shape {want}, got "
                              f"{tuple(p.shape)}")
-        yt = xp.reshape(yt, (-1,))
+        yt = flat(yt, xp)
         check_consistent_length(yt, p)
         return xp, device, yt, p, w
 

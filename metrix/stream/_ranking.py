@@ -62,6 +62,7 @@ from ._functional import (
     array_namespace,
     count_dtype,
     dtype_probe,
+    flat,
     float_dtypes,
     result_dtype,
 )
@@ -252,17 +253,14 @@ class RankingStream(StreamMetric):
         xp, device, o, y, s, w = self._inputs(state, y_true, y_score, sample_weight,
                                               primary=primary)
         if self.task == "binary":
-            if s.ndim != 1:
-                s = xp.reshape(s, (-1,))
-            if y.ndim != 1:
-                y = xp.reshape(y, (-1,))
+            s, y = flat(s, xp), flat(y, xp)
             if self.pos_label is not None:  # scikit-learn's rule: every other label negative
                 y = xp.astype(y == self.pos_label, count_dtype(xp, device))
         elif s.ndim != 2 or s.shape[1] != self.rows:
             raise ValueError(f"y_score must have shape (n_samples, {self.rows}), got "
                              f"{tuple(s.shape)}")
-        if self.task == "multiclass" and y.ndim != 1:
-            y = xp.reshape(y, (-1,))
+        if self.task == "multiclass":
+            y = flat(y, xp)
         if self.validate:  # host reads: validate=True only
             self._check_values(y, s, xp)
         return xp, device, o, y, s, w

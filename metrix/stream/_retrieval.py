@@ -53,6 +53,7 @@ from ._functional import (
     array_namespace,
     count_dtype,
     dtype_probe,
+    flat,
     is_float,
     result_dtype,
 )
@@ -153,7 +154,7 @@ class RetrievalStream(StreamMetric):
                              "TorchMetrics: update(y_true, y_pred, indexes)")
         primary = state["buf_weight"]
         xp, _, _, y, s, q = self._inputs(state, y_true, y_pred, indexes, primary=primary)
-        y, s, q = (a if a.ndim == 1 else xp.reshape(a, (-1,)) for a in (y, s, q))
+        y, s, q = flat(y, xp), flat(s, xp), flat(q, xp)
         if not (y.shape[0] == s.shape[0] == q.shape[0]):
             raise ValueError("y_true, y_pred and indexes must have the same number of "
                              f"elements, got {y.shape[0]}, {s.shape[0]} and {q.shape[0]}")
@@ -262,14 +263,14 @@ class _Retrieval(Metric):
         return super().__call__(y_true, y_pred, indexes)
 
 
-_DOC = """Streaming {what} over queries, exact (TorchMetrics' ``{tm}``).
+_DOC = """Streaming {what} over queries, exact (TorchMetrics' ``{name}``).
 
     ``{name}(capacity, *, top_k=None,{extra} empty_target_action="neg",
     ignore_index=None, validate=False)``; ``update(y_true, y_pred, indexes)``
     with ``indexes`` the query id of each row, in any batch (TorchMetrics
     takes ``update(preds, target, indexes)``: the first two swapped).
     ``compute()`` is the mean over queries of {per_query}, equal to
-    TorchMetrics' ``{tm}`` on the same rows (tolerance of float32).  The rows
+    TorchMetrics' ``{name}`` on the same rows (tolerance of float32).  The rows
     are kept in a buffer of ``capacity`` (more raise
     :class:`~metrix.stream.BufferFullError`).  See
     :class:`metrix.stream.RetrievalStream` for the parameters and
@@ -277,33 +278,32 @@ _DOC = """Streaming {what} over queries, exact (TorchMetrics' ``{tm}``).
     """
 
 
-def _doc(name, tm, what, per_query, extra="", note=""):
-    return _DOC.format(name=name, tm=tm, what=what, per_query=per_query, extra=extra,
-                       note=note)
+def _doc(name, what, per_query, extra="", note=""):
+    return _DOC.format(name=name, what=what, per_query=per_query, extra=extra, note=note)
 
 
 class RetrievalNormalizedDCG(_Retrieval):
-    __doc__ = _doc("RetrievalNormalizedDCG", "RetrievalNormalizedDCG", "nDCG",
+    __doc__ = _doc("RetrievalNormalizedDCG", "nDCG",
                    "DCG@k / ideal DCG@k (gains ``y_true``, graded; tied scores share "
                    "their mean gain)")
     _metric = "ndcg"
 
 
 class RetrievalMAP(_Retrieval):
-    __doc__ = _doc("RetrievalMAP", "RetrievalMAP", "mean average precision",
+    __doc__ = _doc("RetrievalMAP", "mean average precision",
                    "AP@k (the mean of precision@rank over the relevant rows in the top "
                    "k, 0 when none)")
     _metric = "map"
 
 
 class RetrievalMRR(_Retrieval):
-    __doc__ = _doc("RetrievalMRR", "RetrievalMRR", "mean reciprocal rank",
+    __doc__ = _doc("RetrievalMRR", "mean reciprocal rank",
                    "1 / rank of the first relevant row in the top k (0 when none)")
     _metric = "mrr"
 
 
 class RetrievalPrecision(_Retrieval):
-    __doc__ = _doc("RetrievalPrecision", "RetrievalPrecision", "precision@k",
+    __doc__ = _doc("RetrievalPrecision", "precision@k",
                    "relevant rows in the top k / k", extra=" adaptive_k=False,",
                    note="\n\n    ``top_k=None`` divides by the query's rows; "
                         "``adaptive_k=True`` by ``min(top_k, rows)``.")
@@ -318,13 +318,12 @@ class RetrievalPrecision(_Retrieval):
 
 
 class RetrievalRecall(_Retrieval):
-    __doc__ = _doc("RetrievalRecall", "RetrievalRecall", "recall@k",
-                   "relevant rows in the top k / relevant rows")
+    __doc__ = _doc("RetrievalRecall", "recall@k", "relevant rows in the top k / relevant rows")
     _metric = "recall"
 
 
 class RetrievalHitRate(_Retrieval):
-    __doc__ = _doc("RetrievalHitRate", "RetrievalHitRate", "hit rate@k",
+    __doc__ = _doc("RetrievalHitRate", "hit rate@k",
                    "1 when a relevant row is in the top k, else 0",
                    note="\n\n    Every row counts, whatever its score (TorchMetrics' "
                         "``retrieval_hit_rate``); the one-shot function is "

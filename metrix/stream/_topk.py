@@ -24,7 +24,7 @@ from .._core import namespace as _ns
 from .._core.validation import check_consistent_length
 from ..classification.confusion import accuracy_from_totals
 from ..ranking.label_ranking import top_k_hit_rows
-from ._functional import StreamMetric, is_float
+from ._functional import StreamMetric, flat, is_float
 
 
 class TopKStream(StreamMetric):
@@ -78,7 +78,7 @@ class TopKStream(StreamMetric):
         if s.ndim != 2 or s.shape[1] != c:
             raise ValueError(f"y_pred must be scores of shape (n_samples, {c}) with top_k, got "
                              f"{tuple(s.shape)}")
-        yt = xp.reshape(yt, (-1,))
+        yt = flat(yt, xp)
         check_consistent_length(yt, s)
         cdt = _ns.count_dtype(xp, _ns.device_of(s))
         valid = (yt >= 0) & (yt < c)
