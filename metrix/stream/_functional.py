@@ -295,6 +295,11 @@ def flat(x, xp):
     return x if x.ndim == 1 else xp.reshape(x, (-1,))
 
 
+def flat_as(x, dtype, xp):
+    """``x`` (sample weights) as 1-D of ``dtype``; no kernel where it is one already."""
+    return flat(xp.astype(x, dtype, copy=False), xp)
+
+
 def result_dtype(state, xp):
     """The result float dtype recorded at ``init`` (``meta_dtype``)."""
     return state["meta_dtype"].dtype

@@ -71,7 +71,15 @@ from ..classification.agreement import (
     mcc_from_confusion,
 )
 from ..classification.confusion import accuracy_from_totals
-from ._functional import StreamMetric, array_namespace, count_dtype, flat, int_dtypes, is_float
+from ._functional import (
+    StreamMetric,
+    array_namespace,
+    count_dtype,
+    flat,
+    flat_as,
+    int_dtypes,
+    is_float,
+)
 
 _PRF = ("precision", "recall", "f1", "fbeta")
 #: the metrics of the whole matrix, not of per-class counts (:meth:`LabelStream.of_matrix`)
@@ -279,8 +287,8 @@ class LabelStream(StreamMetric):
                 bad = bad & ~ignored
             if bool(xp.any(bad)):  # host read: validate=True only
                 raise ValueError(f"Labels must be integers in [0, {c}) (num_classes={c}).")
-        w = None if sample_weight is None else xp.reshape(xp.astype(
-            _ns.asarray(sample_weight, xp=xp, device=_ns.device_of(cm)), cm.dtype), (-1,))
+        w = None if sample_weight is None else flat_as(
+            _ns.asarray(sample_weight, xp=xp, device=_ns.device_of(cm)), cm.dtype, xp)
         batch = _ops(xp).bincount(cells, length=(c + 2) ** 2, weights=w)
         return batch if batch.dtype == cm.dtype else xp.astype(batch, cm.dtype)
 

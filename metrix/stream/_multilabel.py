@@ -47,7 +47,7 @@ from ..classification._prf import (
 )
 from ..classification._statistic import LabelCounts, normalize_confusion
 from ..classification.confusion import accuracy_from_totals, multilabel_confusion_from_counts
-from ._functional import StreamMetric, array_namespace, count_dtype, is_float
+from ._functional import StreamMetric, array_namespace, count_dtype, flat_as, is_float
 
 #: the metric names ``compute_metrics`` offers for multilabel tasks (its short names)
 MULTILABEL_METRICS = ("accuracy", "precision", "recall", "f1", "jaccard", "hamming_loss",
@@ -211,8 +211,8 @@ class MultilabelStream(StreamMetric):
             n = y_true.shape[0]
             tp_, pred, true, right = (_count(v, xp, tp.dtype) for v in (hit, p, t, exact))
         else:
-            w = xp.reshape(xp.astype(_ns.asarray(sample_weight, xp=xp,
-                                                 device=_ns.device_of(n0)), n0.dtype), (-1,))
+            w = flat_as(_ns.asarray(sample_weight, xp=xp, device=_ns.device_of(n0)), n0.dtype,
+                        xp)
             check_consistent_length(y_true, w)
             n = xp.sum(w)
             right = xp.sum(xp.astype(exact, w.dtype) * w)

@@ -63,6 +63,7 @@ from ._functional import (
     count_dtype,
     dtype_probe,
     flat,
+    flat_as,
     float_dtypes,
     result_dtype,
 )
@@ -242,7 +243,7 @@ class RankingStream(StreamMetric):
         if y.dtype != cdt:
             y = xp.astype(y, cdt)
         if w is not None:
-            w = xp.reshape(xp.astype(w, state["buf_weight"].dtype, copy=False), (-1,))
+            w = flat_as(w, state["buf_weight"].dtype, xp)
         return {"score": s, "target": y}, w
 
     def _prepare(self, state, y_true, y_score, sample_weight):
@@ -359,7 +360,7 @@ class RankingStream(StreamMetric):
             if self.task != "binary":
                 weights = self._row_weights(w, hist, xp, device)
             else:
-                weights = xp.astype(xp.reshape(w, (-1,)), hist.dtype)
+                weights = flat_as(w, hist.dtype, xp)
         return hist + self._counts_of(hist, codes, weights, xp, o)
 
     def _row_codes(self, y, s, xp, device, cdt):

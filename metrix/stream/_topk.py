@@ -24,7 +24,7 @@ from .._core import namespace as _ns
 from .._core.validation import check_consistent_length
 from ..classification.confusion import accuracy_from_totals
 from ..ranking.label_ranking import top_k_hit_rows
-from ._functional import StreamMetric, flat, is_float
+from ._functional import StreamMetric, flat, flat_as, is_float
 
 
 class TopKStream(StreamMetric):
@@ -98,7 +98,7 @@ class TopKStream(StreamMetric):
             n = yt.shape[0] if counted is None else xp.sum(xp.astype(counted, dtype))
             return {"hits": state["hits"] + xp.sum(xp.astype(hits, dtype)),
                     "total": state["total"] + n}
-        w = xp.reshape(xp.astype(w, dtype), (-1,))
+        w = flat_as(w, dtype, xp)
         zero = xp.zeros_like(w)
         wc = w if counted is None else xp.where(counted, w, zero)
         return {"hits": state["hits"] + xp.sum(xp.where(hits, w, zero)),
