@@ -290,6 +290,22 @@ def warm(state):
     return state
 
 
+def check_positive_int(value, name):
+    """``value`` if it is an int >= 1 (not a bool); ``ValueError`` otherwise."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return value
+
+
+def check_ignore_index(ignore_index):
+    """``ignore_index`` as an int, or None; ``ValueError`` for a non-integral value."""
+    if ignore_index is None:
+        return None
+    if isinstance(ignore_index, bool) or int(ignore_index) != ignore_index:
+        raise ValueError(f"ignore_index must be an int or None, got {ignore_index!r}")
+    return int(ignore_index)
+
+
 def flat(x, xp):
     """``x`` as 1-D (no reshape, so no kernel, where it is 1-D already)."""
     return x if x.ndim == 1 else xp.reshape(x, (-1,))

@@ -74,6 +74,8 @@ from ..classification.confusion import accuracy_from_totals
 from ._functional import (
     StreamMetric,
     array_namespace,
+    check_ignore_index,
+    check_positive_int,
     count_dtype,
     flat,
     flat_as,
@@ -150,8 +152,7 @@ class LabelStream(StreamMetric):
                  pos_label=1, zero_division="warn", weights=None, adjusted=False,
                  normalize=None, weighted=False, validate=False, assume_valid=False,
                  ignore_index=None, threshold=0.5, macro_over="all"):
-        if not isinstance(num_classes, int) or isinstance(num_classes, bool) or num_classes < 1:
-            raise ValueError(f"num_classes must be a positive int, got {num_classes!r}")
+        check_positive_int(num_classes, "num_classes")
         if metric not in _METRICS:
             raise ValueError(f"Unknown label metric {metric!r}; expected one of {_METRICS}")
         if average not in _AVERAGES:
@@ -178,10 +179,7 @@ class LabelStream(StreamMetric):
             if threshold != threshold:
                 raise ValueError("threshold must be a number or None, got NaN")
         self.threshold = threshold if num_classes == 2 else None
-        if ignore_index is not None and (isinstance(ignore_index, bool)
-                                         or int(ignore_index) != ignore_index):
-            raise ValueError(f"ignore_index must be an int or None, got {ignore_index!r}")
-        self.ignore_index = None if ignore_index is None else int(ignore_index)
+        self.ignore_index = check_ignore_index(ignore_index)
         self._labels = list(range(num_classes))
         self.key = ("confusion", num_classes, self.weighted, self.validate, self.assume_valid,
                     self.threshold, self.ignore_index)

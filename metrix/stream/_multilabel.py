@@ -47,7 +47,14 @@ from ..classification._prf import (
 )
 from ..classification._statistic import LabelCounts, normalize_confusion
 from ..classification.confusion import accuracy_from_totals, multilabel_confusion_from_counts
-from ._functional import StreamMetric, array_namespace, count_dtype, flat_as, is_float
+from ._functional import (
+    StreamMetric,
+    array_namespace,
+    check_positive_int,
+    count_dtype,
+    flat_as,
+    is_float,
+)
 
 #: the metric names ``compute_metrics`` offers for multilabel tasks (its short names)
 MULTILABEL_METRICS = ("accuracy", "precision", "recall", "f1", "jaccard", "hamming_loss",
@@ -111,8 +118,7 @@ class MultilabelStream(StreamMetric):
     def __init__(self, num_labels, metric="accuracy", *, average="macro", beta=1.0,
                  zero_division="warn", normalize=None, threshold=0.5, weighted=False,
                  validate=False, macro_over="all"):
-        if not isinstance(num_labels, int) or isinstance(num_labels, bool) or num_labels < 1:
-            raise ValueError(f"num_labels must be a positive int, got {num_labels!r}")
+        check_positive_int(num_labels, "num_labels")
         metric = _ALIASES.get(metric, metric)
         if metric not in _METRICS:
             raise ValueError(f"{metric!r} has no multilabel (num_labels=) form; expected one "

@@ -60,6 +60,7 @@ from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
 from ._functional import (
     StreamMetric,
     array_namespace,
+    check_positive_int,
     count_dtype,
     dtype_probe,
     flat,
@@ -138,9 +139,9 @@ class RankingStream(StreamMetric):
             raise ValueError(f"pos_label must be a number or None, got {pos_label!r}")
         self.pos_label = pos_label
         if num_classes is not None:
-            self.task, self.rows = "multiclass", _positive(num_classes, "num_classes")
+            self.task, self.rows = "multiclass", check_positive_int(num_classes, "num_classes")
         elif num_labels is not None:
-            self.task, self.rows = "multilabel", _positive(num_labels, "num_labels")
+            self.task, self.rows = "multilabel", check_positive_int(num_labels, "num_labels")
         else:
             self.task, self.rows = "binary", 1
         if average == "samples" and (self.task != "multilabel" or capacity is None):
@@ -474,9 +475,3 @@ def _minimum(metric, minimum, binary):
     if not binary:
         raise ValueError(f"{metric} is binary: give neither num_classes nor num_labels.")
     return check_minimum(minimum, "minimum")
-
-
-def _positive(v, name):
-    if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-        raise ValueError(f"{name} must be a positive int, got {v!r}")
-    return v

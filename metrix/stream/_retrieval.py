@@ -61,6 +61,9 @@ from ._wrappers import Metric
 
 METRICS = ("ndcg", "map", "mrr", "precision", "recall", "hit_rate")
 ACTIONS = ("neg", "pos", "skip", "error")
+#: each metric's per-query values of the ranked rows (precision: with its k options)
+_VALUES = {"ndcg": ndcg_values, "map": map_values, "mrr": mrr_values,
+           "hit_rate": hit_rate_values, "recall": recall_values}
 
 
 class RetrievalStream(StreamMetric):
@@ -183,19 +186,8 @@ class RetrievalStream(StreamMetric):
         """The mean over queries: a 0-d array on the state's device."""
         xp, device = _ns.get_namespace_and_device(state["buf_weight"])
         rk, empty = self._ranked(state, xp, device)
-        m = self.metric
-        if m == "ndcg":
-            values = ndcg_values(rk)
-        elif m == "map":
-            values = map_values(rk)
-        elif m == "mrr":
-            values = mrr_values(rk)
-        elif m == "precision":
-            values = precision_values(rk, self.top_k, self.adaptive_k)
-        elif m == "hit_rate":
-            values = hit_rate_values(rk)
-        else:
-            values = recall_values(rk)
+        values = (precision_values(rk, self.top_k, self.adaptive_k)
+                  if self.metric == "precision" else _VALUES[self.metric](rk))
         value = _query_mean(values, rk, empty, self.empty_target_action)
         return xp.astype(nan_if_dropped(value, state, xp=xp), result_dtype(state, xp))
 

@@ -24,7 +24,14 @@ from .._core import namespace as _ns
 from .._core.validation import check_consistent_length
 from ..classification.confusion import accuracy_from_totals
 from ..ranking.label_ranking import top_k_hit_rows
-from ._functional import StreamMetric, flat, flat_as, is_float
+from ._functional import (
+    StreamMetric,
+    check_ignore_index,
+    check_positive_int,
+    flat,
+    flat_as,
+    is_float,
+)
 
 
 class TopKStream(StreamMetric):
@@ -48,14 +55,10 @@ class TopKStream(StreamMetric):
                  ignore_index=None):
         if not isinstance(num_classes, int) or isinstance(num_classes, bool) or num_classes < 2:
             raise ValueError(f"num_classes must be an int >= 2 with top_k, got {num_classes!r}")
-        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
-            raise ValueError(f"top_k must be a positive int, got {top_k!r}")
-        if ignore_index is not None and (isinstance(ignore_index, bool)
-                                         or int(ignore_index) != ignore_index):
-            raise ValueError(f"ignore_index must be an int or None, got {ignore_index!r}")
+        check_positive_int(top_k, "top_k")
+        self.ignore_index = check_ignore_index(ignore_index)
         self.num_classes, self.top_k = num_classes, top_k
         self.weighted, self.validate = bool(weighted), bool(validate)
-        self.ignore_index = None if ignore_index is None else int(ignore_index)
         self.key = ("top_k", num_classes, top_k, self.weighted, self.validate,
                     self.ignore_index)
 
