@@ -102,6 +102,11 @@ class _SumOfLosses(StreamMetric):
         check_consistent_length(yt, p)
         return xp, device, yt, p, w
 
+    def update(self, state, y_true, y_proba, sample_weight=None):
+        """The state after one batch (pure; no host read unless ``validate``)."""
+        xp, _, loss, w = self._terms(state, y_true, y_proba, sample_weight)
+        return self._added(state, loss, w, xp)
+
     def _added(self, state, loss, w, xp):
         """The state plus one batch of per-sample ``loss`` (``(n,)`` or ``(n, C)``)."""
         if w is None:
@@ -139,11 +144,6 @@ class LogLossStream(_SumOfLosses):
         """What the state means (checked by ``load_state_dict``)."""
         return {"kind": "LogLossStream", "num_classes": self.num_classes,
                 "normalize": self.normalize}
-
-    def update(self, state, y_true, y_proba, sample_weight=None):
-        """The state after one batch (pure; no host read unless ``validate``)."""
-        xp, _, loss, w = self._terms(state, y_true, y_proba, sample_weight)
-        return self._added(state, loss, w, xp)
 
     def _terms(self, state, y_true, y_proba, sample_weight):
         """``(xp, codes, loss, w)``: one batch's class codes (``k`` for a label that
@@ -204,11 +204,6 @@ class BrierScoreStream(_SumOfLosses):
         """What the state means (checked by ``load_state_dict``)."""
         return {"kind": "BrierScoreStream", "num_classes": self.num_classes,
                 "pos_label": self.pos_label, "scale_by_half": self.scale_by_half}
-
-    def update(self, state, y_true, y_proba, sample_weight=None):
-        """The state after one batch (pure; no host read unless ``validate``)."""
-        xp, _, loss, w = self._terms(state, y_true, y_proba, sample_weight)
-        return self._added(state, loss, w, xp)
 
     def _terms(self, state, y_true, y_proba, sample_weight):
         """``(xp, codes, loss, w)``: one batch's class codes (binary: 1 for
