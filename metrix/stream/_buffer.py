@@ -23,7 +23,7 @@ GPU; JAX and ``torch.compile`` keep ``write_rows``).
 from __future__ import annotations
 
 from .._core import namespace as _ns
-from ._functional import check_positive_int
+from ._functional import StreamMetric
 
 
 class BufferFullError(ValueError):
@@ -31,7 +31,7 @@ class BufferFullError(ValueError):
 
 
 def check_capacity(capacity):
-    return check_positive_int(capacity, "capacity")
+    return StreamMetric._positive_int(capacity, "capacity")
 
 
 def init_buffer(xp, device, capacity, fields):

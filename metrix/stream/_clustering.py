@@ -21,7 +21,7 @@ from ..clustering import _scores
 from ..clustering._contingency import matrix_table
 from ..clustering.supervised import adjusted_mutual_info
 from ..registry import entries
-from ._functional import StreamMetric, check_positive_int
+from ._functional import StreamMetric
 from ._label import LabelStream
 from ._wrappers import Metric
 
@@ -82,8 +82,8 @@ class ClusteringStream(StreamMetric):
             raise ValueError(f"Unknown clustering metric {metric!r}; expected one of "
                              f"{tuple(_FORMULAS)}")
         num_clusters = num_classes if num_clusters is None else num_clusters
-        check_positive_int(num_classes, "num_classes")
-        check_positive_int(num_clusters, "num_clusters")
+        self._positive_int(num_classes, "num_classes")
+        self._positive_int(num_clusters, "num_clusters")
         if average_method not in _AVERAGES:
             raise ValueError(f"average_method must be one of {_AVERAGES}, got "
                              f"{average_method!r}")

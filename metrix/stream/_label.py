@@ -71,17 +71,7 @@ from ..classification.agreement import (
     mcc_from_confusion,
 )
 from ..classification.confusion import accuracy_from_totals
-from ._functional import (
-    StreamMetric,
-    array_namespace,
-    check_ignore_index,
-    check_positive_int,
-    count_dtype,
-    flat,
-    flat_as,
-    int_dtypes,
-    is_float,
-)
+from ._functional import StreamMetric, array_namespace, count_dtype, int_dtypes, is_float
 
 _PRF = ("precision", "recall", "f1", "fbeta")
 #: the metrics of the whole matrix, not of per-class counts (:meth:`LabelStream.of_matrix`)
@@ -152,7 +142,7 @@ class LabelStream(StreamMetric):
                  pos_label=1, zero_division="warn", weights=None, adjusted=False,
                  normalize=None, weighted=False, validate=False, assume_valid=False,
                  ignore_index=None, threshold=0.5, macro_over="all"):
-        check_positive_int(num_classes, "num_classes")
+        self._positive_int(num_classes, "num_classes")
         if metric not in _METRICS:
             raise ValueError(f"Unknown label metric {metric!r}; expected one of {_METRICS}")
         if average not in _AVERAGES:
@@ -179,7 +169,7 @@ class LabelStream(StreamMetric):
             if threshold != threshold:
                 raise ValueError("threshold must be a number or None, got NaN")
         self.threshold = threshold if num_classes == 2 else None
-        self.ignore_index = check_ignore_index(ignore_index)
+        self.ignore_index = self._checked_ignore_index(ignore_index)
         self._labels = list(range(num_classes))
         self.key = ("confusion", num_classes, self.weighted, self.validate, self.assume_valid,
                     self.threshold, self.ignore_index)
@@ -243,7 +233,7 @@ class LabelStream(StreamMetric):
         elif yp.ndim == 2 and yt.ndim == 1 and yp.shape[1] > 1:
             raise ValueError(f"y_pred has shape {tuple(yp.shape)}: scores need one column per "
                              f"class, num_classes={self.num_classes}.")
-        yt, yp = flat(yt, xp), flat(yp, xp)
+        yt, yp = self._flat(yt, xp), self._flat(yp, xp)
         check_consistent_length(yt, yp)
         c = self.num_classes
         ints = int_dtypes(xp)
@@ -285,7 +275,7 @@ class LabelStream(StreamMetric):
                 bad = bad & ~ignored
             if bool(xp.any(bad)):  # host read: validate=True only
                 raise ValueError(f"Labels must be integers in [0, {c}) (num_classes={c}).")
-        w = None if sample_weight is None else flat_as(
+        w = None if sample_weight is None else self._flat_as(
             _ns.asarray(sample_weight, xp=xp, device=_ns.device_of(cm)), cm.dtype, xp)
         batch = _ops(xp).bincount(cells, length=(c + 2) ** 2, weights=w)
         return batch if batch.dtype == cm.dtype else xp.astype(batch, cm.dtype)

@@ -47,14 +47,7 @@ from ..classification._prf import (
 )
 from ..classification._statistic import LabelCounts, normalize_confusion
 from ..classification.confusion import accuracy_from_totals, multilabel_confusion_from_counts
-from ._functional import (
-    StreamMetric,
-    array_namespace,
-    check_positive_int,
-    count_dtype,
-    flat_as,
-    is_float,
-)
+from ._functional import StreamMetric, array_namespace, count_dtype, is_float
 
 #: the metric names ``compute_metrics`` offers for multilabel tasks (its short names)
 MULTILABEL_METRICS = ("accuracy", "precision", "recall", "f1", "jaccard", "hamming_loss",
@@ -118,7 +111,7 @@ class MultilabelStream(StreamMetric):
     def __init__(self, num_labels, metric="accuracy", *, average="macro", beta=1.0,
                  zero_division="warn", normalize=None, threshold=0.5, weighted=False,
                  validate=False, macro_over="all"):
-        check_positive_int(num_labels, "num_labels")
+        self._positive_int(num_labels, "num_labels")
         metric = _ALIASES.get(metric, metric)
         if metric not in _METRICS:
             raise ValueError(f"{metric!r} has no multilabel (num_labels=) form; expected one "
@@ -217,7 +210,7 @@ class MultilabelStream(StreamMetric):
             n = y_true.shape[0]
             tp_, pred, true, right = (_count(v, xp, tp.dtype) for v in (hit, p, t, exact))
         else:
-            w = flat_as(_ns.asarray(sample_weight, xp=xp, device=_ns.device_of(n0)), n0.dtype,
+            w = self._flat_as(_ns.asarray(sample_weight, xp=xp, device=_ns.device_of(n0)), n0.dtype,
                         xp)
             check_consistent_length(y_true, w)
             n = xp.sum(w)

@@ -33,15 +33,7 @@ from .._core.validation import check_consistent_length
 from ..backends import ops as _ops
 from ..classification import probabilistic as _prob
 from ..classification._proba_input import true_proba_rows
-from ._functional import (
-    StreamMetric,
-    count_dtype,
-    dtype_probe,
-    flat,
-    flat_as,
-    is_float,
-    result_dtype,
-)
+from ._functional import StreamMetric, count_dtype, dtype_probe, is_float, result_dtype
 
 
 def _class_codes(y, k, xp):
@@ -98,7 +90,7 @@ class _SumOfLosses(StreamMetric):
             want = f"(n_samples, {k})" + (" or (n_samples,)" if k == 2 else "")
             raise ValueError(f"{self._input_name} must have shape {want}, got "
                              f"{tuple(p.shape)}")
-        yt = flat(yt, xp)
+        yt = self._flat(yt, xp)
         check_consistent_length(yt, p)
         return xp, device, yt, p, w
 
@@ -112,7 +104,7 @@ class _SumOfLosses(StreamMetric):
         if w is None:
             return {**state, "sw": state["sw"] + loss.shape[0],
                     "s_loss": state["s_loss"] + xp.sum(loss, axis=0)}
-        w = flat_as(w, state["sw"].dtype, xp)
+        w = self._flat_as(w, state["sw"].dtype, xp)
         wl = w[:, None] * loss if loss.ndim == 2 else w * loss
         return {**state, "sw": state["sw"] + xp.sum(w),
                 "s_loss": state["s_loss"] + xp.sum(wl, axis=0)}
@@ -345,7 +337,7 @@ class _D2(_SumOfLosses):
         k = self.num_classes or 2
         acc = state["sw"].dtype
         if w is not None:
-            w = flat_as(w, acc, xp)
+            w = self._flat_as(w, acc, xp)
         # code k: a label that is none of the classes (its loss is NaN already)
         counts = _ops(xp).bincount(codes, length=k + 1, weights=w)[:k]
         state = self._added(state, loss, w, xp)

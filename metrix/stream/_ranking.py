@@ -60,11 +60,8 @@ from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
 from ._functional import (
     StreamMetric,
     array_namespace,
-    check_positive_int,
     count_dtype,
     dtype_probe,
-    flat,
-    flat_as,
     float_dtypes,
     result_dtype,
 )
@@ -139,9 +136,9 @@ class RankingStream(StreamMetric):
             raise ValueError(f"pos_label must be a number or None, got {pos_label!r}")
         self.pos_label = pos_label
         if num_classes is not None:
-            self.task, self.rows = "multiclass", check_positive_int(num_classes, "num_classes")
+            self.task, self.rows = "multiclass", self._positive_int(num_classes, "num_classes")
         elif num_labels is not None:
-            self.task, self.rows = "multilabel", check_positive_int(num_labels, "num_labels")
+            self.task, self.rows = "multilabel", self._positive_int(num_labels, "num_labels")
         else:
             self.task, self.rows = "binary", 1
         if average == "samples" and (self.task != "multilabel" or capacity is None):
@@ -244,7 +241,7 @@ class RankingStream(StreamMetric):
         if y.dtype != cdt:
             y = xp.astype(y, cdt)
         if w is not None:
-            w = flat_as(w, state["buf_weight"].dtype, xp)
+            w = self._flat_as(w, state["buf_weight"].dtype, xp)
         return {"score": s, "target": y}, w
 
     def _prepare(self, state, y_true, y_score, sample_weight):
@@ -255,14 +252,14 @@ class RankingStream(StreamMetric):
         xp, device, o, y, s, w = self._inputs(state, y_true, y_score, sample_weight,
                                               primary=primary)
         if self.task == "binary":
-            s, y = flat(s, xp), flat(y, xp)
+            s, y = self._flat(s, xp), self._flat(y, xp)
             if self.pos_label is not None:  # scikit-learn's rule: every other label negative
                 y = xp.astype(y == self.pos_label, count_dtype(xp, device))
         elif s.ndim != 2 or s.shape[1] != self.rows:
             raise ValueError(f"y_score must have shape (n_samples, {self.rows}), got "
                              f"{tuple(s.shape)}")
         if self.task == "multiclass":
-            y = flat(y, xp)
+            y = self._flat(y, xp)
         if self.validate:  # host reads: validate=True only
             self._check_values(y, s, xp)
         return xp, device, o, y, s, w
@@ -361,7 +358,7 @@ class RankingStream(StreamMetric):
             if self.task != "binary":
                 weights = self._row_weights(w, hist, xp, device)
             else:
-                weights = flat_as(w, hist.dtype, xp)
+                weights = self._flat_as(w, hist.dtype, xp)
         return hist + self._counts_of(hist, codes, weights, xp, o)
 
     def _row_codes(self, y, s, xp, device, cdt):

@@ -55,7 +55,7 @@ from ..regression.scores import (
     tweedie_null_terms,
 )
 from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
-from ._functional import StreamMetric, array_namespace, dtype_probe, flat_as, result_dtype
+from ._functional import StreamMetric, array_namespace, dtype_probe, result_dtype
 
 _SUMS = {
     "sq": ("s_ee",),
@@ -235,7 +235,7 @@ class RegressionStream(StreamMetric):
             out_n = state["n"] + n
         e = yt - yp
         if self.statistic == "d2_pinball":  # y_true's rows; the sums below
-            wb = None if w is None else flat_as(w, acc, xp)  # (None: weight 1)
+            wb = None if w is None else self._flat_as(w, acc, xp)  # (None: weight 1)
             state = write_rows(state, {"true": yt}, wb, xp=xp)
         out = dict(state)
         if "n" in state:
@@ -248,7 +248,7 @@ class RegressionStream(StreamMetric):
             def total(v):
                 return xp.sum(v, axis=0)
         else:
-            w = flat_as(w, acc, xp)
+            w = self._flat_as(w, acc, xp)
             wc = w if e.ndim == 1 else xp.reshape(w, (-1, 1))
             out["sw"] = state["sw"] + xp.sum(w)
 

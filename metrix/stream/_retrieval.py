@@ -53,7 +53,6 @@ from ._functional import (
     array_namespace,
     count_dtype,
     dtype_probe,
-    flat,
     is_float,
     result_dtype,
 )
@@ -157,7 +156,7 @@ class RetrievalStream(StreamMetric):
                              "TorchMetrics: update(y_true, y_pred, indexes)")
         primary = state["buf_weight"]
         xp, _, _, y, s, q = self._inputs(state, y_true, y_pred, indexes, primary=primary)
-        y, s, q = flat(y, xp), flat(s, xp), flat(q, xp)
+        y, s, q = self._flat(y, xp), self._flat(s, xp), self._flat(q, xp)
         if not (y.shape[0] == s.shape[0] == q.shape[0]):
             raise ValueError("y_true, y_pred and indexes must have the same number of "
                              f"elements, got {y.shape[0]}, {s.shape[0]} and {q.shape[0]}")

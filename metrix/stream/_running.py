@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 
-from ._functional import StreamMetric, check_positive_int, iter_leaves, state_namespace
+from ._functional import StreamMetric, iter_leaves, state_namespace
 from ._wrappers import Metric
 
 
@@ -32,7 +32,7 @@ class RunningStream(StreamMetric):
         if not isinstance(spec, StreamMetric):
             raise TypeError(f"RunningStream runs a metrix.stream functional metric, got "
                             f"{type(spec).__name__}")
-        self.spec, self.window = spec, check_positive_int(window, "window")
+        self.spec, self.window = spec, self._positive_int(window, "window")
         self.key = ("running", self.window, spec.key)
         self.weighted = spec.weighted
 

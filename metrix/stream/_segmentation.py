@@ -33,7 +33,7 @@ from ..segmentation.metrics import (
     per_image_value,
     pooled_value,
 )
-from ._functional import StreamMetric, check_positive_int, count_dtype, dtype_probe, result_dtype
+from ._functional import StreamMetric, count_dtype, dtype_probe, result_dtype
 
 _METRICS = ("iou", "dice", "accuracy", "generalized_dice")
 
@@ -67,7 +67,7 @@ class SegmentationStream(StreamMetric):
                  include_background=True, ignore_index=None, per_image=False,
                  input_format="index", zero_division="warn", weight_type="square",
                  validate=False):
-        check_positive_int(num_classes, "num_classes")
+        self._positive_int(num_classes, "num_classes")
         if metric not in _METRICS:
             raise ValueError(f"Unknown segmentation metric {metric!r}; expected one of "
                              f"{_METRICS}")

@@ -24,14 +24,7 @@ from .._core import namespace as _ns
 from .._core.validation import check_consistent_length
 from ..classification.confusion import accuracy_from_totals
 from ..ranking.label_ranking import top_k_hit_rows
-from ._functional import (
-    StreamMetric,
-    check_ignore_index,
-    check_positive_int,
-    flat,
-    flat_as,
-    is_float,
-)
+from ._functional import StreamMetric, is_float
 
 
 class TopKStream(StreamMetric):
@@ -55,8 +48,8 @@ class TopKStream(StreamMetric):
                  ignore_index=None):
         if not isinstance(num_classes, int) or isinstance(num_classes, bool) or num_classes < 2:
             raise ValueError(f"num_classes must be an int >= 2 with top_k, got {num_classes!r}")
-        check_positive_int(top_k, "top_k")
-        self.ignore_index = check_ignore_index(ignore_index)
+        self._positive_int(top_k, "top_k")
+        self.ignore_index = self._checked_ignore_index(ignore_index)
         self.num_classes, self.top_k = num_classes, top_k
         self.weighted, self.validate = bool(weighted), bool(validate)
         self.key = ("top_k", num_classes, top_k, self.weighted, self.validate,
@@ -81,7 +74,7 @@ class TopKStream(StreamMetric):
         if s.ndim != 2 or s.shape[1] != c:
             raise ValueError(f"y_pred must be scores of shape (n_samples, {c}) with top_k, got "
                              f"{tuple(s.shape)}")
-        yt = flat(yt, xp)
+        yt = self._flat(yt, xp)
         check_consistent_length(yt, s)
         cdt = _ns.count_dtype(xp, _ns.device_of(s))
         valid = (yt >= 0) & (yt < c)
@@ -101,7 +94,7 @@ class TopKStream(StreamMetric):
             n = yt.shape[0] if counted is None else xp.sum(xp.astype(counted, dtype))
             return {"hits": state["hits"] + xp.sum(xp.astype(hits, dtype)),
                     "total": state["total"] + n}
-        w = flat_as(w, dtype, xp)
+        w = self._flat_as(w, dtype, xp)
         zero = xp.zeros_like(w)
         wc = w if counted is None else xp.where(counted, w, zero)
         return {"hits": state["hits"] + xp.sum(xp.where(hits, w, zero)),
