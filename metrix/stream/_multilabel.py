@@ -210,8 +210,8 @@ class MultilabelStream(StreamMetric):
             n = y_true.shape[0]
             tp_, pred, true, right = (_count(v, xp, tp.dtype) for v in (hit, p, t, exact))
         else:
-            w = self._flat_as(_ns.asarray(sample_weight, xp=xp, device=_ns.device_of(n0)), n0.dtype,
-                        xp)
+            w = self._flat_as(_ns.asarray(sample_weight, xp=xp, device=_ns.device_of(n0)),
+                              n0.dtype, xp)
             check_consistent_length(y_true, w)
             n = xp.sum(w)
             right = xp.sum(xp.astype(exact, w.dtype) * w)
