@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from ..backends import ops
+
 
 def safe_divide(numerator, denominator, *, zero_value, xp):
     """``numerator / denominator`` where the denominator is non-zero, else ``zero_value``.
 
-    Built on ``xp.where`` (STYLE.md, rule 4): no masked write, no ``xp.any``,
-    and no 0/0 evaluated (NumPy would warn).  ``zero_value`` is a Python float
-    (may be nan) or an array broadcastable to the result.  Four kernels.
+    No masked write, no ``xp.any``, and no 0/0 evaluated (NumPy would warn):
+    the adapter's ``safe_divide`` (STYLE.md, rule 4).  ``zero_value`` is a
+    Python float (may be nan) or an array broadcastable to the result.
     """
-    zero = denominator == 0
-    return xp.where(zero, zero_value, numerator / xp.where(zero, 1, denominator))
+    return ops(xp).safe_divide(numerator, denominator, zero_value=zero_value)
 
 
 def nan_divide(numerator, denominator, *, xp):

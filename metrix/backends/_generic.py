@@ -506,6 +506,14 @@ class GenericOps(RankStatistics):
         arithmetic); None here (the caller's lane computes them)."""
         return None
 
+    def safe_divide(self, numerator, denominator, /, *, zero_value):
+        """``numerator / denominator`` where the denominator is non-zero, else
+        ``zero_value`` (a Python float, may be nan, or an array broadcastable to
+        the result); no 0 / 0 evaluated.  Generic: ``where`` twice (four kernels)."""
+        xp = self.xp
+        zero = denominator == 0
+        return xp.where(zero, zero_value, numerator / xp.where(zero, 1, denominator))
+
     def ieee_divide(self, a, b, /):
         """``a / b`` with IEEE 754's results where ``b == 0`` (``±inf`` by the sign
         of ``a``, NaN for ``0 / 0`` and ``NaN / 0``) and no warning.

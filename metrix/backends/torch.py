@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 
 import numpy as np
 import torch
@@ -163,6 +164,14 @@ class Ops(GenericOps):
 
     def sort_with_order(self, x, /):
         return torch.sort(x)  # values and indices in one kernel
+
+    def safe_divide(self, numerator, denominator, /, *, zero_value):
+        # two masked fills of a Python scalar: four kernels, where ``where`` with a
+        # scalar takes six (each scalar is a tensor first)
+        if not (isinstance(denominator, torch.Tensor) and isinstance(zero_value, (int, float))):
+            return super().safe_divide(numerator, denominator, zero_value=zero_value)
+        zero = denominator == 0
+        return (numerator / denominator.masked_fill(zero, 1)).masked_fill(zero, zero_value)
 
     def ieee_divide(self, a, b, /):
         return a / b  # IEEE results at b == 0, no warning: one kernel
@@ -339,12 +348,13 @@ class Ops(GenericOps):
                 return False
             for name, v in values.items():
                 dst = own["buf_" + name]
-                if v.shape[0] != n or v.numel() != n * dst[0].numel():
+                if v.shape[0] != n or v.numel() != n * math.prod(dst.shape[1:]):
                     return False
-            with torch.no_grad():
+            with torch.no_grad():  # (no reshape, no row select: kernels on an accelerator)
                 for name, v in values.items():
                     dst = own["buf_" + name]
-                    dst[start:start + n].copy_(v.reshape((n,) + dst.shape[1:]))
+                    rows = (n,) + dst.shape[1:]
+                    dst[start:start + n].copy_(v if v.shape == rows else v.reshape(rows))
                 if weight is None:
                     dst_weight[start:start + n].fill_(1.0)
                 else:

@@ -23,6 +23,7 @@ GPU; JAX and ``torch.compile`` keep ``write_rows``).
 from __future__ import annotations
 
 from .._core import namespace as _ns
+from ._functional import StreamMetric
 
 
 class BufferFullError(ValueError):
@@ -30,9 +31,7 @@ class BufferFullError(ValueError):
 
 
 def check_capacity(capacity):
-    if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity < 1:
-        raise ValueError(f"capacity must be a positive int, got {capacity!r}")
-    return capacity
+    return StreamMetric._positive_int(capacity, "capacity")
 
 
 def init_buffer(xp, device, capacity, fields):

@@ -22,6 +22,7 @@ negative); samples whose label is ``ignore_index`` count for nothing.
 from __future__ import annotations
 
 from .._core import namespace as _ns
+from .._core.validation import check_consistent_length
 from ..backends import ops as _ops
 from ..classification.calibration import (
     bin_edges,
@@ -134,9 +135,7 @@ class CalibrationStream(StreamMetric):
             raise ValueError(f"y_prob must have shape {want}, got {tuple(p.shape)}{hint}")
         if y.ndim != 1:
             y = xp.reshape(y, (-1,))
-        if y.shape[0] != p.shape[0]:
-            raise ValueError("Found input variables with inconsistent numbers of samples: "
-                             f"[{y.shape[0]}, {p.shape[0]}]")
+        check_consistent_length(y, p)
         return y
 
     def _check_values(self, y, p, xp):

@@ -82,9 +82,8 @@ class ClusteringStream(StreamMetric):
             raise ValueError(f"Unknown clustering metric {metric!r}; expected one of "
                              f"{tuple(_FORMULAS)}")
         num_clusters = num_classes if num_clusters is None else num_clusters
-        for what, v in (("num_classes", num_classes), ("num_clusters", num_clusters)):
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ValueError(f"{what} must be a positive int, got {v!r}")
+        self._positive_int(num_classes, "num_classes")
+        self._positive_int(num_clusters, "num_clusters")
         if average_method not in _AVERAGES:
             raise ValueError(f"average_method must be one of {_AVERAGES}, got "
                              f"{average_method!r}")

@@ -185,6 +185,31 @@ class StreamMetric:
                       _ns.asarray(a, xp=xp, device=device) for a in arrays)
         return (xp, device, _ops(xp)) + moved
 
+    @staticmethod
+    def _positive_int(value, name):
+        """``value`` if it is an int >= 1 (not a bool); ``ValueError`` otherwise."""
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+        return value
+
+    @staticmethod
+    def _checked_ignore_index(ignore_index):
+        """``ignore_index`` as an int, or None; ``ValueError`` for a non-integral value."""
+        if ignore_index is not None and (isinstance(ignore_index, bool)
+                                         or int(ignore_index) != ignore_index):
+            raise ValueError(f"ignore_index must be an int or None, got {ignore_index!r}")
+        return None if ignore_index is None else int(ignore_index)
+
+    @staticmethod
+    def _flat(x, xp):
+        """``x`` as 1-D (no reshape, so no kernel, where it is 1-D already)."""
+        return x if x.ndim == 1 else xp.reshape(x, (-1,))
+
+    @staticmethod
+    def _flat_as(x, dtype, xp):
+        """``x`` (sample weights) as 1-D of ``dtype``; no kernel where it is one already."""
+        return StreamMetric._flat(xp.astype(x, dtype, copy=False), xp)
+
     def _check_weight(self, sample_weight):
         if sample_weight is not None and not self.weighted:
             raise ValueError(

@@ -50,7 +50,7 @@ from __future__ import annotations
 import math
 
 from .._core import namespace as _ns
-from .._core.validation import check_targets
+from .._core.validation import check_consistent_length, check_targets
 from ..backends import ops as _ops
 from ..classification._encoding import encode
 from ..classification._prf import (
@@ -142,8 +142,7 @@ class LabelStream(StreamMetric):
                  pos_label=1, zero_division="warn", weights=None, adjusted=False,
                  normalize=None, weighted=False, validate=False, assume_valid=False,
                  ignore_index=None, threshold=0.5, macro_over="all"):
-        if not isinstance(num_classes, int) or isinstance(num_classes, bool) or num_classes < 1:
-            raise ValueError(f"num_classes must be a positive int, got {num_classes!r}")
+        self._positive_int(num_classes, "num_classes")
         if metric not in _METRICS:
             raise ValueError(f"Unknown label metric {metric!r}; expected one of {_METRICS}")
         if average not in _AVERAGES:
@@ -170,10 +169,7 @@ class LabelStream(StreamMetric):
             if threshold != threshold:
                 raise ValueError("threshold must be a number or None, got NaN")
         self.threshold = threshold if num_classes == 2 else None
-        if ignore_index is not None and (isinstance(ignore_index, bool)
-                                         or int(ignore_index) != ignore_index):
-            raise ValueError(f"ignore_index must be an int or None, got {ignore_index!r}")
-        self.ignore_index = None if ignore_index is None else int(ignore_index)
+        self.ignore_index = self._checked_ignore_index(ignore_index)
         self._labels = list(range(num_classes))
         self.key = ("confusion", num_classes, self.weighted, self.validate, self.assume_valid,
                     self.threshold, self.ignore_index)
@@ -237,13 +233,8 @@ class LabelStream(StreamMetric):
         elif yp.ndim == 2 and yt.ndim == 1 and yp.shape[1] > 1:
             raise ValueError(f"y_pred has shape {tuple(yp.shape)}: scores need one column per "
                              f"class, num_classes={self.num_classes}.")
-        if yt.ndim != 1:
-            yt = xp.reshape(yt, (-1,))
-        if yp.ndim != 1:
-            yp = xp.reshape(yp, (-1,))
-        if yt.shape[0] != yp.shape[0]:
-            raise ValueError("Found input variables with inconsistent numbers of samples: "
-                             f"[{yt.shape[0]}, {yp.shape[0]}]")
+        yt, yp = self._flat(yt, xp), self._flat(yp, xp)
+        check_consistent_length(yt, yp)
         c = self.num_classes
         ints = int_dtypes(xp)
         ignored = None if self.ignore_index is None else yt == self.ignore_index
@@ -284,8 +275,8 @@ class LabelStream(StreamMetric):
                 bad = bad & ~ignored
             if bool(xp.any(bad)):  # host read: validate=True only
                 raise ValueError(f"Labels must be integers in [0, {c}) (num_classes={c}).")
-        w = None if sample_weight is None else xp.reshape(xp.astype(
-            _ns.asarray(sample_weight, xp=xp, device=_ns.device_of(cm)), cm.dtype), (-1,))
+        w = None if sample_weight is None else self._flat_as(
+            _ns.asarray(sample_weight, xp=xp, device=_ns.device_of(cm)), cm.dtype, xp)
         batch = _ops(xp).bincount(cells, length=(c + 2) ** 2, weights=w)
         return batch if batch.dtype == cm.dtype else xp.astype(batch, cm.dtype)
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 
 from .._core import namespace as _ns
-from .._core.validation import check_zero_division
+from .._core.validation import check_consistent_length, check_zero_division
 from ..backends import ops as _ops
 from ..backends._generic import indicators
 from ..classification._prf import (
@@ -111,8 +111,7 @@ class MultilabelStream(StreamMetric):
     def __init__(self, num_labels, metric="accuracy", *, average="macro", beta=1.0,
                  zero_division="warn", normalize=None, threshold=0.5, weighted=False,
                  validate=False, macro_over="all"):
-        if not isinstance(num_labels, int) or isinstance(num_labels, bool) or num_labels < 1:
-            raise ValueError(f"num_labels must be a positive int, got {num_labels!r}")
+        self._positive_int(num_labels, "num_labels")
         metric = _ALIASES.get(metric, metric)
         if metric not in _METRICS:
             raise ValueError(f"{metric!r} has no multilabel (num_labels=) form; expected one "
@@ -211,11 +210,9 @@ class MultilabelStream(StreamMetric):
             n = y_true.shape[0]
             tp_, pred, true, right = (_count(v, xp, tp.dtype) for v in (hit, p, t, exact))
         else:
-            w = xp.reshape(xp.astype(_ns.asarray(sample_weight, xp=xp,
-                                                 device=_ns.device_of(n0)), n0.dtype), (-1,))
-            if w.shape[0] != y_true.shape[0]:
-                raise ValueError("Found input variables with inconsistent numbers of "
-                                 f"samples: [{y_true.shape[0]}, {w.shape[0]}]")
+            w = self._flat_as(_ns.asarray(sample_weight, xp=xp, device=_ns.device_of(n0)),
+                              n0.dtype, xp)
+            check_consistent_length(y_true, w)
             n = xp.sum(w)
             right = xp.sum(xp.astype(exact, w.dtype) * w)
             if self.subset:
@@ -231,15 +228,12 @@ class MultilabelStream(StreamMetric):
         return out
 
     def _check_shapes(self, y_true, y_pred):
-        want = (y_true.shape[0] if y_true.ndim else None, self.num_labels)
         for what, y in (("y_true", y_true), ("y_pred", y_pred)):
             if y.ndim != 2 or y.shape[1] != self.num_labels:
                 raise ValueError(f"{what} has shape {tuple(y.shape)}: multilabel input is "
                                  f"(n_samples, num_labels={self.num_labels}) indicators"
                                  f"{' or scores' if what == 'y_pred' else ''}.")
-        if y_pred.shape[0] != want[0]:
-            raise ValueError("Found input variables with inconsistent numbers of samples: "
-                             f"[{y_true.shape[0]}, {y_pred.shape[0]}]")
+        check_consistent_length(y_true, y_pred)
 
     def _sample_sums(self, hit, p, t, w, xp, acc):
         """Each sample's precision, recall, F-beta and jaccard (the one-shot formulas

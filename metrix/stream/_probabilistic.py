@@ -29,6 +29,7 @@ import math
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
+from .._core.validation import check_consistent_length
 from ..backends import ops as _ops
 from ..classification import probabilistic as _prob
 from ..classification._proba_input import true_proba_rows
@@ -89,18 +90,21 @@ class _SumOfLosses(StreamMetric):
             want = f"(n_samples, {k})" + (" or (n_samples,)" if k == 2 else "")
             raise ValueError(f"{self._input_name} must have shape {want}, got "
                              f"{tuple(p.shape)}")
-        yt = xp.reshape(yt, (-1,))
-        if yt.shape[0] != p.shape[0]:
-            raise ValueError("Found input variables with inconsistent numbers of samples: "
-                             f"[{yt.shape[0]}, {p.shape[0]}]")
+        yt = self._flat(yt, xp)
+        check_consistent_length(yt, p)
         return xp, device, yt, p, w
+
+    def update(self, state, y_true, y_proba, sample_weight=None):
+        """The state after one batch (pure; no host read unless ``validate``)."""
+        xp, _, loss, w = self._terms(state, y_true, y_proba, sample_weight)
+        return self._added(state, loss, w, xp)
 
     def _added(self, state, loss, w, xp):
         """The state plus one batch of per-sample ``loss`` (``(n,)`` or ``(n, C)``)."""
         if w is None:
             return {**state, "sw": state["sw"] + loss.shape[0],
                     "s_loss": state["s_loss"] + xp.sum(loss, axis=0)}
-        w = xp.reshape(xp.astype(w, state["sw"].dtype), (-1,))
+        w = self._flat_as(w, state["sw"].dtype, xp)
         wl = w[:, None] * loss if loss.ndim == 2 else w * loss
         return {**state, "sw": state["sw"] + xp.sum(w),
                 "s_loss": state["s_loss"] + xp.sum(wl, axis=0)}
@@ -132,11 +136,6 @@ class LogLossStream(_SumOfLosses):
         """What the state means (checked by ``load_state_dict``)."""
         return {"kind": "LogLossStream", "num_classes": self.num_classes,
                 "normalize": self.normalize}
-
-    def update(self, state, y_true, y_proba, sample_weight=None):
-        """The state after one batch (pure; no host read unless ``validate``)."""
-        xp, _, loss, w = self._terms(state, y_true, y_proba, sample_weight)
-        return self._added(state, loss, w, xp)
 
     def _terms(self, state, y_true, y_proba, sample_weight):
         """``(xp, codes, loss, w)``: one batch's class codes (``k`` for a label that
@@ -197,11 +196,6 @@ class BrierScoreStream(_SumOfLosses):
         """What the state means (checked by ``load_state_dict``)."""
         return {"kind": "BrierScoreStream", "num_classes": self.num_classes,
                 "pos_label": self.pos_label, "scale_by_half": self.scale_by_half}
-
-    def update(self, state, y_true, y_proba, sample_weight=None):
-        """The state after one batch (pure; no host read unless ``validate``)."""
-        xp, _, loss, w = self._terms(state, y_true, y_proba, sample_weight)
-        return self._added(state, loss, w, xp)
 
     def _terms(self, state, y_true, y_proba, sample_weight):
         """``(xp, codes, loss, w)``: one batch's class codes (binary: 1 for
@@ -343,7 +337,7 @@ class _D2(_SumOfLosses):
         k = self.num_classes or 2
         acc = state["sw"].dtype
         if w is not None:
-            w = xp.reshape(xp.astype(w, acc), (-1,))
+            w = self._flat_as(w, acc, xp)
         # code k: a label that is none of the classes (its loss is NaN already)
         counts = _ops(xp).bincount(codes, length=k + 1, weights=w)[:k]
         state = self._added(state, loss, w, xp)

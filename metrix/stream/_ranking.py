@@ -136,9 +136,9 @@ class RankingStream(StreamMetric):
             raise ValueError(f"pos_label must be a number or None, got {pos_label!r}")
         self.pos_label = pos_label
         if num_classes is not None:
-            self.task, self.rows = "multiclass", _positive(num_classes, "num_classes")
+            self.task, self.rows = "multiclass", self._positive_int(num_classes, "num_classes")
         elif num_labels is not None:
-            self.task, self.rows = "multilabel", _positive(num_labels, "num_labels")
+            self.task, self.rows = "multilabel", self._positive_int(num_labels, "num_labels")
         else:
             self.task, self.rows = "binary", 1
         if average == "samples" and (self.task != "multilabel" or capacity is None):
@@ -241,7 +241,7 @@ class RankingStream(StreamMetric):
         if y.dtype != cdt:
             y = xp.astype(y, cdt)
         if w is not None:
-            w = xp.reshape(xp.astype(w, state["buf_weight"].dtype, copy=False), (-1,))
+            w = self._flat_as(w, state["buf_weight"].dtype, xp)
         return {"score": s, "target": y}, w
 
     def _prepare(self, state, y_true, y_score, sample_weight):
@@ -252,17 +252,14 @@ class RankingStream(StreamMetric):
         xp, device, o, y, s, w = self._inputs(state, y_true, y_score, sample_weight,
                                               primary=primary)
         if self.task == "binary":
-            if s.ndim != 1:
-                s = xp.reshape(s, (-1,))
-            if y.ndim != 1:
-                y = xp.reshape(y, (-1,))
+            s, y = self._flat(s, xp), self._flat(y, xp)
             if self.pos_label is not None:  # scikit-learn's rule: every other label negative
                 y = xp.astype(y == self.pos_label, count_dtype(xp, device))
         elif s.ndim != 2 or s.shape[1] != self.rows:
             raise ValueError(f"y_score must have shape (n_samples, {self.rows}), got "
                              f"{tuple(s.shape)}")
-        if self.task == "multiclass" and y.ndim != 1:
-            y = xp.reshape(y, (-1,))
+        if self.task == "multiclass":
+            y = self._flat(y, xp)
         if self.validate:  # host reads: validate=True only
             self._check_values(y, s, xp)
         return xp, device, o, y, s, w
@@ -361,7 +358,7 @@ class RankingStream(StreamMetric):
             if self.task != "binary":
                 weights = self._row_weights(w, hist, xp, device)
             else:
-                weights = xp.astype(xp.reshape(w, (-1,)), hist.dtype)
+                weights = self._flat_as(w, hist.dtype, xp)
         return hist + self._counts_of(hist, codes, weights, xp, o)
 
     def _row_codes(self, y, s, xp, device, cdt):
@@ -475,9 +472,3 @@ def _minimum(metric, minimum, binary):
     if not binary:
         raise ValueError(f"{metric} is binary: give neither num_classes nor num_labels.")
     return check_minimum(minimum, "minimum")
-
-
-def _positive(v, name):
-    if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-        raise ValueError(f"{name} must be a positive int, got {v!r}")
-    return v

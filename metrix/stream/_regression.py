@@ -235,8 +235,7 @@ class RegressionStream(StreamMetric):
             out_n = state["n"] + n
         e = yt - yp
         if self.statistic == "d2_pinball":  # y_true's rows; the sums below
-            wb = (xp.ones((n,), dtype=acc, device=device) if w is None
-                  else xp.reshape(xp.astype(w, acc, copy=False), (-1,)))
+            wb = None if w is None else self._flat_as(w, acc, xp)  # (None: weight 1)
             state = write_rows(state, {"true": yt}, wb, xp=xp)
         out = dict(state)
         if "n" in state:
@@ -249,7 +248,7 @@ class RegressionStream(StreamMetric):
             def total(v):
                 return xp.sum(v, axis=0)
         else:
-            w = xp.reshape(xp.astype(w, acc, copy=False), (-1,))
+            w = self._flat_as(w, acc, xp)
             wc = w if e.ndim == 1 else xp.reshape(w, (-1, 1))
             out["sw"] = state["sw"] + xp.sum(w)
 

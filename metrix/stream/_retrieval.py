@@ -60,6 +60,9 @@ from ._wrappers import Metric
 
 METRICS = ("ndcg", "map", "mrr", "precision", "recall", "hit_rate")
 ACTIONS = ("neg", "pos", "skip", "error")
+#: each metric's per-query values of the ranked rows (precision: with its k options)
+_VALUES = {"ndcg": ndcg_values, "map": map_values, "mrr": mrr_values,
+           "hit_rate": hit_rate_values, "recall": recall_values}
 
 
 class RetrievalStream(StreamMetric):
@@ -152,8 +155,8 @@ class RetrievalStream(StreamMetric):
             raise ValueError("indexes (the query id of each row) is required, as in "
                              "TorchMetrics: update(y_true, y_pred, indexes)")
         primary = state["buf_weight"]
-        xp, device, _, y, s, q = self._inputs(state, y_true, y_pred, indexes, primary=primary)
-        y, s, q = (a if a.ndim == 1 else xp.reshape(a, (-1,)) for a in (y, s, q))
+        xp, _, _, y, s, q = self._inputs(state, y_true, y_pred, indexes, primary=primary)
+        y, s, q = self._flat(y, xp), self._flat(s, xp), self._flat(q, xp)
         if not (y.shape[0] == s.shape[0] == q.shape[0]):
             raise ValueError("y_true, y_pred and indexes must have the same number of "
                              f"elements, got {y.shape[0]}, {s.shape[0]} and {q.shape[0]}")
@@ -163,10 +166,9 @@ class RetrievalStream(StreamMetric):
                              "metrics: pass the ids as the third argument)")
         if self.validate:
             self._check_values(y, s, xp)
-        acc = primary.dtype
-        w = xp.ones((s.shape[0],), dtype=acc, device=device)
-        if self.ignore_index is not None:
-            w = xp.where(y == self.ignore_index, xp.zeros_like(w), w)
+        # weight 1 (None: the writer's fill), 0 for the ignore_index rows
+        w = None if self.ignore_index is None else xp.astype(y != self.ignore_index,
+                                                              primary.dtype)
         return {"score": s, "target": y, "query": q}, w
 
     def _check_values(self, y, s, xp):
@@ -183,19 +185,8 @@ class RetrievalStream(StreamMetric):
         """The mean over queries: a 0-d array on the state's device."""
         xp, device = _ns.get_namespace_and_device(state["buf_weight"])
         rk, empty = self._ranked(state, xp, device)
-        m = self.metric
-        if m == "ndcg":
-            values = ndcg_values(rk)
-        elif m == "map":
-            values = map_values(rk)
-        elif m == "mrr":
-            values = mrr_values(rk)
-        elif m == "precision":
-            values = precision_values(rk, self.top_k, self.adaptive_k)
-        elif m == "hit_rate":
-            values = hit_rate_values(rk)
-        else:
-            values = recall_values(rk)
+        values = (precision_values(rk, self.top_k, self.adaptive_k)
+                  if self.metric == "precision" else _VALUES[self.metric](rk))
         value = _query_mean(values, rk, empty, self.empty_target_action)
         return xp.astype(nan_if_dropped(value, state, xp=xp), result_dtype(state, xp))
 
@@ -263,14 +254,14 @@ class _Retrieval(Metric):
         return super().__call__(y_true, y_pred, indexes)
 
 
-_DOC = """Streaming {what} over queries, exact (TorchMetrics' ``{tm}``).
+_DOC = """Streaming {what} over queries, exact (TorchMetrics' ``{name}``).
 
     ``{name}(capacity, *, top_k=None,{extra} empty_target_action="neg",
     ignore_index=None, validate=False)``; ``update(y_true, y_pred, indexes)``
     with ``indexes`` the query id of each row, in any batch (TorchMetrics
     takes ``update(preds, target, indexes)``: the first two swapped).
     ``compute()`` is the mean over queries of {per_query}, equal to
-    TorchMetrics' ``{tm}`` on the same rows (tolerance of float32).  The rows
+    TorchMetrics' ``{name}`` on the same rows (tolerance of float32).  The rows
     are kept in a buffer of ``capacity`` (more raise
     :class:`~metrix.stream.BufferFullError`).  See
     :class:`metrix.stream.RetrievalStream` for the parameters and
@@ -278,33 +269,32 @@ _DOC = """Streaming {what} over queries, exact (TorchMetrics' ``{tm}``).
     """
 
 
-def _doc(name, tm, what, per_query, extra="", note=""):
-    return _DOC.format(name=name, tm=tm, what=what, per_query=per_query, extra=extra,
-                       note=note)
+def _doc(name, what, per_query, extra="", note=""):
+    return _DOC.format(name=name, what=what, per_query=per_query, extra=extra, note=note)
 
 
 class RetrievalNormalizedDCG(_Retrieval):
-    __doc__ = _doc("RetrievalNormalizedDCG", "RetrievalNormalizedDCG", "nDCG",
+    __doc__ = _doc("RetrievalNormalizedDCG", "nDCG",
                    "DCG@k / ideal DCG@k (gains ``y_true``, graded; tied scores share "
                    "their mean gain)")
     _metric = "ndcg"
 
 
 class RetrievalMAP(_Retrieval):
-    __doc__ = _doc("RetrievalMAP", "RetrievalMAP", "mean average precision",
+    __doc__ = _doc("RetrievalMAP", "mean average precision",
                    "AP@k (the mean of precision@rank over the relevant rows in the top "
                    "k, 0 when none)")
     _metric = "map"
 
 
 class RetrievalMRR(_Retrieval):
-    __doc__ = _doc("RetrievalMRR", "RetrievalMRR", "mean reciprocal rank",
+    __doc__ = _doc("RetrievalMRR", "mean reciprocal rank",
                    "1 / rank of the first relevant row in the top k (0 when none)")
     _metric = "mrr"
 
 
 class RetrievalPrecision(_Retrieval):
-    __doc__ = _doc("RetrievalPrecision", "RetrievalPrecision", "precision@k",
+    __doc__ = _doc("RetrievalPrecision", "precision@k",
                    "relevant rows in the top k / k", extra=" adaptive_k=False,",
                    note="\n\n    ``top_k=None`` divides by the query's rows; "
                         "``adaptive_k=True`` by ``min(top_k, rows)``.")
@@ -319,13 +309,12 @@ class RetrievalPrecision(_Retrieval):
 
 
 class RetrievalRecall(_Retrieval):
-    __doc__ = _doc("RetrievalRecall", "RetrievalRecall", "recall@k",
-                   "relevant rows in the top k / relevant rows")
+    __doc__ = _doc("RetrievalRecall", "recall@k", "relevant rows in the top k / relevant rows")
     _metric = "recall"
 
 
 class RetrievalHitRate(_Retrieval):
-    __doc__ = _doc("RetrievalHitRate", "RetrievalHitRate", "hit rate@k",
+    __doc__ = _doc("RetrievalHitRate", "hit rate@k",
                    "1 when a relevant row is in the top k, else 0",
                    note="\n\n    Every row counts, whatever its score (TorchMetrics' "
                         "``retrieval_hit_rate``); the one-shot function is "

@@ -17,12 +17,6 @@ from ._functional import StreamMetric, iter_leaves, state_namespace
 from ._wrappers import Metric
 
 
-def _check_window(window):
-    if not isinstance(window, int) or isinstance(window, bool) or window < 1:
-        raise ValueError(f"window must be a positive int, got {window!r}")
-    return window
-
-
 class RunningStream(StreamMetric):
     """Functional ``spec`` over the last ``window`` updates.
 
@@ -38,7 +32,7 @@ class RunningStream(StreamMetric):
         if not isinstance(spec, StreamMetric):
             raise TypeError(f"RunningStream runs a metrix.stream functional metric, got "
                             f"{type(spec).__name__}")
-        self.spec, self.window = spec, _check_window(window)
+        self.spec, self.window = spec, self._positive_int(window, "window")
         self.key = ("running", self.window, spec.key)
         self.weighted = spec.weighted
 

@@ -67,8 +67,7 @@ class SegmentationStream(StreamMetric):
                  include_background=True, ignore_index=None, per_image=False,
                  input_format="index", zero_division="warn", weight_type="square",
                  validate=False):
-        if not isinstance(num_classes, int) or isinstance(num_classes, bool) or num_classes < 1:
-            raise ValueError(f"num_classes must be a positive int, got {num_classes!r}")
+        self._positive_int(num_classes, "num_classes")
         if metric not in _METRICS:
             raise ValueError(f"Unknown segmentation metric {metric!r}; expected one of "
                              f"{_METRICS}")

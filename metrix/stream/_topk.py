@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 
 from .._core import namespace as _ns
+from .._core.validation import check_consistent_length
 from ..classification.confusion import accuracy_from_totals
 from ..ranking.label_ranking import top_k_hit_rows
 from ._functional import StreamMetric, is_float
@@ -47,14 +48,10 @@ class TopKStream(StreamMetric):
                  ignore_index=None):
         if not isinstance(num_classes, int) or isinstance(num_classes, bool) or num_classes < 2:
             raise ValueError(f"num_classes must be an int >= 2 with top_k, got {num_classes!r}")
-        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
-            raise ValueError(f"top_k must be a positive int, got {top_k!r}")
-        if ignore_index is not None and (isinstance(ignore_index, bool)
-                                         or int(ignore_index) != ignore_index):
-            raise ValueError(f"ignore_index must be an int or None, got {ignore_index!r}")
+        self._positive_int(top_k, "top_k")
+        self.ignore_index = self._checked_ignore_index(ignore_index)
         self.num_classes, self.top_k = num_classes, top_k
         self.weighted, self.validate = bool(weighted), bool(validate)
-        self.ignore_index = None if ignore_index is None else int(ignore_index)
         self.key = ("top_k", num_classes, top_k, self.weighted, self.validate,
                     self.ignore_index)
 
@@ -77,10 +74,8 @@ class TopKStream(StreamMetric):
         if s.ndim != 2 or s.shape[1] != c:
             raise ValueError(f"y_pred must be scores of shape (n_samples, {c}) with top_k, got "
                              f"{tuple(s.shape)}")
-        yt = xp.reshape(yt, (-1,))
-        if yt.shape[0] != s.shape[0]:
-            raise ValueError("Found input variables with inconsistent numbers of samples: "
-                             f"[{yt.shape[0]}, {s.shape[0]}]")
+        yt = self._flat(yt, xp)
+        check_consistent_length(yt, s)
         cdt = _ns.count_dtype(xp, _ns.device_of(s))
         valid = (yt >= 0) & (yt < c)
         if is_float(yt, xp):
@@ -99,7 +94,7 @@ class TopKStream(StreamMetric):
             n = yt.shape[0] if counted is None else xp.sum(xp.astype(counted, dtype))
             return {"hits": state["hits"] + xp.sum(xp.astype(hits, dtype)),
                     "total": state["total"] + n}
-        w = xp.reshape(xp.astype(w, dtype), (-1,))
+        w = self._flat_as(w, dtype, xp)
         zero = xp.zeros_like(w)
         wc = w if counted is None else xp.where(counted, w, zero)
         return {"hits": state["hits"] + xp.sum(xp.where(hits, w, zero)),

@@ -233,11 +233,7 @@ class Metric:
     def reset(self):
         """Forget the data; the state stays in its namespace, device and dtype."""
         if self._placement is not None and not self._clear_in_place():
-            xp, device, fdt = self._placement
-            self.state = self.spec._init(xp, device, fdt)
-            self._rows = {k: 0 for k in self._rows}
-            self._dropped = {k: 0 for k in self._rows}
-            self._own_rows(copy=False)  # a new state: no one else holds its buffer
+            self._adopt(self.spec._init(*self._placement), fresh=True)
         self._seen = 0
 
     def merge(self, other: "Metric"):

@@ -12,6 +12,7 @@ import pytest
 
 import metrix.stream as ms
 from metrix.stream import BufferFullError
+from tests.stream._helpers import array_maker as _lib
 
 torch = pytest.importorskip("torch")
 
@@ -19,20 +20,6 @@ rng = np.random.default_rng(20261207)
 N = 70
 EDGES = (0, 0, 1, 2, 31, 31, 69, N)  # empty batches, single samples, uneven sizes
 CAP = 96
-
-
-def _jnp():
-    jax = pytest.importorskip("jax")
-    jax.config.update("jax_enable_x64", True)
-    return jax.numpy
-
-
-def _lib(name):
-    if name == "numpy":
-        return np.asarray
-    if name == "torch":
-        return torch.asarray
-    return _jnp().asarray
 
 
 def _y_bin():

@@ -7,6 +7,7 @@ one per-sample term (LogLoss included)."""
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -15,6 +16,9 @@ import sklearn.metrics as skm
 
 import metrix
 import metrix.stream as ms
+from tests.stream._helpers import array_maker as _lib
+from tests.stream._helpers import as_float64 as _f
+from tests.stream._helpers import feed
 
 torch = pytest.importorskip("torch")
 tmc = pytest.importorskip("torchmetrics.classification")
@@ -34,27 +38,7 @@ W[[0, 7, 8, 20]] = 0.0
 EDGES = (0, 0, 1, 9, 9, 30, N)
 LIBS = ["numpy", "torch", "jax"]
 
-
-def _lib(name):
-    if name == "numpy":
-        return np.asarray
-    if name == "torch":
-        return torch.asarray
-    jax = pytest.importorskip("jax")
-    jax.config.update("jax_enable_x64", True)
-    return jax.numpy.asarray
-
-
-def _feed(metric, y, p, w=None, edges=EDGES, lib=np.asarray, dtype=None):
-    for a, b in zip(edges[:-1], edges[1:]):
-        kw = {} if w is None else {"sample_weight": lib(w[a:b])}
-        pp = p[a:b] if dtype is None else p[a:b].astype(dtype)
-        metric.update(lib(y[a:b]), lib(pp), **kw)
-    return metric
-
-
-def _f(x):
-    return np.asarray(x.cpu() if hasattr(x, "cpu") else x, dtype=np.float64)
+_feed = functools.partial(feed, edges=EDGES)
 
 
 def _split(make, y, p, w=None, lib=np.asarray):

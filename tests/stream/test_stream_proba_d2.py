@@ -7,6 +7,7 @@ streams read the one-shot functions' per-sample terms and null-model sums."""
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -17,6 +18,9 @@ from sklearn.exceptions import UndefinedMetricWarning
 import metrix
 import metrix.stream as ms
 from metrix.classification import probabilistic as _prob
+from tests.stream._helpers import array_maker as _lib
+from tests.stream._helpers import as_float64 as _f
+from tests.stream._helpers import feed
 
 torch = pytest.importorskip("torch")
 
@@ -33,29 +37,7 @@ W[[0, 7, 8, 20]] = 0.0
 EDGES = (0, 0, 1, 9, 9, 30, N)           # empty batches, a single sample, uneven sizes
 LIBS = ["numpy", "torch", "jax"]
 
-
-def _lib(name):
-    if name == "numpy":
-        return np.asarray
-    if name == "torch":
-        return torch.asarray
-    jax = pytest.importorskip("jax")
-    jax.config.update("jax_enable_x64", True)
-    return jax.numpy.asarray
-
-
-def _feed(metric, y, p, w=None, edges=EDGES, lib=np.asarray, dtype=None):
-    for a, b in zip(edges[:-1], edges[1:]):
-        kw = {} if w is None else {"sample_weight": lib(w[a:b])}
-        pp = p[a:b] if dtype is None else p[a:b].astype(dtype)
-        metric.update(lib(y[a:b]), lib(pp), **kw)
-    return metric
-
-
-def _f(x):
-    if isinstance(x, tuple):
-        return tuple(_f(v) for v in x)
-    return np.asarray(x.cpu() if hasattr(x, "cpu") else x, dtype=np.float64)
+_feed = functools.partial(feed, edges=EDGES)
 
 
 def _split(make, y, p, w=None, lib=np.asarray):
