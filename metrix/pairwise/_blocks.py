@@ -26,8 +26,14 @@ matrix exists only where the caller returns it.
   ``"canberra"``, ``"braycurtis"`` and ``"haversine"`` (:data:`FORMULAS`, one
   definition each, shared by ``pairwise_distances`` and ``DistanceMetric``).
 * ``DistanceMetric``'s boolean metrics (``"jaccard"``, ``"dice"``, ...,
-  :data:`BOOLEAN_METRICS`): from the counts of coordinates non-zero in both
-  rows (one matrix product of the ``x != 0`` indicators) and in either.
+  :data:`BOOLEAN_METRICS`) and SciPy's (:data:`SCIPY_BOOLEAN_METRICS`, with
+  ``"yule"``): from the counts of coordinates non-zero in both rows (one
+  matrix product of the ``x != 0`` indicators) and in each row; exact
+  integers in the float of the block, so each distance is SciPy's one
+  division of the same integers, bit for bit.
+* ``"correlation"``: SciPy's, ``1 - clip(x'.y' / (||x'|| ||y'||), -1, 1)`` of
+  the rows centred on their own means (NaN for a constant row), the rows
+  scaled to unit norm once.
 * ``"precomputed"``: the rows of ``X`` itself.
 """
 
@@ -40,7 +46,7 @@ from ..backends import ops
 
 __all__ = ["EXPANSION_METRICS", "BROADCAST_METRICS", "SUPPORTED_METRICS", "Distances",
            "row_slices", "check_metric_kwds", "FORMULA_METRICS", "BOOLEAN_METRICS",
-           "FORMULAS", "haversine_rdist_to_dist"]
+           "FORMULAS", "haversine_rdist_to_dist", "SCIPY_BOOLEAN_METRICS"]
 
 EXPANSION_METRICS = frozenset({"euclidean", "l2", "sqeuclidean", "cosine"})
 #: the metrics of :data:`FORMULAS` (their parameters: ``Distances(params=...)``)
@@ -51,6 +57,10 @@ BROADCAST_METRICS = frozenset({"manhattan", "cityblock", "l1", "chebyshev",
 #: ``DistanceMetric``'s metrics of the ``x != 0`` indicators (``B x M`` products)
 BOOLEAN_METRICS = frozenset({"jaccard", "matching", "dice", "kulsinski", "rogerstanimoto",
                              "russellrao", "sokalmichener", "sokalsneath"})
+#: SciPy's boolean metrics of ``pairwise_distances`` (scikit-learn's
+#: ``PAIRWISE_BOOLEAN_FUNCTIONS`` with SciPy 1.17: its data converted to bool)
+SCIPY_BOOLEAN_METRICS = frozenset({"dice", "jaccard", "rogerstanimoto", "russellrao",
+                                   "sokalsneath", "yule"})
 #: the metrics that take no parameter arrays (the silhouette's)
 SUPPORTED_METRICS = EXPANSION_METRICS | (BROADCAST_METRICS - FORMULA_METRICS) | {"precomputed"}
 _EUCLIDEAN = frozenset({"euclidean", "l2", "sqeuclidean"})
@@ -117,11 +127,14 @@ class Distances:
         elif metric == "cosine":
             X = _normalize(X, xp)
             Y = X if self.same else _normalize(Y, xp)
+        elif metric == "correlation":  # SciPy's: rows centred on their means, unit norm
+            X = _centre_rows(X, xp)
+            Y = X if self.same else _centre_rows(Y, xp)
         self.X, self.Y = X, Y
         self.YT = None
-        if metric in EXPANSION_METRICS:
+        if metric in EXPANSION_METRICS or metric == "correlation":
             self.YT = xp.permute_dims(Y, (1, 0))
-            if metric != "cosine":  # x.(-2 y) is -2 (x.y) bit for bit: one pass saved
+            if metric in _EUCLIDEAN:  # x.(-2 y) is -2 (x.y) bit for bit: one pass saved
                 self.YT = -2.0 * self.YT
 
     def _euclidean_operands(self, X, Y, upcast, x_sq, y_sq, centre):
@@ -181,6 +194,8 @@ class Distances:
         YT = self.YT if first == 0 or self.YT is None else self.YT[:, first:]
         if metric == "cosine":
             return xp.clip(1.0 - self.X[start:stop, ...] @ YT, 0.0, 2.0)
+        if metric == "correlation":  # SciPy's clip of the cosine to [-1, 1]
+            return 1.0 - xp.clip(self.X[start:stop, ...] @ YT, -1.0, 1.0)
         if metric in _EUCLIDEAN:
             Xb, sq = self._euclidean_rows(start, stop)
             return ops(xp).expansion_distances(
@@ -253,6 +268,14 @@ def _normalize(X, xp):
     return X / norms[:, None]
 
 
+def _centre_rows(X, xp):
+    """Rows less their means, scaled to unit norm; a constant row (norm 0) all
+    NaN, so its correlations are NaN as SciPy's ``0 / 0``."""
+    X = X - xp.mean(X, axis=1, keepdims=True)
+    norms = xp.sqrt(xp.sum(X * X, axis=1))
+    return X / xp.where(norms == 0, xp.full_like(norms, math.nan), norms)[:, None]
+
+
 # -- the metrics of ``FORMULAS``: ``(B, 1, D)`` rows against ``(1, M, D)`` rows ----------
 
 
@@ -312,14 +335,21 @@ def haversine_rdist_to_dist(rdist, xp):
     return 2.0 * xp.asin(xp.sqrt(rdist))
 
 
-def _counts(Xb, Y, xp):
-    """``(n_tt, n_neq, D)``: the coordinates non-zero in both rows, in one only, and
-    the number of coordinates (``DistanceMetric``'s boolean metrics)."""
+def _row_counts(Xb, Y, xp):
+    """``(n_tt, n_x, n_y)``: the coordinates non-zero in both rows (one product of
+    the ``x != 0`` indicators), in the row of ``X`` (a column), in the row of
+    ``Y`` (a row): exact integers in ``Xb``'s float."""
     a = xp.astype(Xb[:, 0, :] != 0, Xb.dtype)
     b = xp.astype(Y[0, ...] != 0, Xb.dtype)
     tt = a @ xp.permute_dims(b, (1, 0))
-    neq = (xp.sum(a, axis=1)[:, None] + xp.sum(b, axis=1)[None, :]) - 2.0 * tt
-    return tt, neq, Xb.shape[2]
+    return tt, xp.sum(a, axis=1)[:, None], xp.sum(b, axis=1)[None, :]
+
+
+def _counts(Xb, Y, xp):
+    """``(n_tt, n_neq, D)``: the coordinates non-zero in both rows, in one only, and
+    the number of coordinates (the boolean metrics)."""
+    tt, nx, ny = _row_counts(Xb, Y, xp)
+    return tt, (nx + ny) - 2.0 * tt, Xb.shape[2]
 
 
 def _jaccard(Xb, Y, xp):
@@ -364,10 +394,19 @@ def _sokalsneath(Xb, Y, xp):
     return _divide(neq, 0.5 * tt + neq, xp, empty=math.nan)
 
 
+def _yule(Xb, Y, xp):
+    """``2 n_tf n_ft / (n_tt n_ff + n_tf n_ft)``, 0 where ``n_tf n_ft`` is 0 (SciPy's)."""
+    tt, nx, ny = _row_counts(Xb, Y, xp)
+    tf, ft = nx - tt, ny - tt
+    ff = ((Xb.shape[2] - nx) - ny) + tt
+    half = tf * ft
+    return _divide(2.0 * half, tt * ff + half, xp, empty=0.0)
+
+
 #: metric string -> ``formula(Xb, Y, xp, **params)`` (see :class:`Distances`)
 FORMULAS = {"seuclidean": _seuclidean, "mahalanobis": _mahalanobis, "hamming": _hamming,
             "canberra": _canberra, "braycurtis": _braycurtis, "haversine": _haversine,
             "jaccard": _jaccard, "matching": _matching, "dice": _dice,
             "kulsinski": _kulsinski, "rogerstanimoto": _rogerstanimoto,
             "russellrao": _russellrao, "sokalmichener": _rogerstanimoto,
-            "sokalsneath": _sokalsneath}
+            "sokalsneath": _sokalsneath, "yule": _yule}
