@@ -6,13 +6,25 @@
   / ``"l1"``, ``"haversine"``, ``"nan_euclidean"`` (scikit-learn's own
   functions) and ``"sqeuclidean"``, ``"chebyshev"``, ``"minkowski"`` (``p``,
   ``w``), ``"seuclidean"`` (``V``), ``"mahalanobis"`` (``VI``),
-  ``"hamming"``, ``"canberra"``, ``"braycurtis"`` of SciPy's (one definition
-  each, shared with :class:`~metrix.pairwise.DistanceMetric`); every kernel
-  string.
-* SciPy's other metric strings (``"correlation"``, ``"jaccard"``, ...) and
-  callables on NumPy (host) input are handed to scikit-learn itself; on
-  device input the metric strings raise ``NotImplementedError`` and
-  callables are called once per pair of rows, as scikit-learn calls them.
+  ``"hamming"`` / ``"matching"``, ``"canberra"``, ``"braycurtis"``,
+  ``"correlation"`` and the boolean metrics ``"dice"``, ``"jaccard"``,
+  ``"rogerstanimoto"``, ``"russellrao"``, ``"sokalsneath"``, ``"yule"`` of
+  SciPy's (one definition each, shared with
+  :class:`~metrix.pairwise.DistanceMetric`; the boolean ones from products
+  of the ``x != 0`` indicators, scikit-learn's ``DataConversionWarning`` for
+  data not of bool dtype); every kernel string.  NumPy input of these is
+  computed by metrix too (SciPy's values; the boolean metrics bit for bit).
+* Callables, and keyword arguments metrix does not take (``w`` of the
+  boolean metrics), on NumPy (host) input are handed to scikit-learn itself,
+  as is a boolean metric's host data that is not an array (scikit-learn reads
+  its ``dtype``); on device input callables are called once per pair of
+  rows, as scikit-learn calls them.
+* ``pairwise_distances_argmin(_min)`` computes the metrics above that
+  ``ArgKmin`` does not (the boolean ones, ``"correlation"``, ``"hamming"``)
+  as scikit-learn's fallback does: the first minimum of each row of the
+  chunked matrix; ``ArgKmin``'s other metrics (``"seuclidean"``,
+  ``"matching"``, ...) are scikit-learn's on NumPy input and raise
+  ``NotImplementedError`` on device input.
 * ``pairwise_distances_argmin_min`` never forms the distance matrix: it reads
   it one row block at a time (:class:`~metrix.pairwise._blocks.Distances`,
   the silhouette's machinery), ranking the rows of ``Y`` for the euclidean
@@ -323,9 +335,11 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
                        **kwds):
     """Distance matrix of the rows of ``X`` and ``Y`` for a metric string or callable.
 
-    The metric strings metrix computes (see the module notes) run on the
-    inputs' namespace and device; the others, and callables, are handed to
-    scikit-learn for NumPy input.
+    Every metric string but ``"wminkowski"`` runs on the inputs' namespace and
+    device (see the module notes); callables and keyword arguments metrix does
+    not take are handed to scikit-learn for NumPy input.  SciPy's boolean
+    metrics (``"jaccard"``, ``"dice"``, ...) convert the data to bool as
+    scikit-learn does, with its ``DataConversionWarning``.
 
     Parameters
     ----------
