@@ -46,7 +46,8 @@ from ..backends import ops
 
 __all__ = ["EXPANSION_METRICS", "BROADCAST_METRICS", "SUPPORTED_METRICS", "Distances",
            "row_slices", "check_metric_kwds", "FORMULA_METRICS", "BOOLEAN_METRICS",
-           "FORMULAS", "haversine_rdist_to_dist", "SCIPY_BOOLEAN_METRICS"]
+           "FORMULAS", "haversine_rdist_to_dist", "SCIPY_BOOLEAN_METRICS",
+           "nan_first_argmin_min"]
 
 EXPANSION_METRICS = frozenset({"euclidean", "l2", "sqeuclidean", "cosine"})
 #: the metrics of :data:`FORMULAS` (their parameters: ``Distances(params=...)``)
@@ -258,6 +259,18 @@ class Distances:
         """A fresh block ``D`` of rows ``start:`` with its entries ``D[i, start + i]``
         zero (scikit-learn zeroes the distance of a row to itself)."""
         return ops(self.xp).zero_diagonal(D, start)
+
+
+def nan_first_argmin_min(D, xp):
+    """``(argmin, min)`` of each row of the block ``D`` as NumPy's ``argmin``
+    gives them: a row holding NaN its first NaN (and NaN), else its first
+    minimum (whatever a library's own ``argmin`` does with NaN)."""
+    nan = xp.isnan(D)
+    first_nan = xp.argmax(xp.astype(nan, xp.int32), axis=1)
+    i, v = ops(xp).row_argmin_min(xp.where(nan, xp.full_like(D, math.inf), D))
+    has_nan = xp.any(nan, axis=1)
+    return (xp.where(has_nan, xp.astype(first_nan, i.dtype), i),
+            xp.where(has_nan, xp.full_like(v, math.nan), v))
 
 
 def _normalize(X, xp):

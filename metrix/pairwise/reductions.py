@@ -48,10 +48,15 @@ from .._core.edge import metric_edge
 from .._core.namespace import get_namespace_and_device, is_host_array, max_float_dtype
 from .._core.stacklevel import find_stack_level
 from .._core.validation import dtype_kind
-from ..backends import ops
 from ..backends import sparse as sparse_ops
 from ..exceptions import DataConversionWarning, as_sklearn_too
-from ._blocks import FORMULA_METRICS, SCIPY_BOOLEAN_METRICS, Distances, row_slices
+from ._blocks import (
+    FORMULA_METRICS,
+    SCIPY_BOOLEAN_METRICS,
+    Distances,
+    nan_first_argmin_min,
+    row_slices,
+)
 from ._input import (
     any_sparse,
     check_finite_option,
@@ -230,10 +235,9 @@ def _warn_boolean(metric, X, Y, *, times=1):
 
 def _check_scipy_pair(X, Y, metric, ensure_all_finite):
     """The pair of a SciPy metric checked as scikit-learn checks it: a boolean
-    metric's data keeps its dtype (its ``dtype=bool`` conversion leaves no NaN
-    to find; :func:`_device_distances` takes ``x != 0``), the others' float."""
+    metric's data as bool (``x != 0``; no NaN left to find), the others' float."""
     if metric in BOOLEAN_FUNCTIONS:
-        return check_pairwise_arrays(X, Y, dtype=None, ensure_all_finite=False)
+        return check_pairwise_arrays(X, Y, dtype="bool", ensure_all_finite=False)
     return check_pairwise_arrays(X, Y, ensure_all_finite=ensure_all_finite)
 
 
@@ -269,10 +273,7 @@ def _device_distances(pair, metric, kwds, *, budget=None):
     if metric in _SCIPY_COMPUTED or metric in _MANHATTAN:
         dt = (max_float_dtype(xp, pair.device) if metric in _SCIPY_COMPUTED
               else manhattan_dtype(xp, pair.device, X.dtype))
-        if metric in BOOLEAN_FUNCTIONS:  # scikit-learn's bool data, 0 / 1 in the float
-            X = xp.astype(X if dtype_kind(X, xp) == "b" else X != 0, dt)
-            Y = None if Y is None else xp.astype(Y if dtype_kind(Y, xp) == "b" else Y != 0, dt)
-        X = xp.astype(X, dt, copy=False)
+        X = xp.astype(X, dt, copy=False)  # the boolean metrics' bool data: 0 / 1
         Y = None if Y is None else xp.astype(Y, dt, copy=False)
         params = _scipy_params(X, pair, metric, kwds)
     upcast = metric in ("euclidean", "l2")
@@ -690,7 +691,7 @@ def _chunked_argmin(X, Y, axis, metric):
     idx, vals = [], []
     for start, stop in row_slices(n_x, dist.rows_per_block(ARGMIN_BLOCK_BYTES)):
         D = dist.block(start, stop)
-        i, v = ops(xp).row_argmin_min(dist.zero_diagonal(D, start) if zero else D)
+        i, v = nan_first_argmin_min(dist.zero_diagonal(D, start) if zero else D, xp)
         idx.append(i)
         vals.append(v)
     if len(idx) == 1:

@@ -214,3 +214,19 @@ def test_jax_float32():
         gi, _ = _quiet(mp.pairwise_distances_argmin_min, jnp.asarray(Y), jnp.asarray(X + 0.5),
                        metric=metric)
         np.testing.assert_array_equal(np.asarray(gi), i, err_msg=metric)
+
+
+@pytest.mark.parametrize("metric", ["dice", "sokalsneath", "correlation"])
+def test_argmin_takes_the_first_nan(xp, metric):
+    """A row whose distances hold NaN (0 / 0 of two all-zero rows, a constant row's
+    correlation): NumPy's argmin of scikit-learn's fallback gives its first NaN,
+    whatever comes before it, on every backend."""
+    X = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 2.0], [1.0, 1.0, 0.0]])
+    Y = np.array([[1.0, 2.0, 0.0], [0.0, 0.0, 0.0], [1.0, 0.0, 2.0], [0.0, 0.0, 0.0]])
+    for A, B in ((X, Y), (X, Y[::-1].copy()), (Y, X)):
+        i, v = _quiet(skp.pairwise_distances_argmin_min, A, B, metric=metric)
+        gi, gv = _quiet(mp.pairwise_distances_argmin_min, xp.asarray(A), xp.asarray(B),
+                        metric=metric)
+        np.testing.assert_array_equal(xp.to_numpy(gi), i)
+        np.testing.assert_allclose(xp.to_numpy(gv), v, rtol=1e-6, atol=1e-6)
+    assert np.isnan(v).any()
