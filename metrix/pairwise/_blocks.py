@@ -380,7 +380,7 @@ def _matching(Xb, Y, xp):
 def _dice(Xb, Y, xp):
     """``n_neq / (2 n_tt + n_neq)`` (NaN for two all-zero rows)."""
     tt, neq, _ = _counts(Xb, Y, xp)
-    return _divide(neq, 2.0 * tt + neq, xp, empty=math.nan)
+    return ops(xp).ieee_divide(neq, 2.0 * tt + neq)  # 0 / 0: NaN
 
 
 def _kulsinski(Xb, Y, xp):
@@ -404,7 +404,7 @@ def _russellrao(Xb, Y, xp):
 def _sokalsneath(Xb, Y, xp):
     """``n_neq / (n_tt / 2 + n_neq)`` (NaN for two all-zero rows)."""
     tt, neq, _ = _counts(Xb, Y, xp)
-    return _divide(neq, 0.5 * tt + neq, xp, empty=math.nan)
+    return ops(xp).ieee_divide(neq, 0.5 * tt + neq)  # 0 / 0: NaN
 
 
 def _yule(Xb, Y, xp):
