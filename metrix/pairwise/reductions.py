@@ -312,6 +312,10 @@ def _metric_kwds(metric, kwds, func):
     """Check the keyword arguments of a metrix-computed SciPy metric."""
     allowed = _SCIPY_KWDS.get(metric, frozenset())
     for key in kwds:
+        if key == "w" and key not in allowed:  # SciPy's weights of its other metrics
+            raise NotImplementedError(
+                f"{func}: weights w of metric={metric!r} are computed by scikit-learn "
+                "(SciPy) on NumPy input only; metrix takes w for 'minkowski'.")
         if key not in allowed:
             raise TypeError(f"{func}: cdist() got an unexpected keyword argument {key!r}")
 

@@ -142,6 +142,14 @@ def test_errors_match(xp):
         _quiet(mp.pairwise_distances, xp.asarray(X[0]), metric="jaccard")
     with pytest.raises(TypeError):  # NumPy: scikit-learn's (SciPy's) own TypeError
         mp.pairwise_distances(A, metric="correlation", p=2)
+    w = np.arange(1.0, 7.0)
+    if xp.lib == "numpy":  # SciPy's weights: scikit-learn's
+        np.testing.assert_allclose(
+            _quiet(mp.pairwise_distances, X, Y, metric="jaccard", w=w),
+            _quiet(skp.pairwise_distances, X, Y, metric="jaccard", w=w))
+    else:
+        with pytest.raises(NotImplementedError, match="weights w of metric='jaccard'"):
+            _quiet(mp.pairwise_distances, A, xp.asarray(Y), metric="jaccard", w=xp.asarray(w))
 
 
 @pytest.mark.parametrize("metric", [*METRICS, "hamming"])
