@@ -246,7 +246,7 @@ def _single_job(n_jobs) -> bool:
     calls SciPy's ``pdist`` where ``Y`` is ``X`` (a zero diagonal), else
     ``cdist`` (a row's distance to itself as computed: NaN for an all-zero
     row of ``"dice"``)."""
-    if n_jobs is None or n_jobs == 1:
+    if n_jobs is None or n_jobs == 1 or not isinstance(n_jobs, numbers.Integral):
         return True
     if n_jobs < 0:
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \

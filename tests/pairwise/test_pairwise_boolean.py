@@ -115,7 +115,7 @@ def test_n_jobs_keeps_cdist_diagonal(metric):
     """More than one job: scikit-learn calls ``cdist`` even where ``Y`` is ``X``
     (NaN, not 0, for an all-zero row's dice)."""
     X, _ = _inputs()
-    for n_jobs in (None, 1, 2):
+    for n_jobs in (None, 1, 2, -1):
         want = _quiet(skp.pairwise_distances, X, metric=metric, n_jobs=n_jobs)
         got = _quiet(mp.pairwise_distances, X, metric=metric, n_jobs=n_jobs)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
