@@ -12,7 +12,11 @@ Targets:
   sampled every 0.5 ms while it runs, before any other large call (Linux
   ``/proc``; allocator slack counts, pages freed earlier and reused do not);
 * ``euclidean_distances`` and ``rbf_kernel`` of 5,000 x 64 float32 rows
-  (``Y=None``) on torch CPU at most scikit-learn's time.
+  (``Y=None``) on torch CPU at most scikit-learn's time;
+* ``pairwise_distances`` of SciPy's metrics that metrix computes on NumPy
+  input too (``"jaccard"`` and ``"yule"`` of 2,000 x 64 bool rows,
+  ``"correlation"`` of float64 rows, ``Y=None``) at most scikit-learn's time
+  (SciPy's ``pdist``), the boolean ones equal bit for bit.
 
 Everything runs single-threaded (BLAS, OpenMP and torch threads = 1, unless
 the environment says otherwise), so metrix and scikit-learn compare like for
@@ -144,18 +148,50 @@ def matrices(n, d, repeat):
     return rows, checks
 
 
+def scipy_metrics(n, d, repeat):
+    import warnings
+
+    import sklearn.metrics.pairwise as skp
+
+    rng = np.random.default_rng(2)
+    B = rng.random((n, d)) > 0.6
+    F = rng.normal(size=(n, d))
+    rows, checks = [], []
+    for metric, A in (("jaccard", B), ("yule", B), ("correlation", F)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t = best_times({"metrix": lambda: metrix.pairwise_distances(A, metric=metric),
+                            "sklearn": lambda: skp.pairwise_distances(A, metric=metric)},
+                           repeat=repeat, warmup=1)
+            diff = np.nanmax(np.abs(metrix.pairwise_distances(A, metric=metric)
+                                    - skp.pairwise_distances(A, metric=metric)))
+        rows.append({"call": f"pairwise_distances {metric!r} {n}x{d} {A.dtype} (Y=None)",
+                     "metrix NumPy": fmt_time(t["metrix"]), "sklearn": fmt_time(t["sklearn"]),
+                     "NumPy/sklearn": f"{_ratio(t, 'metrix'):.2f}x", "max |diff|": f"{diff:.1e}"})
+        checks.append((f"pairwise_distances {metric!r} NumPy <= 1.0x scikit-learn",
+                       _ratio(t, "metrix") <= 1.0, f"{_ratio(t, 'metrix'):.2f}x"))
+        if metric != "correlation":
+            checks.append((f"pairwise_distances {metric!r} equal to SciPy's", diff == 0,
+                           f"{diff:.1e}"))
+    return rows, checks
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--nx", type=int, default=20000)
     p.add_argument("--ny", type=int, default=4000)
     p.add_argument("--n", type=int, default=5000)
     p.add_argument("--d", type=int, default=64)
+    p.add_argument("--nb", type=int, default=2000, help="rows of the SciPy-metric calls")
     p.add_argument("--repeat", type=int, default=3)
     args = p.parse_args(argv)
     print(f"threads = {os.environ['OMP_NUM_THREADS']} (OpenMP: scikit-learn's ArgKmin; BLAS; "
           "torch.set_num_threads)", flush=True)
     row, checks = argmin_min(args.nx, args.ny, args.d, args.repeat)
     rows, more = matrices(args.n, args.d, args.repeat)
+    scipy_rows, scipy_checks = scipy_metrics(args.nb, args.d, args.repeat)
+    rows += scipy_rows
+    more += scipy_checks
     print()
     print_table([row, *rows], ["call", "metrix NumPy", "metrix torch CPU", "sklearn",
                                "NumPy/sklearn", "torch/sklearn", "same argmin", "max |diff|"])

@@ -26,8 +26,14 @@ matrix exists only where the caller returns it.
   ``"canberra"``, ``"braycurtis"`` and ``"haversine"`` (:data:`FORMULAS`, one
   definition each, shared by ``pairwise_distances`` and ``DistanceMetric``).
 * ``DistanceMetric``'s boolean metrics (``"jaccard"``, ``"dice"``, ...,
-  :data:`BOOLEAN_METRICS`): from the counts of coordinates non-zero in both
-  rows (one matrix product of the ``x != 0`` indicators) and in either.
+  :data:`BOOLEAN_METRICS`) and SciPy's (:data:`SCIPY_BOOLEAN_METRICS`, with
+  ``"yule"``): from the counts of coordinates non-zero in both rows (one
+  matrix product of the ``x != 0`` indicators) and in each row; exact
+  integers in the float of the block, so each distance is SciPy's one
+  division of the same integers, bit for bit.
+* ``"correlation"``: SciPy's, ``1 - clip(x'.y' / (||x'|| ||y'||), -1, 1)`` of
+  the rows centred on their own means (NaN for a constant row), the rows
+  scaled to unit norm once.
 * ``"precomputed"``: the rows of ``X`` itself.
 """
 
@@ -40,7 +46,8 @@ from ..backends import ops
 
 __all__ = ["EXPANSION_METRICS", "BROADCAST_METRICS", "SUPPORTED_METRICS", "Distances",
            "row_slices", "check_metric_kwds", "FORMULA_METRICS", "BOOLEAN_METRICS",
-           "FORMULAS", "haversine_rdist_to_dist"]
+           "FORMULAS", "haversine_rdist_to_dist", "SCIPY_BOOLEAN_METRICS",
+           "nan_first_argmin_min"]
 
 EXPANSION_METRICS = frozenset({"euclidean", "l2", "sqeuclidean", "cosine"})
 #: the metrics of :data:`FORMULAS` (their parameters: ``Distances(params=...)``)
@@ -51,6 +58,10 @@ BROADCAST_METRICS = frozenset({"manhattan", "cityblock", "l1", "chebyshev",
 #: ``DistanceMetric``'s metrics of the ``x != 0`` indicators (``B x M`` products)
 BOOLEAN_METRICS = frozenset({"jaccard", "matching", "dice", "kulsinski", "rogerstanimoto",
                              "russellrao", "sokalmichener", "sokalsneath"})
+#: SciPy's boolean metrics of ``pairwise_distances`` (scikit-learn's
+#: ``PAIRWISE_BOOLEAN_FUNCTIONS`` with SciPy 1.17: its data converted to bool)
+SCIPY_BOOLEAN_METRICS = frozenset({"dice", "jaccard", "rogerstanimoto", "russellrao",
+                                   "sokalsneath", "yule"})
 #: the metrics that take no parameter arrays (the silhouette's)
 SUPPORTED_METRICS = EXPANSION_METRICS | (BROADCAST_METRICS - FORMULA_METRICS) | {"precomputed"}
 _EUCLIDEAN = frozenset({"euclidean", "l2", "sqeuclidean"})
@@ -117,11 +128,14 @@ class Distances:
         elif metric == "cosine":
             X = _normalize(X, xp)
             Y = X if self.same else _normalize(Y, xp)
+        elif metric == "correlation":  # SciPy's: rows centred on their means, unit norm
+            X = _centre_rows(X, xp)
+            Y = X if self.same else _centre_rows(Y, xp)
         self.X, self.Y = X, Y
         self.YT = None
-        if metric in EXPANSION_METRICS:
+        if metric in EXPANSION_METRICS or metric == "correlation":
             self.YT = xp.permute_dims(Y, (1, 0))
-            if metric != "cosine":  # x.(-2 y) is -2 (x.y) bit for bit: one pass saved
+            if metric in _EUCLIDEAN:  # x.(-2 y) is -2 (x.y) bit for bit: one pass saved
                 self.YT = -2.0 * self.YT
 
     def _euclidean_operands(self, X, Y, upcast, x_sq, y_sq, centre):
@@ -181,6 +195,8 @@ class Distances:
         YT = self.YT if first == 0 or self.YT is None else self.YT[:, first:]
         if metric == "cosine":
             return xp.clip(1.0 - self.X[start:stop, ...] @ YT, 0.0, 2.0)
+        if metric == "correlation":  # SciPy's clip of the cosine to [-1, 1]
+            return 1.0 - xp.clip(self.X[start:stop, ...] @ YT, -1.0, 1.0)
         if metric in _EUCLIDEAN:
             Xb, sq = self._euclidean_rows(start, stop)
             return ops(xp).expansion_distances(
@@ -245,12 +261,32 @@ class Distances:
         return ops(self.xp).zero_diagonal(D, start)
 
 
+def nan_first_argmin_min(D, xp):
+    """``(argmin, min)`` of each row of the block ``D`` as NumPy's ``argmin``
+    gives them: a row holding NaN its first NaN (and NaN), else its first
+    minimum (whatever a library's own ``argmin`` does with NaN)."""
+    nan = xp.isnan(D)
+    first_nan = xp.argmax(xp.astype(nan, xp.int32), axis=1)
+    i, v = ops(xp).row_argmin_min(xp.where(nan, xp.full_like(D, math.inf), D))
+    has_nan = xp.any(nan, axis=1)
+    return (xp.where(has_nan, xp.astype(first_nan, i.dtype), i),
+            xp.where(has_nan, xp.full_like(v, math.nan), v))
+
+
 def _normalize(X, xp):
     """scikit-learn's ``normalize`` (l2 rows; norms below ``10 eps`` count as 1)."""
     norms = xp.sqrt(xp.sum(X * X, axis=1))
     eps = xp.finfo(X.dtype).eps
     norms = xp.where(norms < 10 * eps, xp.ones_like(norms), norms)
     return X / norms[:, None]
+
+
+def _centre_rows(X, xp):
+    """Rows less their means, scaled to unit norm; a constant row (norm 0) all
+    NaN, so its correlations are NaN as SciPy's ``0 / 0``."""
+    X = X - xp.mean(X, axis=1, keepdims=True)
+    norms = xp.sqrt(xp.sum(X * X, axis=1))
+    return X / xp.where(norms == 0, xp.full_like(norms, math.nan), norms)[:, None]
 
 
 # -- the metrics of ``FORMULAS``: ``(B, 1, D)`` rows against ``(1, M, D)`` rows ----------
@@ -312,14 +348,21 @@ def haversine_rdist_to_dist(rdist, xp):
     return 2.0 * xp.asin(xp.sqrt(rdist))
 
 
-def _counts(Xb, Y, xp):
-    """``(n_tt, n_neq, D)``: the coordinates non-zero in both rows, in one only, and
-    the number of coordinates (``DistanceMetric``'s boolean metrics)."""
+def _row_counts(Xb, Y, xp):
+    """``(n_tt, n_x, n_y)``: the coordinates non-zero in both rows (one product of
+    the ``x != 0`` indicators), in the row of ``X`` (a column), in the row of
+    ``Y`` (a row): exact integers in ``Xb``'s float."""
     a = xp.astype(Xb[:, 0, :] != 0, Xb.dtype)
     b = xp.astype(Y[0, ...] != 0, Xb.dtype)
     tt = a @ xp.permute_dims(b, (1, 0))
-    neq = (xp.sum(a, axis=1)[:, None] + xp.sum(b, axis=1)[None, :]) - 2.0 * tt
-    return tt, neq, Xb.shape[2]
+    return tt, xp.sum(a, axis=1)[:, None], xp.sum(b, axis=1)[None, :]
+
+
+def _counts(Xb, Y, xp):
+    """``(n_tt, n_neq, D)``: the coordinates non-zero in both rows, in one only, and
+    the number of coordinates (the boolean metrics)."""
+    tt, nx, ny = _row_counts(Xb, Y, xp)
+    return tt, (nx + ny) - 2.0 * tt, Xb.shape[2]
 
 
 def _jaccard(Xb, Y, xp):
@@ -337,7 +380,7 @@ def _matching(Xb, Y, xp):
 def _dice(Xb, Y, xp):
     """``n_neq / (2 n_tt + n_neq)`` (NaN for two all-zero rows)."""
     tt, neq, _ = _counts(Xb, Y, xp)
-    return _divide(neq, 2.0 * tt + neq, xp, empty=math.nan)
+    return ops(xp).ieee_divide(neq, 2.0 * tt + neq)  # 0 / 0: NaN
 
 
 def _kulsinski(Xb, Y, xp):
@@ -361,7 +404,16 @@ def _russellrao(Xb, Y, xp):
 def _sokalsneath(Xb, Y, xp):
     """``n_neq / (n_tt / 2 + n_neq)`` (NaN for two all-zero rows)."""
     tt, neq, _ = _counts(Xb, Y, xp)
-    return _divide(neq, 0.5 * tt + neq, xp, empty=math.nan)
+    return ops(xp).ieee_divide(neq, 0.5 * tt + neq)  # 0 / 0: NaN
+
+
+def _yule(Xb, Y, xp):
+    """``2 n_tf n_ft / (n_tt n_ff + n_tf n_ft)``, 0 where ``n_tf n_ft`` is 0 (SciPy's)."""
+    tt, nx, ny = _row_counts(Xb, Y, xp)
+    tf, ft = nx - tt, ny - tt
+    ff = ((Xb.shape[2] - nx) - ny) + tt
+    half = tf * ft
+    return _divide(2.0 * half, tt * ff + half, xp, empty=0.0)
 
 
 #: metric string -> ``formula(Xb, Y, xp, **params)`` (see :class:`Distances`)
@@ -370,4 +422,4 @@ FORMULAS = {"seuclidean": _seuclidean, "mahalanobis": _mahalanobis, "hamming": _
             "jaccard": _jaccard, "matching": _matching, "dice": _dice,
             "kulsinski": _kulsinski, "rogerstanimoto": _rogerstanimoto,
             "russellrao": _russellrao, "sokalmichener": _rogerstanimoto,
-            "sokalsneath": _sokalsneath}
+            "sokalsneath": _sokalsneath, "yule": _yule}

@@ -108,16 +108,28 @@ def _reshape_message(a, what):
             "feature or array.reshape(1, -1) if it contains a single sample.")
 
 
-def _check_array(A, *, xp, device, ensure_all_finite, ensure_2d=True, numeric=True):
+def _shown(A, xp, numeric):
+    """The array scikit-learn's reshape error shows: converted to the float it
+    checks for (integers and bools: the widest float) where it converts."""
+    if not numeric or dtype_kind(A, xp) == "f":
+        return A
+    return xp.astype(A, _ns.max_float_dtype(xp, _ns.device_of(A)))
+
+
+def _check_array(A, *, xp, device, ensure_all_finite, ensure_2d=True, numeric=True,
+                 as_bool=False):
     A = _ns.asarray(A, xp=xp, device=device)
     reject_complex(A, xp=xp)
     if numeric and dtype_kind(A, xp) == "O":  # dtype=None: strings pass (callable metrics)
         raise ValueError(
             "dtype='numeric' is not compatible with arrays of bytes/strings.Convert your "
             "data to numeric values explicitly instead.")
+    if as_bool and dtype_kind(A, xp) != "b":  # scikit-learn's dtype=bool (NaN is true)
+        A = A != 0
     if ensure_2d:
         if A.ndim < 2:
-            raise ValueError(_reshape_message(A, "scalar" if A.ndim == 0 else "1D"))
+            raise ValueError(_reshape_message(_shown(A, xp, numeric),
+                                              "scalar" if A.ndim == 0 else "1D"))
         _check_2d(A.shape)
     if ensure_all_finite:  # host read: scikit-learn's check
         assert_all_finite(A, xp=xp, allow_nan=ensure_all_finite == "allow-nan")
@@ -153,7 +165,8 @@ def float_dtype(X, Y, *, xp, device):
 def check_pairwise_arrays(X, Y, *, precomputed=False, ensure_all_finite=True, dtype="float",
                           ensure_2d=True) -> Pair:
     """``X`` and ``Y`` as 2-D arrays of one namespace, device and float dtype
-    (``dtype=None``: their own dtypes); ``Y=None`` (or ``Y is X``) gives
+    (``dtype=None``: their own dtypes; ``"bool"``: bool, ``x != 0``, as
+    scikit-learn's ``dtype=bool``); ``Y=None`` (or ``Y is X``) gives
     ``Y is X``.  Raises scikit-learn's errors for the number of features
     (``precomputed``: for the shape of the distance matrix)."""
     same = Y is None or Y is X
@@ -162,10 +175,10 @@ def check_pairwise_arrays(X, Y, *, precomputed=False, ensure_all_finite=True, dt
                                   ensure_all_finite=ensure_all_finite)
     xp, device = _ns.get_namespace_and_device(X, None if same else Y)
     checks = dict(xp=xp, device=device, ensure_all_finite=ensure_all_finite,
-                  ensure_2d=ensure_2d, numeric=dtype is not None)
+                  ensure_2d=ensure_2d, numeric=dtype == "float", as_bool=dtype == "bool")
     X = _check_array(X, **checks)
     Y = X if same else _check_array(Y, **checks)
-    if dtype is not None:
+    if dtype == "float":
         dt = float_dtype(X, Y, xp=xp, device=device)
         X = xp.astype(X, dt, copy=False)
         Y = X if same else xp.astype(Y, dt, copy=False)
@@ -208,7 +221,7 @@ def _check_sparse_pair(X, Y, same, *, precomputed, dtype, ensure_all_finite):
 
     X = one(X)
     Y = X if same else one(Y)
-    if dtype is not None:
+    if dtype == "float":
         dt = float_dtype(X, Y, xp=xp, device=device)
         X = _sparse.as_csr(X, dt) if _sparse.is_sparse(X) else xp.astype(X, dt, copy=False)
         if same:

@@ -6,13 +6,25 @@
   / ``"l1"``, ``"haversine"``, ``"nan_euclidean"`` (scikit-learn's own
   functions) and ``"sqeuclidean"``, ``"chebyshev"``, ``"minkowski"`` (``p``,
   ``w``), ``"seuclidean"`` (``V``), ``"mahalanobis"`` (``VI``),
-  ``"hamming"``, ``"canberra"``, ``"braycurtis"`` of SciPy's (one definition
-  each, shared with :class:`~metrix.pairwise.DistanceMetric`); every kernel
-  string.
-* SciPy's other metric strings (``"correlation"``, ``"jaccard"``, ...) and
-  callables on NumPy (host) input are handed to scikit-learn itself; on
-  device input the metric strings raise ``NotImplementedError`` and
-  callables are called once per pair of rows, as scikit-learn calls them.
+  ``"hamming"`` / ``"matching"``, ``"canberra"``, ``"braycurtis"``,
+  ``"correlation"`` and the boolean metrics ``"dice"``, ``"jaccard"``,
+  ``"rogerstanimoto"``, ``"russellrao"``, ``"sokalsneath"``, ``"yule"`` of
+  SciPy's (one definition each, shared with
+  :class:`~metrix.pairwise.DistanceMetric`; the boolean ones from products
+  of the ``x != 0`` indicators, scikit-learn's ``DataConversionWarning`` for
+  data not of bool dtype); every kernel string.  NumPy input of these is
+  computed by metrix too (SciPy's values; the boolean metrics bit for bit).
+* Callables, and keyword arguments metrix does not take (``w`` of the
+  boolean metrics), on NumPy (host) input are handed to scikit-learn itself,
+  as is a boolean metric's host data that is not an array (scikit-learn reads
+  its ``dtype``); on device input callables are called once per pair of
+  rows, as scikit-learn calls them.
+* ``pairwise_distances_argmin(_min)`` computes the metrics above that
+  ``ArgKmin`` does not (the boolean ones, ``"correlation"``, ``"hamming"``)
+  as scikit-learn's fallback does: the first minimum of each row of the
+  chunked matrix; ``ArgKmin``'s other metrics (``"seuclidean"``,
+  ``"matching"``, ...) are scikit-learn's on NumPy input and raise
+  ``NotImplementedError`` on device input.
 * ``pairwise_distances_argmin_min`` never forms the distance matrix: it reads
   it one row block at a time (:class:`~metrix.pairwise._blocks.Distances`,
   the silhouette's machinery), ranking the rows of ``Y`` for the euclidean
@@ -29,13 +41,22 @@ from __future__ import annotations
 import importlib
 import math
 import numbers
+import os
 import warnings
 
 from .._core.edge import metric_edge
-from .._core.namespace import is_host_array, max_float_dtype
+from .._core.namespace import get_namespace_and_device, is_host_array, max_float_dtype
 from .._core.stacklevel import find_stack_level
+from .._core.validation import dtype_kind
 from ..backends import sparse as sparse_ops
-from ._blocks import FORMULA_METRICS, Distances, row_slices
+from ..exceptions import DataConversionWarning, as_sklearn_too
+from ._blocks import (
+    FORMULA_METRICS,
+    SCIPY_BOOLEAN_METRICS,
+    Distances,
+    nan_first_argmin_min,
+    row_slices,
+)
 from ._input import (
     any_sparse,
     check_finite_option,
@@ -86,9 +107,16 @@ _ARGKMIN_METRICS = frozenset({"infinity", "kulsinski", "p", "sokalmichener"})
 #: the metric strings metrix computes on the inputs' device
 _ARGMIN_DEVICE_METRICS = frozenset({"euclidean", "l2", "cosine", "manhattan", "cityblock", "l1",
                                     "sqeuclidean", "chebyshev", "minkowski"})
-DEVICE_METRICS = _ARGMIN_DEVICE_METRICS | FORMULA_METRICS - {"haversine"}
-_SCIPY_COMPUTED = frozenset({"sqeuclidean", "chebyshev", "minkowski"}) | DEVICE_METRICS & \
-    FORMULA_METRICS
+#: SciPy's boolean metrics (scikit-learn's ``PAIRWISE_BOOLEAN_FUNCTIONS``): the data
+#: converted to bool (``x != 0``), with scikit-learn's ``DataConversionWarning``
+BOOLEAN_FUNCTIONS = SCIPY_BOOLEAN_METRICS
+#: SciPy's metrics that ``pairwise_distances_argmin(_min)`` reads from
+#: ``pairwise_distances_chunked`` (not ``ArgKmin``'s): SciPy's values
+_CHUNKED_ARGMIN_METRICS = BOOLEAN_FUNCTIONS | {"correlation", "hamming"}
+DEVICE_METRICS = (_ARGMIN_DEVICE_METRICS | FORMULA_METRICS - {"haversine"} | BOOLEAN_FUNCTIONS
+                  | {"correlation", "matching"})
+_SCIPY_COMPUTED = (frozenset({"sqeuclidean", "chebyshev", "minkowski", "correlation", "matching"})
+                   | DEVICE_METRICS & FORMULA_METRICS | BOOLEAN_FUNCTIONS)
 #: the keyword arguments of the SciPy metrics metrix computes
 _SCIPY_KWDS = {"minkowski": frozenset({"p", "w"}), "seuclidean": frozenset({"V"}),
                "mahalanobis": frozenset({"VI"})}
@@ -171,21 +199,73 @@ def _sklearn(name):
     return getattr(importlib.import_module("sklearn.metrics.pairwise"), name)
 
 
-def _not_on_device(metric, func):
+def _not_on_device(metric, func, computed=None):
+    computed = DEVICE_METRICS if computed is None else computed
     return NotImplementedError(
         f"{func}: metric={metric!r} is computed by scikit-learn (SciPy) on NumPy input "
-        f"only; metrix computes {sorted(DEVICE_METRICS)} on the inputs' device. Pass "
+        f"only; metrix computes {sorted(computed)} on the inputs' device. Pass "
         "NumPy arrays, or compute the distances yourself and pass metric='precomputed'.")
+
+
+def _bool_dtype(A) -> bool:
+    """Whether ``A`` is an array of bool dtype (scikit-learn reads ``A.dtype``)."""
+    if getattr(A, "dtype", None) is None:
+        return False
+    xp, _ = get_namespace_and_device(A)
+    return dtype_kind(A, xp) == "b"
+
+
+def _numeric_array(A) -> bool:
+    """Whether ``A`` is an array of bool, integer or float dtype."""
+    if getattr(A, "dtype", None) is None:
+        return False
+    xp, _ = get_namespace_and_device(A)
+    return dtype_kind(A, xp) in ("b", "i", "u", "f")
+
+
+def _warn_boolean(metric, X, Y, *, times=1):
+    """scikit-learn's warning for a SciPy boolean metric of data not of bool dtype
+    (once per call of its ``pairwise_distances``)."""
+    if metric not in BOOLEAN_FUNCTIONS or all(_bool_dtype(A) for A in (X, Y) if A is not None):
+        return
+    for _ in range(times):
+        warnings.warn(f"Data was converted to boolean for metric {metric}",
+                      as_sklearn_too(DataConversionWarning), stacklevel=find_stack_level())
+
+
+def _check_scipy_pair(X, Y, metric, ensure_all_finite):
+    """The pair of a SciPy metric checked as scikit-learn checks it: a boolean
+    metric's data as bool (``x != 0``; no NaN left to find), the others' float."""
+    if metric in BOOLEAN_FUNCTIONS:
+        return check_pairwise_arrays(X, Y, dtype="bool", ensure_all_finite=False)
+    return check_pairwise_arrays(X, Y, ensure_all_finite=ensure_all_finite)
+
+
+def _single_job(n_jobs) -> bool:
+    """Whether joblib's ``effective_n_jobs(n_jobs)`` is 1: scikit-learn then
+    calls SciPy's ``pdist`` where ``Y`` is ``X`` (a zero diagonal), else
+    ``cdist`` (a row's distance to itself as computed: NaN for an all-zero
+    row of ``"dice"``)."""
+    if n_jobs is None or n_jobs == 1 or not isinstance(n_jobs, numbers.Integral):
+        return True
+    if n_jobs < 0:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+            else os.cpu_count() or 1
+        return max(cpus + 1 + n_jobs, 1) == 1
+    return False
 
 
 def _device_distances(pair, metric, kwds, *, budget=None):
     """A :class:`Distances` of the metrix-computed ``metric`` for a checked pair,
-    in scikit-learn's dtype (SciPy's metrics and NumPy's manhattan: float64)."""
+    in scikit-learn's dtype (SciPy's metrics and NumPy's manhattan: float64;
+    the boolean metrics: the ``x != 0`` indicators in that float)."""
     xp = pair.xp
     X, Y = pair.X, None if pair.same else pair.Y
     if pair.sparse:  # euclidean, sqeuclidean (``squared``), cosine, manhattan
         return sparse_ops.SparseDistances(
             X, "manhattan" if metric in _MANHATTAN else metric, Y=Y)
+    if metric == "matching":  # SciPy's name of hamming
+        metric = "hamming"
     p = kwds.get("p", 2)
     if metric == "minkowski" and not p > 0:
         raise ValueError("p must be greater than 0")
@@ -193,7 +273,7 @@ def _device_distances(pair, metric, kwds, *, budget=None):
     if metric in _SCIPY_COMPUTED or metric in _MANHATTAN:
         dt = (max_float_dtype(xp, pair.device) if metric in _SCIPY_COMPUTED
               else manhattan_dtype(xp, pair.device, X.dtype))
-        X = xp.astype(X, dt, copy=False)
+        X = xp.astype(X, dt, copy=False)  # the boolean metrics' bool data: 0 / 1
         Y = None if Y is None else xp.astype(Y, dt, copy=False)
         params = _scipy_params(X, pair, metric, kwds)
     upcast = metric in ("euclidean", "l2")
@@ -232,6 +312,10 @@ def _metric_kwds(metric, kwds, func):
     """Check the keyword arguments of a metrix-computed SciPy metric."""
     allowed = _SCIPY_KWDS.get(metric, frozenset())
     for key in kwds:
+        if key == "w" and key not in allowed:  # SciPy's weights of its other metrics
+            raise NotImplementedError(
+                f"{func}: weights w of metric={metric!r} are computed by scikit-learn "
+                "(SciPy) on NumPy input only; metrix takes w for 'minkowski'.")
         if key not in allowed:
             raise TypeError(f"{func}: cdist() got an unexpected keyword argument {key!r}")
 
@@ -256,9 +340,11 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
                        **kwds):
     """Distance matrix of the rows of ``X`` and ``Y`` for a metric string or callable.
 
-    The metric strings metrix computes (see the module notes) run on the
-    inputs' namespace and device; the others, and callables, are handed to
-    scikit-learn for NumPy input.
+    Every metric string but ``"wminkowski"`` runs on the inputs' namespace and
+    device (see the module notes); callables and keyword arguments metrix does
+    not take are handed to scikit-learn for NumPy input.  SciPy's boolean
+    metrics (``"jaccard"``, ``"dice"``, ...) convert the data to bool as
+    scikit-learn does, with its ``DataConversionWarning``.
 
     Parameters
     ----------
@@ -318,8 +404,7 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
     if any_sparse(X, Y):  # scikit-learn's: SciPy metrics raise its TypeError on sparse
         return _sklearn("pairwise_distances")(X, Y, metric, n_jobs=n_jobs,
                                               ensure_all_finite=ensure_all_finite, **kwds)
-    if _on_host(X, Y) and (callable(metric) or metric not in DEVICE_METRICS
-                           or set(kwds) - _SCIPY_KWDS.get(metric, frozenset())):
+    if _on_host(X, Y) and _scikit_learns(metric, kwds, X, Y):
         return _sklearn("pairwise_distances")(X, Y, metric, n_jobs=n_jobs,
                                               ensure_all_finite=ensure_all_finite, **kwds)
     if callable(metric):
@@ -327,9 +412,24 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
     if metric not in DEVICE_METRICS:
         raise _not_on_device(metric, "pairwise_distances")
     _metric_kwds(metric, kwds, "pairwise_distances")
-    pair = check_pairwise_arrays(X, Y, ensure_all_finite=ensure_all_finite)
-    # SciPy's pdist where Y is X: a row's distance to itself is exactly zero
-    return full_matrix(_device_distances(pair, metric, kwds), zero_diagonal=pair.same)
+    _warn_boolean(metric, X, None if Y is X else Y)
+    pair = _check_scipy_pair(X, Y, metric, ensure_all_finite)
+    # SciPy's pdist where Y is X (one job): a row's distance to itself is exactly zero
+    return full_matrix(_device_distances(pair, metric, kwds),
+                       zero_diagonal=pair.same and _single_job(n_jobs))
+
+
+def _scikit_learns(metric, kwds, X, Y) -> bool:
+    """Whether scikit-learn computes ``metric`` for host input: callables, the
+    metrics metrix does not compute, keyword arguments metrix does not take,
+    and a boolean metric's data that is not an array of numbers (scikit-learn
+    reads its ``dtype``: its error for a list, its bool of strings)."""
+    if callable(metric) or metric not in DEVICE_METRICS:
+        return True
+    if metric in _SCIPY_COMPUTED and set(kwds) - _SCIPY_KWDS.get(metric, frozenset()):
+        return True
+    return metric in BOOLEAN_FUNCTIONS and not all(
+        _numeric_array(A) for A in (X, Y) if A is not None)
 
 
 @metric_edge(keep_sparse=True)
@@ -475,9 +575,7 @@ def _chunks(X, Y, reduce_func, metric, n_jobs, working_memory, kwds):
             X, Y, reduce_func=reduce_func, metric=metric, n_jobs=n_jobs,
             working_memory=working_memory, **kwds)
         return
-    if (callable(metric) or metric not in DEVICE_METRICS | {"precomputed"}
-            or metric in _SCIPY_COMPUTED and set(kwds) - _SCIPY_KWDS.get(metric, frozenset())
-            ) and _on_host(X, Y):
+    if metric != "precomputed" and _on_host(X, Y) and _scikit_learns(metric, kwds, X, Y):
         yield from _sklearn("pairwise_distances_chunked")(
             X, Y, reduce_func=reduce_func, metric=metric, n_jobs=n_jobs,
             working_memory=working_memory, **kwds)
@@ -504,16 +602,22 @@ def _chunks(X, Y, reduce_func, metric, n_jobs, working_memory, kwds):
         key = next(iter(kwds))
         raise TypeError(f"pairwise_distances_chunked: unexpected keyword argument {key!r} "
                         f"for metric={metric!r}")
-    pair = check_pairwise_arrays(X, Y)
+    _warn_boolean(metric, X, None if Y is X else Y)  # as its first chunk's call does
+    pair = _check_scipy_pair(X, Y, metric, True)
     dist = _device_distances(pair, "sqeuclidean" if squared else metric, kwds)
     n_x, n_y = int(pair.X.shape[0]), int(pair.Y.shape[0])
     rows = _chunk_rows(n_x, n_y, working_memory)
-    # a row to itself: scikit-learn zeroes the euclidean ones, SciPy's cdist gives 0
+    # a row to itself: scikit-learn zeroes the euclidean ones; the whole of X
+    # against itself in one chunk: cosine_distances' zero diagonal, SciPy's pdist's
     zero = pair.same and metric in ("euclidean", "l2", "sqeuclidean")
+    whole_zero = pair.same and (metric == "cosine" or metric in _SCIPY_COMPUTED
+                                and _single_job(n_jobs))
     for start, stop in row_slices(n_x, rows):
+        if start > 0:  # scikit-learn's warning of each chunk's call
+            _warn_boolean(metric, X, None if Y is X else Y)
         D = dist.block(start, stop)
         whole = start == 0 and stop == n_x
-        if zero or (pair.same and whole and metric == "cosine"):
+        if zero or (whole and whole_zero):
             D = dist.zero_diagonal(D, start)
         if reduce_func is not None:
             D = reduce_func(D, start)
@@ -538,6 +642,9 @@ def _argmin(X, Y, axis, metric, metric_kwargs, func, *, with_values):
         indices, values = nan_euclidean_argmin_min(X, Y, axis=axis, kwds=kwds,
                                                    budget=ARGMIN_BLOCK_BYTES)
         return (indices, values) if with_values else indices
+    if metric in _CHUNKED_ARGMIN_METRICS and not kwds and not any_sparse(X, Y):
+        indices, values = _chunked_argmin(X, Y, axis, metric)
+        return (indices, values) if with_values else indices
     # bool of a keyword argument (a Python value, not an array)
     squared = metric in ("euclidean", "l2") and bool(kwds.pop("squared", False))
     extra = set(kwds) - ({"p"} if metric == "minkowski" else set())
@@ -548,7 +655,7 @@ def _argmin(X, Y, axis, metric, metric_kwargs, func, *, with_values):
         if callable(metric):
             raise NotImplementedError(f"{func}: a callable metric on device input; pass "
                                       "NumPy arrays.")
-        raise _not_on_device(metric, func)
+        raise _not_on_device(metric, func, _ARGMIN_DEVICE_METRICS | _CHUNKED_ARGMIN_METRICS)
     pair = check_pairwise_arrays(X, Y)
     if axis == 0:
         pair = pair._replace(X=pair.Y, Y=pair.X)
@@ -567,6 +674,33 @@ def _argmin(X, Y, axis, metric, metric_kwargs, func, *, with_values):
     if not with_values:
         return indices
     return indices, vals[0] if len(vals) == 1 else xp.concat(vals)
+
+
+def _chunked_argmin(X, Y, axis, metric):
+    """scikit-learn's fallback for SciPy's metrics that ``ArgKmin`` does not compute:
+    the first minimum of each row of ``pairwise_distances_chunked`` (NumPy's
+    ``argmin``: a NaN first), of the float data (a boolean metric warns of its
+    conversion once per chunk, as each of scikit-learn's calls does), read one
+    block of rows at a time.  ``Y`` is ``X`` in one chunk: SciPy's ``pdist``,
+    a zero diagonal."""
+    pair = check_pairwise_arrays(X, Y)
+    if axis == 0:
+        pair = pair._replace(X=pair.Y, Y=pair.X)
+    xp = pair.xp
+    n_x, n_y = int(pair.X.shape[0]), int(pair.Y.shape[0])
+    chunks = len(row_slices(n_x, _chunk_rows(n_x, n_y, None)))
+    _warn_boolean(metric, pair.X, pair.Y, times=chunks)
+    dist = _device_distances(pair, metric, {})
+    zero = pair.same and chunks == 1
+    idx, vals = [], []
+    for start, stop in row_slices(n_x, dist.rows_per_block(ARGMIN_BLOCK_BYTES)):
+        D = dist.block(start, stop)
+        i, v = nan_first_argmin_min(dist.zero_diagonal(D, start) if zero else D, xp)
+        idx.append(i)
+        vals.append(v)
+    if len(idx) == 1:
+        return idx[0], vals[0]
+    return xp.concat(idx), xp.concat(vals)
 
 
 @metric_edge(keep_sparse=True)

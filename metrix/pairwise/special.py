@@ -21,8 +21,9 @@ from .._core.edge import metric_edge
 from .._core.namespace import device_of, library_dtype, max_float_dtype
 from .._core.validation import numpy_bool_name
 from ..backends import ops
+from ..backends import sparse as _sparse
 from . import _input
-from ._blocks import Distances, row_slices
+from ._blocks import Distances, nan_first_argmin_min, row_slices
 from ._input import InvalidParameterError, pair_doc
 from .distance_metric import DistanceMetric
 from .distances import full_matrix
@@ -221,8 +222,10 @@ def check_pairwise_arrays(X, Y, *, precomputed=False, dtype="infer_float", accep
         ``"infer_float"``: scikit-learn's float (float32 when the inputs are,
         else the widest float); None: the inputs' dtypes.
     accept_sparse : str, bool or list of str, default="csr"
-        False: SciPy sparse input raises scikit-learn's ``TypeError``; else it
-        is accepted (as CSR).
+        False: SciPy sparse input raises scikit-learn's ``TypeError``; True:
+        any format is returned as it came; a format or list of formats: a
+        sparse input in one of them keeps it, another is converted to the
+        first (scikit-learn's ``check_array``).
     ensure_all_finite : bool or "allow-nan", default=True
         Whether NaN / infinity raise.
     ensure_2d : bool, default=True
@@ -241,10 +244,14 @@ def check_pairwise_arrays(X, Y, *, precomputed=False, dtype="infer_float", accep
         raise TypeError("Sparse data was passed, but dense data is required. Use "
                         "'.toarray()' to convert to a dense numpy array.")
     infer = isinstance(dtype, str) and dtype == "infer_float"
+    formats = [getattr(A, "format", None) if _input.any_sparse(A) else None for A in (X, Y)]
     pair = _input.check_pairwise_arrays(
         X, Y, precomputed=precomputed, ensure_all_finite=ensure_all_finite,
         dtype="float" if infer else None, ensure_2d=ensure_2d)
     xp, X, Y = pair.xp, pair.X, pair.Y
+    if pair.sparse and accept_sparse is not False:  # the checks' CSR, in the formats asked
+        X = _accepted_format(X, formats[0], accept_sparse)
+        Y = X if pair.same else _accepted_format(Y, formats[1], accept_sparse)
     if dtype is not None and not infer:
         X = _as_dtype(X, dtype, xp)
         Y = X if pair.same else _as_dtype(Y, dtype, xp)
@@ -252,6 +259,19 @@ def check_pairwise_arrays(X, Y, *, precomputed=False, dtype="infer_float", accep
         X = _copy(X, xp)
         Y = X if pair.same else _copy(Y, xp)
     return X, Y
+
+
+def _accepted_format(A, original, accept_sparse):
+    """A checked (CSR) sparse operand in scikit-learn's format: its own where
+    ``accept_sparse`` is True or lists it, else the first listed."""
+    if original is None or not _sparse.is_sparse(A):
+        return A
+    if accept_sparse is True:
+        fmt = original
+    else:
+        accepted = [accept_sparse] if isinstance(accept_sparse, str) else list(accept_sparse)
+        fmt = original if original in accepted else accepted[0]
+    return A if A.format == fmt else A.asformat(fmt)
 
 
 def _copy(A, xp):
@@ -297,12 +317,8 @@ def nan_euclidean_argmin_min(X, Y, *, axis, kwds, budget):
     dist = NanEuclidean(pair, missing_values, squared=squared)
     idx, vals = [], []
     for start, stop in row_slices(dist.n, dist.rows_per_block(budget)):
-        D = dist.block(start, stop)
-        nan = xp.isnan(D)
-        first_nan = xp.argmax(xp.astype(nan, xp.int32), axis=1)
-        i, v = ops(xp).row_argmin_min(xp.where(nan, xp.full_like(D, math.inf), D))
-        has_nan = xp.any(nan, axis=1)
-        idx.append(xp.where(has_nan, xp.astype(first_nan, i.dtype), i))
-        vals.append(xp.where(has_nan, xp.full_like(v, math.nan), v))
+        i, v = nan_first_argmin_min(dist.block(start, stop), xp)
+        idx.append(i)
+        vals.append(v)
     return (idx[0] if len(idx) == 1 else xp.concat(idx),
             vals[0] if len(vals) == 1 else xp.concat(vals))

@@ -480,3 +480,38 @@ def test_sparse_input():
         ours, theirs = mp.check_pairwise_arrays(X, X, **kw), skp.check_pairwise_arrays(X, X, **kw)
         for o, t in zip(ours, theirs):
             assert o.dtype == t.dtype and (o != t).nnz == 0
+
+
+def test_check_pairwise_arrays_accept_sparse_formats():
+    """scikit-learn's ``check_array``: a listed format is kept, another becomes the
+    first listed; True keeps any; sparse arrays stay arrays, matrices matrices."""
+    sp = pytest.importorskip("scipy.sparse")
+    A = sp.random(5, 3, density=0.5, format="csc", random_state=1)
+    B = sp.csr_array(sp.random(4, 3, density=0.5, random_state=2))
+    dense = np.arange(6.0).reshape(2, 3)
+    for accept in ("csr", "csc", ["csc"], ["coo", "csr"], ("lil",), True):
+        for args in ((A, None), (A, A), (B, A), (A, B), (B, dense), (dense, A)):
+            ours = mp.check_pairwise_arrays(*args, accept_sparse=accept)
+            theirs = skp.check_pairwise_arrays(*args, accept_sparse=accept)
+            assert (ours[0] is ours[1]) == (theirs[0] is theirs[1])
+            for o, t in zip(ours, theirs):
+                assert type(o) is type(t), (accept, type(o), type(t))
+                assert o.dtype == t.dtype
+                np.testing.assert_array_equal(o.toarray() if hasattr(o, "toarray") else o,
+                                              t.toarray() if hasattr(t, "toarray") else t)
+
+
+@pytest.mark.parametrize("X", [np.array([0, 1, 2]), np.array(3), [1, 2], np.array([True, False]),
+                               np.array([0.5, 1.5], dtype=np.float32)])
+def test_reshape_message_shows_the_converted_input(X):
+    """scikit-learn's 'Expected 2D array' message shows the input as it converted it
+    (float for the float checks, bool for SciPy's boolean metrics)."""
+    _raises_like(ValueError, lambda: mp.check_pairwise_arrays(X, None),
+                 lambda: skp.check_pairwise_arrays(X, None))
+    _raises_like(ValueError, lambda: mp.euclidean_distances(X),
+                 lambda: skp.euclidean_distances(X))
+    if isinstance(X, np.ndarray):  # scikit-learn reads a boolean metric's X.dtype
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _raises_like(ValueError, lambda: mp.pairwise_distances(X, metric="jaccard"),
+                         lambda: skp.pairwise_distances(X, metric="jaccard"))
