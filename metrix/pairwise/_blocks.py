@@ -47,7 +47,7 @@ from ..backends import ops
 __all__ = ["EXPANSION_METRICS", "BROADCAST_METRICS", "SUPPORTED_METRICS", "Distances",
            "row_slices", "check_metric_kwds", "FORMULA_METRICS", "BOOLEAN_METRICS",
            "FORMULAS", "haversine_rdist_to_dist", "SCIPY_BOOLEAN_METRICS",
-           "nan_first_argmin_min"]
+           "nan_first_argmin_min", "heap_argmin_min"]
 
 EXPANSION_METRICS = frozenset({"euclidean", "l2", "sqeuclidean", "cosine"})
 #: the metrics of :data:`FORMULAS` (their parameters: ``Distances(params=...)``)
@@ -215,9 +215,11 @@ class Distances:
             return formula(Xb, Y, xp, **self.params)
         diff = xp.abs(Xb - Y)
         p = self.p
-        if metric == "chebyshev" or (metric == "minkowski" and math.isinf(p)):
-            return xp.max(diff, axis=2)
         w = self.params.get("w")
+        if metric == "chebyshev" or (metric == "minkowski" and math.isinf(p)):
+            if w is not None:  # SciPy's: the coordinates of zero weight left out
+                diff = xp.where(w > 0, diff, xp.zeros_like(diff))
+            return xp.max(diff, axis=2)
         if metric != "minkowski" or (p == 1 and w is None):
             return xp.sum(diff, axis=2)
         powered = diff ** p if w is None else w * diff ** p
@@ -273,6 +275,25 @@ def nan_first_argmin_min(D, xp):
             xp.where(has_nan, xp.full_like(v, math.nan), v))
 
 
+def heap_argmin_min(D, xp):
+    """``(argmin, min)`` of each row of the block ``D`` as scikit-learn's ``ArgKmin``
+    (``k=1``) scans it: a value replaces the one kept unless it is ``>=`` it, so
+    the first minimum on ties, and a NaN is kept until the next value replaces
+    it: the first minimum of the values after a row's last NaN (the first of
+    them where all are infinite; the last NaN itself where it ends the row)."""
+    nan = xp.isnan(D)
+    m = int(D.shape[1])
+    cols = xp.arange(m, device=device_of(D))[None, :]
+    none = xp.full_like(cols, -1)
+    last = xp.max(xp.where(nan, cols, none), axis=1)
+    after = cols > last[:, None]
+    inf = xp.full_like(D, math.inf)
+    i, v = ops(xp).row_argmin_min(xp.where(after, D, inf))
+    found = last >= 0
+    i = xp.where(found & (v == math.inf), xp.astype(xp.clip(last + 1, None, m - 1), i.dtype), i)
+    return i, xp.where(found & (last == m - 1), xp.full_like(v, math.nan), v)
+
+
 def _normalize(X, xp):
     """scikit-learn's ``normalize`` (l2 rows; norms below ``10 eps`` count as 1)."""
     norms = xp.sqrt(xp.sum(X * X, axis=1))
@@ -304,17 +325,22 @@ def _mahalanobis(Xb, Y, xp, *, VI):
     return xp.sqrt(xp.sum((diff @ VI) * diff, axis=2))
 
 
-def _hamming(Xb, Y, xp):
-    """The fraction of coordinates that differ."""
-    unequal = xp.astype(Xb != Y, Xb.dtype)
-    return xp.sum(unequal, axis=2) / Xb.shape[2]
+def _weighted(terms, w):
+    """``terms`` times SciPy's weights ``w`` (none: as they are)."""
+    return terms if w is None else w * terms
 
 
-def _canberra(Xb, Y, xp):
-    """``sum(|x - y| / (|x| + |y|))``, the terms of ``0 / 0`` left out."""
+def _hamming(Xb, Y, xp, *, w=None):
+    """The fraction of coordinates that differ (weighted: ``sum w (x != y) / sum w``)."""
+    unequal = _weighted(xp.astype(Xb != Y, Xb.dtype), w)
+    return xp.sum(unequal, axis=2) / (Xb.shape[2] if w is None else xp.sum(w))
+
+
+def _canberra(Xb, Y, xp, *, w=None):
+    """``sum(w |x - y| / (|x| + |y|))``, the terms of ``0 / 0`` left out."""
     den = xp.abs(Xb) + xp.abs(Y)
     pos = den > 0
-    terms = xp.abs(Xb - Y) / xp.where(pos, den, xp.ones_like(den))
+    terms = _weighted(xp.abs(Xb - Y) / xp.where(pos, den, xp.ones_like(den)), w)
     return xp.sum(xp.where(pos, terms, xp.zeros_like(terms)), axis=2)
 
 
@@ -325,12 +351,15 @@ def _divide(num, den, xp, *, empty):
     return xp.where(zero, xp.full_like(ratio, empty), ratio)
 
 
-def _braycurtis(Xb, Y, xp, *, braycurtis_scipy=False):
-    """``sum|x - y| / sum|x + y|`` (SciPy's; NaN for ``0 / 0``) or ``sum|x - y| /
-    sum(|x| + |y|)`` (``DistanceMetric``'s; 0 for ``0 / 0``)."""
-    num = xp.sum(xp.abs(Xb - Y), axis=2)
-    den = xp.sum(xp.abs(Xb + Y) if braycurtis_scipy else xp.abs(Xb) + xp.abs(Y), axis=2)
-    return _divide(num, den, xp, empty=math.nan if braycurtis_scipy else 0.0)
+def _braycurtis(Xb, Y, xp, *, braycurtis_scipy=False, w=None):
+    """``sum w|x - y| / sum w|x + y|`` (SciPy's; NaN for ``0 / 0``, inf for ``d / 0``)
+    or ``sum|x - y| / sum(|x| + |y|)`` (``DistanceMetric``'s; 0 for ``0 / 0``)."""
+    num = xp.sum(_weighted(xp.abs(Xb - Y), w), axis=2)
+    den = xp.sum(_weighted(xp.abs(Xb + Y), w) if braycurtis_scipy
+                 else xp.abs(Xb) + xp.abs(Y), axis=2)
+    if braycurtis_scipy:  # IEEE: NaN for 0 / 0, inf for x = -y (or weights 0) and num > 0
+        return ops(xp).ieee_divide(num, den)
+    return _divide(num, den, xp, empty=0.0)
 
 
 def _haversine(Xb, Y, xp):

@@ -27,7 +27,7 @@ from ._blocks import Distances, haversine_rdist_to_dist
 from ._input import check_pairwise_arrays
 from .distances import full_matrix
 
-__all__ = ["DistanceMetric", "METRIC_MAPPING", "metric_params"]
+__all__ = ["DistanceMetric", "METRIC_MAPPING", "metric_params", "host_params"]
 
 #: scikit-learn's metric strings -> the metric of :class:`Distances`
 METRIC_MAPPING = {
@@ -51,7 +51,7 @@ def _unexpected(kwargs):
         raise TypeError(f"__init__() got an unexpected keyword argument {next(iter(kwargs))!r}")
 
 
-def _host_params(metric, kwargs):
+def host_params(metric, kwargs):
     """scikit-learn's constructor of ``metric``: its parameters (NumPy float64 arrays,
     checked on the host as scikit-learn checks them) and ``p``."""
     kwargs = dict(kwargs)
@@ -205,10 +205,10 @@ class DistanceMetric:
         name = METRIC_MAPPING.get(metric) if isinstance(metric, str) else None
         if name is None:
             raise ValueError("Unrecognized metric '%s'" % (metric,))
-        name, params, p = _host_params(name, kwargs)
+        name, params, p = host_params(name, kwargs)
         return cls(name, single=single, params=params, p=p)
 
-    def _validate_data(self, A):
+    def validate_data(self, A):
         d = int(A.shape[1])
         if self.metric == "haversine" and d != 2:
             raise ValueError("Haversine distance only valid in 2 dimensions")
@@ -243,11 +243,11 @@ class DistanceMetric:
         Y = X if same else Y.toarray() if hasattr(Y, "toarray") else Y
         xp, device = _ns.get_namespace_and_device(X, None if same else Y)
         X = check_pairwise_arrays(_ns.asarray(X, xp=xp, device=device), None, dtype=None).X
-        self._validate_data(X)
+        self.validate_data(X)
         if not same:
             Y = check_pairwise_arrays(_ns.asarray(Y, xp=xp, device=device), None,
                                       dtype=None).X
-            self._validate_data(Y)
+            self.validate_data(Y)
             if X.shape[1] != Y.shape[1]:
                 raise ValueError("X and Y must have the same second dimension")
         wide = _ns.max_float_dtype(xp, device)

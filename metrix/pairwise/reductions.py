@@ -19,11 +19,25 @@
   as is a boolean metric's host data that is not an array (scikit-learn reads
   its ``dtype``); on device input callables are called once per pair of
   rows, as scikit-learn calls them.
-* ``pairwise_distances_argmin(_min)`` computes the metrics above that
-  ``ArgKmin`` does not (the boolean ones, ``"correlation"``, ``"hamming"``)
-  as scikit-learn's fallback does: the first minimum of each row of the
-  chunked matrix; ``ArgKmin``'s other metrics (``"seuclidean"``,
-  ``"matching"``, ...) are scikit-learn's on NumPy input and raise
+* ``pairwise_distances_argmin(_min)`` computes on every backend:
+
+  - the metrics above that ``ArgKmin`` does not (the boolean ones,
+    ``"correlation"``, ``"hamming"``, ``"mahalanobis"`` with ``VI``) as
+    scikit-learn's fallback does: the first minimum of each row of the chunked
+    matrix (NumPy's ``argmin``: a row's first NaN);
+  - ``ArgKmin``'s metrics of ``DistanceMetric`` (``"seuclidean"`` with ``V``,
+    ``"canberra"``, ``"braycurtis"`` (0 for ``0 / 0``), ``"haversine"``,
+    ``"matching"`` / ``"kulsinski"`` / ``"sokalmichener"`` of the ``x != 0``
+    indicators, ``"minkowski"`` / ``"p"`` with weights ``w``) with its
+    parameters and errors, ranked as ``ArgKmin``'s scan ranks them
+    (:func:`~metrix.pairwise._blocks.heap_argmin_min`: first on ties, a NaN
+    kept until the next value); float32 rows: float32 values returned in
+    float64, as ``ArgKmin32``.  NumPy rows that are not C-ordered are
+    scikit-learn's (it reads them from SciPy's metrics instead);
+  - ``"infinity"`` / ``"p"`` as ``"chebyshev"`` / ``"minkowski"``.
+
+  Callables, keyword arguments metrix does not take and sparse input of
+  SciPy's metrics are scikit-learn's on NumPy input and raise
   ``NotImplementedError`` on device input.
 * ``pairwise_distances_argmin_min`` never forms the distance matrix: it reads
   it one row block at a time (:class:`~metrix.pairwise._blocks.Distances`,
@@ -54,6 +68,7 @@ from ._blocks import (
     FORMULA_METRICS,
     SCIPY_BOOLEAN_METRICS,
     Distances,
+    heap_argmin_min,
     nan_first_argmin_min,
     row_slices,
 )
@@ -67,7 +82,7 @@ from ._input import (
     pair_doc,
     reject_sparse,
 )
-from .distance_metric import metric_params
+from .distance_metric import METRIC_MAPPING, DistanceMetric, host_params, metric_params
 from .distances import (
     cosine_distances,
     cosine_distances_pair,
@@ -104,6 +119,15 @@ VALID_METRICS = frozenset({
 })
 #: ``ArgKmin``'s extra metric strings (``pairwise_distances_argmin_min``)
 _ARGKMIN_METRICS = frozenset({"infinity", "kulsinski", "p", "sokalmichener"})
+#: ``ArgKmin``'s metrics that ``pairwise_distances_argmin(_min)`` computes with
+#: ``DistanceMetric``'s definitions (its parameters, errors and ``x != 0``
+#: boolean ``"matching"``; ``"infinity"`` / ``"p"``: chebyshev / minkowski)
+_ARGKMIN_FORMULA_METRICS = frozenset({"seuclidean", "canberra", "braycurtis", "haversine",
+                                      "matching", "kulsinski", "sokalmichener"})
+_ARGKMIN_ALIASES = {"infinity": "chebyshev", "p": "minkowski"}
+#: ``ArgKmin``'s metrics that take ``p``: with other keyword arguments (``w``),
+#: ``DistanceMetric``'s (its weighted minkowski, its ``TypeError``)
+_ARGKMIN_KWDS_METRICS = frozenset({"minkowski", "p"})
 #: the metric strings metrix computes on the inputs' device
 _ARGMIN_DEVICE_METRICS = frozenset({"euclidean", "l2", "cosine", "manhattan", "cityblock", "l1",
                                     "sqeuclidean", "chebyshev", "minkowski"})
@@ -112,13 +136,16 @@ _ARGMIN_DEVICE_METRICS = frozenset({"euclidean", "l2", "cosine", "manhattan", "c
 BOOLEAN_FUNCTIONS = SCIPY_BOOLEAN_METRICS
 #: SciPy's metrics that ``pairwise_distances_argmin(_min)`` reads from
 #: ``pairwise_distances_chunked`` (not ``ArgKmin``'s): SciPy's values
-_CHUNKED_ARGMIN_METRICS = BOOLEAN_FUNCTIONS | {"correlation", "hamming"}
+_CHUNKED_ARGMIN_METRICS = BOOLEAN_FUNCTIONS | {"correlation", "hamming", "mahalanobis"}
 DEVICE_METRICS = (_ARGMIN_DEVICE_METRICS | FORMULA_METRICS - {"haversine"} | BOOLEAN_FUNCTIONS
                   | {"correlation", "matching"})
 _SCIPY_COMPUTED = (frozenset({"sqeuclidean", "chebyshev", "minkowski", "correlation", "matching"})
                    | DEVICE_METRICS & FORMULA_METRICS | BOOLEAN_FUNCTIONS)
 #: the keyword arguments of the SciPy metrics metrix computes
 _SCIPY_KWDS = {"minkowski": frozenset({"p", "w"}), "seuclidean": frozenset({"V"}),
+               "sqeuclidean": frozenset({"w"}), "chebyshev": frozenset({"w"}),
+               "hamming": frozenset({"w"}), "matching": frozenset({"w"}),
+               "canberra": frozenset({"w"}), "braycurtis": frozenset({"w"}),
                "mahalanobis": frozenset({"VI"})}
 _MANHATTAN = frozenset({"manhattan", "cityblock", "l1"})
 #: the metrics metrix computes on sparse input (scikit-learn's own functions);
@@ -276,6 +303,10 @@ def _device_distances(pair, metric, kwds, *, budget=None):
         X = xp.astype(X, dt, copy=False)  # the boolean metrics' bool data: 0 / 1
         Y = None if Y is None else xp.astype(Y, dt, copy=False)
         params = _scipy_params(X, pair, metric, kwds)
+        if metric == "sqeuclidean" and "w" in params:  # sum w (x - y)^2 of rows * sqrt(w)
+            root = xp.sqrt(params.pop("w"))
+            X = X * root
+            Y = None if Y is None else Y * root
     upcast = metric in ("euclidean", "l2")
     return Distances(X, "manhattan" if metric in _MANHATTAN else metric, xp=xp, Y=Y, p=p,
                      upcast=upcast, centre=not upcast, params=params)
@@ -299,7 +330,22 @@ def _scipy_params(X, pair, metric, kwds):
         params["VI"] = xp.permute_dims(xp.linalg.inv(cov), (1, 0))
     if metric == "braycurtis":
         params["braycurtis_scipy"] = True
-    return metric_params(params, xp=xp, device=pair.device, dtype=X.dtype)
+    params = metric_params(params, xp=xp, device=pair.device, dtype=X.dtype)
+    if "w" in params:
+        _check_weights(params["w"], int(X.shape[1]), xp)
+    return params
+
+
+def _check_weights(w, n_features, xp):
+    """SciPy's checks of the weights ``w`` of ``cdist`` (a parameter, read on the host
+    once per call)."""
+    if w.ndim != 1:
+        raise ValueError("Weights must be a vector (ndim = 1)")  # SciPy's words
+    if int(w.shape[0]) != n_features:
+        raise ValueError(f"Weights must have same size as input vector. {int(w.shape[0])} "
+                         f"vs. {n_features}.")
+    if bool(xp.any(w < 0)):  # host read of a parameter: SciPy's check
+        raise ValueError("Input weights should be all non-negative")
 
 
 def _no_kwds(kwds, func, allowed=frozenset()):
@@ -315,7 +361,8 @@ def _metric_kwds(metric, kwds, func):
         if key == "w" and key not in allowed:  # SciPy's weights of its other metrics
             raise NotImplementedError(
                 f"{func}: weights w of metric={metric!r} are computed by scikit-learn "
-                "(SciPy) on NumPy input only; metrix takes w for 'minkowski'.")
+                "(SciPy) on NumPy input only; metrix takes w for "
+                f"{sorted(m for m, keys in _SCIPY_KWDS.items() if 'w' in keys)}.")
         if key not in allowed:
             raise TypeError(f"{func}: cdist() got an unexpected keyword argument {key!r}")
 
@@ -642,9 +689,20 @@ def _argmin(X, Y, axis, metric, metric_kwargs, func, *, with_values):
         indices, values = nan_euclidean_argmin_min(X, Y, axis=axis, kwds=kwds,
                                                    budget=ARGMIN_BLOCK_BYTES)
         return (indices, values) if with_values else indices
-    if metric in _CHUNKED_ARGMIN_METRICS and not kwds and not any_sparse(X, Y):
-        indices, values = _chunked_argmin(X, Y, axis, metric)
+    if metric in _CHUNKED_ARGMIN_METRICS and not any_sparse(X, Y) and (
+            set(kwds) <= _SCIPY_KWDS.get(metric, frozenset())):
+        indices, values = _chunked_argmin(X, Y, axis, metric, kwds)
         return (indices, values) if with_values else indices
+    if not callable(metric) and not any_sparse(X, Y) and (
+            metric in _ARGKMIN_FORMULA_METRICS
+            or metric in _ARGKMIN_KWDS_METRICS and set(kwds) - {"p"}
+            or metric in ("manhattan", "cityblock", "l1", "chebyshev", "infinity") and kwds):
+        if _on_host(X, Y) and not _c_ordered(X, Y):  # scikit-learn's SciPy fallback
+            return _sklearn(func)(X, Y, axis=axis, metric=metric, metric_kwargs=metric_kwargs)
+        indices, values = _argkmin_formula(X, Y, axis, metric, kwds)
+        return (indices, values) if with_values else indices
+    if not callable(metric) and not any_sparse(X, Y):
+        metric = _ARGKMIN_ALIASES.get(metric, metric)
     # bool of a keyword argument (a Python value, not an array)
     squared = metric in ("euclidean", "l2") and bool(kwds.pop("squared", False))
     extra = set(kwds) - ({"p"} if metric == "minkowski" else set())
@@ -655,7 +713,8 @@ def _argmin(X, Y, axis, metric, metric_kwargs, func, *, with_values):
         if callable(metric):
             raise NotImplementedError(f"{func}: a callable metric on device input; pass "
                                       "NumPy arrays.")
-        raise _not_on_device(metric, func, _ARGMIN_DEVICE_METRICS | _CHUNKED_ARGMIN_METRICS)
+        raise _not_on_device(metric, func, _ARGMIN_DEVICE_METRICS | _CHUNKED_ARGMIN_METRICS
+                             | _ARGKMIN_FORMULA_METRICS | set(_ARGKMIN_ALIASES))
     pair = check_pairwise_arrays(X, Y)
     if axis == 0:
         pair = pair._replace(X=pair.Y, Y=pair.X)
@@ -666,17 +725,19 @@ def _argmin(X, Y, axis, metric, metric_kwargs, func, *, with_values):
     idx, vals = [], []
     ranked = metric in ("euclidean", "l2")  # one B x M ranking a block (see ``nearest``)
     rows = dist.rows_per_block(ARGMIN_BLOCK_BYTES, temporaries=1 if ranked else 3)
+    # ``ArgKmin32``'s DistanceMetric metrics: float32 values (returned in float64)
+    single = pair.X.dtype == xp.float32 and metric in _MANHATTAN | {"chebyshev", "minkowski"}
     for start, stop in row_slices(dist.n, rows):
         i, v = dist.nearest(start, stop, squared=squared)
         idx.append(i)
-        vals.append(v)
+        vals.append(_round_to(v, pair.X.dtype, xp) if single else v)
     indices = idx[0] if len(idx) == 1 else xp.concat(idx)
     if not with_values:
         return indices
     return indices, vals[0] if len(vals) == 1 else xp.concat(vals)
 
 
-def _chunked_argmin(X, Y, axis, metric):
+def _chunked_argmin(X, Y, axis, metric, kwds):
     """scikit-learn's fallback for SciPy's metrics that ``ArgKmin`` does not compute:
     the first minimum of each row of ``pairwise_distances_chunked`` (NumPy's
     ``argmin``: a NaN first), of the float data (a boolean metric warns of its
@@ -690,7 +751,7 @@ def _chunked_argmin(X, Y, axis, metric):
     n_x, n_y = int(pair.X.shape[0]), int(pair.Y.shape[0])
     chunks = len(row_slices(n_x, _chunk_rows(n_x, n_y, None)))
     _warn_boolean(metric, pair.X, pair.Y, times=chunks)
-    dist = _device_distances(pair, metric, {})
+    dist = _device_distances(pair, metric, kwds)
     zero = pair.same and chunks == 1
     idx, vals = [], []
     for start, stop in row_slices(n_x, dist.rows_per_block(ARGMIN_BLOCK_BYTES)):
@@ -698,6 +759,47 @@ def _chunked_argmin(X, Y, axis, metric):
         i, v = nan_first_argmin_min(dist.zero_diagonal(D, start) if zero else D, xp)
         idx.append(i)
         vals.append(v)
+    if len(idx) == 1:
+        return idx[0], vals[0]
+    return xp.concat(idx), xp.concat(vals)
+
+
+def _round_to(v, dtype, xp):
+    """``v`` rounded to ``dtype`` (float32), kept in its own float."""
+    return xp.astype(xp.astype(v, dtype), v.dtype)
+
+
+def _c_ordered(*arrays) -> bool:
+    """Whether host arrays are C-ordered (``ArgKmin`` computes only those: scikit-learn
+    reads others from ``pairwise_distances_chunked``, SciPy's metrics); a list
+    becomes a C-ordered array."""
+    return all(getattr(getattr(A, "flags", None), "c_contiguous", True) for A in arrays)
+
+
+def _argkmin_formula(X, Y, axis, metric, kwds):
+    """scikit-learn's ``ArgKmin`` of a ``DistanceMetric`` metric (``V``, ``VI``,
+    ``w`` and their errors are ``DistanceMetric.get_metric``'s): the distances
+    summed in the widest float (float32 data: the values rounded to float32,
+    returned in the widest float), one block of rows at a time, ranked as
+    :func:`heap_argmin_min` (``ArgKmin``'s scan: ties and NaN as scikit-learn's)."""
+    pair = check_pairwise_arrays(X, Y)
+    if axis == 0:
+        pair = pair._replace(X=pair.Y, Y=pair.X)
+    xp = pair.xp
+    name, params, p = host_params(METRIC_MAPPING[metric], kwds)
+    checker = DistanceMetric(name, params=params, p=p)
+    checker.validate_data(pair.X)
+    checker.validate_data(pair.Y)
+    wide = max_float_dtype(xp, pair.device)
+    single = pair.X.dtype != wide  # ``ArgKmin32``: float32 values
+    dist = Distances(xp.astype(pair.X, wide, copy=False), name, xp=xp,
+                     Y=xp.astype(pair.Y, wide, copy=False), p=p,
+                     params=metric_params(params, xp=xp, device=pair.device, dtype=wide))
+    idx, vals = [], []
+    for start, stop in row_slices(dist.n, dist.rows_per_block(ARGMIN_BLOCK_BYTES)):
+        i, v = heap_argmin_min(dist.block(start, stop), xp)
+        idx.append(i)
+        vals.append(_round_to(v, pair.X.dtype, xp) if single else v)
     if len(idx) == 1:
         return idx[0], vals[0]
     return xp.concat(idx), xp.concat(vals)

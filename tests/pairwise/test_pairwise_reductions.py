@@ -341,7 +341,7 @@ def test_device_input_of_host_metrics(xp):
     with pytest.raises(NotImplementedError, match="computed by scikit-learn"):
         mp.pairwise_distances(Xb, Yb, metric="wminkowski")
     with pytest.raises(NotImplementedError, match="computed by scikit-learn"):
-        mp.pairwise_distances_argmin_min(Xb, Yb, metric="seuclidean")
+        mp.pairwise_distances_argmin_min(Xb, Yb, metric="sqeuclidean", metric_kwargs={"w": 1})
     f = lambda a, b: xp.xp.sum((a - b) ** 2)  # noqa: E731  (the device's own ops)
     out = mp.pairwise_distances(Xb, Yb, metric=f)
     xp.combo.check_placement(out)
@@ -395,3 +395,213 @@ def test_adapter_block_ops_equal_generic(xp):
     for offset in (0, 3, 8):
         np.testing.assert_array_equal(xp.to_numpy(a.zero_diagonal(xp.asarray(D), offset)),
                                       xp.to_numpy(g.zero_diagonal(xp.asarray(D), offset)))
+
+
+# -- ArgKmin's DistanceMetric metrics and SciPy's mahalanobis, on every backend --------
+
+_R = np.random.RandomState(7)
+_V = _R.rand(6) + 0.5
+_A = _R.rand(6, 6)
+ARGKMIN = [("seuclidean", {"V": _V}), ("canberra", None), ("braycurtis", None),
+           ("matching", None), ("kulsinski", None), ("sokalmichener", None),
+           ("infinity", None), ("p", None), ("p", {"p": 3}), ("haversine", None),
+           ("minkowski", {"p": 3, "w": _R.rand(6)}), ("minkowski", {"p": 2, "w": _R.rand(6)}),
+           ("mahalanobis", {"VI": _A @ _A.T + np.eye(6)})]
+
+
+def _argkmin_data(metric, dtype):
+    """C-ordered rows (``ArgKmin`` computes only those) with zeros (the boolean
+    metrics' indicators, braycurtis' and canberra's ``0 / 0``) and duplicated
+    rows of ``Y`` (ties: the first index)."""
+    r = np.random.RandomState(3)
+    X = np.round(r.rand(50, 6) * 4 - 1.5)
+    Y = np.round(r.rand(30, 6) * 4 - 1.5)
+    X[:20] += r.rand(20, 6) * 0.3
+    Y = np.concatenate([Y, Y[:6], np.zeros((1, 6))])
+    X[-1] = 0.0
+    if metric == "haversine":
+        X, Y = X[:, :2] * 0.7, Y[:, :2] * 0.7
+    return np.ascontiguousarray(X, dtype=dtype), np.ascontiguousarray(Y, dtype=dtype)
+
+
+@pytest.mark.parametrize("metric, kw", ARGKMIN, ids=lambda v: str(v) if v is None else None)
+def test_argkmin_metrics_match_sklearn(xp, metric, kw):
+    """``ArgKmin``'s metrics of ``DistanceMetric`` (``"matching"``: the ``x != 0``
+    indicators; braycurtis: 0 for ``0 / 0``) and SciPy's mahalanobis (the
+    chunked fallback): scikit-learn's indices (first on ties), values and dtypes."""
+    X, Y = _argkmin_data(metric, np.float64)
+    for axis in (0, 1):
+        i, v = skp.pairwise_distances_argmin_min(X, Y, metric=metric, metric_kwargs=kw,
+                                                 axis=axis)
+        gi, gv = mp.pairwise_distances_argmin_min(xp.asarray(X), xp.asarray(Y), metric=metric,
+                                                  metric_kwargs=kw, axis=axis)
+        xp.combo.check_placement(gi)
+        gi, gv = xp.to_numpy(gi), xp.to_numpy(gv)
+        assert gi.dtype == i.dtype
+        if xp.float_dtype == "float64":
+            np.testing.assert_array_equal(gi, i, err_msg=metric)
+            assert gv.dtype == v.dtype == np.float64
+            np.testing.assert_allclose(gv, v, rtol=1e-12, atol=1e-13, err_msg=metric)
+        else:  # float32 sums: near ties may swap
+            assert (gi == i).mean() > 0.9
+            np.testing.assert_allclose(gv, v, rtol=2e-5, atol=2e-6, err_msg=metric)
+        gj = mp.pairwise_distances_argmin(xp.asarray(X), xp.asarray(Y), metric=metric,
+                                          metric_kwargs=kw, axis=axis)
+        np.testing.assert_array_equal(xp.to_numpy(gj), gi)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch", "jax"])
+@pytest.mark.parametrize("metric, kw", ARGKMIN, ids=lambda v: str(v) if v is None else None)
+def test_argkmin_float32_values(lib, metric, kw):
+    """float32 rows (``ArgKmin32``): the distances summed in float64, rounded to
+    float32 and returned in float64, on NumPy, torch CPU and JAX CPU."""
+    X, Y = _argkmin_data(metric, np.float32)
+    i, v = skp.pairwise_distances_argmin_min(X, Y, metric=metric, metric_kwargs=kw)
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        A, B = torch.from_numpy(X), torch.from_numpy(Y)
+    elif lib == "jax":
+        jax = pytest.importorskip("jax")
+        if not jax.config.jax_enable_x64:
+            jax.config.update("jax_enable_x64", True)  # restored by the conftest fixture
+        A, B = jax.numpy.asarray(X), jax.numpy.asarray(Y)
+    else:
+        A, B = X, Y
+    gi, gv = mp.pairwise_distances_argmin_min(A, B, metric=metric, metric_kwargs=kw)
+    gi, gv = np.asarray(gi), np.asarray(gv)
+    np.testing.assert_array_equal(gi, i, err_msg=metric)
+    assert gi.dtype == i.dtype and gv.dtype == v.dtype == np.float64
+    np.testing.assert_allclose(gv, v, **TOL[np.float32], err_msg=metric)
+    if metric != "mahalanobis":  # SciPy's: float64 values of float32 rows
+        np.testing.assert_array_equal(gv.astype(np.float32), gv)
+
+
+def test_argkmin_nan_and_infinite_distances(xp):
+    """A zero variance of seuclidean: ``0 / 0`` (NaN) and ``d / 0`` (inf) distances,
+    ranked as ``ArgKmin``'s scan ranks them (a NaN kept until the next value)."""
+    if xp.float_dtype != "float64":
+        pytest.skip("the ranks of float64 distances")
+    r = np.random.RandomState(1)
+    X = r.randint(0, 3, (30, 4)).astype(np.float64)
+    Y = r.randint(0, 3, (20, 4)).astype(np.float64)
+    seen = 0
+    for V in ([1.0, 0.0, 1.0, 2.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0]):
+        kw = {"V": np.array(V)}
+        i, v = skp.pairwise_distances_argmin_min(X, Y, metric="seuclidean", metric_kwargs=kw)
+        with np.errstate(all="ignore"):
+            gi, gv = mp.pairwise_distances_argmin_min(xp.asarray(X), xp.asarray(Y),
+                                                      metric="seuclidean", metric_kwargs=kw)
+        np.testing.assert_array_equal(xp.to_numpy(gi), i)
+        np.testing.assert_array_equal(xp.to_numpy(gv), v)
+        seen += np.isnan(v).sum()
+    assert seen > 0
+
+
+def test_argkmin_errors(xp):
+    """``DistanceMetric.get_metric``'s errors, on every backend."""
+    X, Y = _argkmin_data("canberra", np.float64)
+    A, B = xp.asarray(X), xp.asarray(Y)
+    with pytest.raises(TypeError, match="takes exactly 1 positional argument"):
+        mp.pairwise_distances_argmin_min(A, B, metric="seuclidean")
+    with pytest.raises(ValueError, match="size of V does not match"):
+        mp.pairwise_distances_argmin_min(A, B, metric="seuclidean", metric_kwargs={"V": _V[:3]})
+    with pytest.raises(ValueError, match="only valid in 2 dimensions"):
+        mp.pairwise_distances_argmin_min(A, B, metric="haversine")
+    with pytest.raises(ValueError, match="w cannot contain negative weights"):
+        mp.pairwise_distances_argmin_min(A, B, metric="minkowski", metric_kwargs={"w": -_V})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'q'"):
+        mp.pairwise_distances_argmin_min(A, B, metric="canberra", metric_kwargs={"q": 1})
+    with pytest.raises(ValueError, match="The 'VI' parameter is required"):
+        mp.pairwise_distances_argmin_min(A, B, metric="mahalanobis")
+    for metric, kw in (("seuclidean", {"V": _V[:3]}), ("minkowski", {"w": -_V}),
+                       ("canberra", {"q": 1}), ("mahalanobis", None)):
+        with pytest.raises((TypeError, ValueError)):
+            skp.pairwise_distances_argmin_min(X, Y, metric=metric, metric_kwargs=kw)
+
+
+def test_argkmin_fortran_order_is_scipys():
+    """NumPy rows not C-ordered: scikit-learn reads ``pairwise_distances_chunked``
+    (SciPy's matching: ``x != y``; braycurtis: NaN for ``0 / 0``), so does metrix."""
+    X, Y = _argkmin_data("matching", np.float64)
+    F = np.asfortranarray(X)
+    for metric in ("matching", "braycurtis"):
+        i, v = skp.pairwise_distances_argmin_min(F, Y, metric=metric)
+        gi, gv = mp.pairwise_distances_argmin_min(F, Y, metric=metric)
+        np.testing.assert_array_equal(gi, i)
+        np.testing.assert_array_equal(gv, v)
+        c = mp.pairwise_distances_argmin_min(X, Y, metric=metric)[1]
+        assert not np.array_equal(c, v, equal_nan=True)
+
+
+# -- SciPy's weights w of cdist --------------------------------------------------------
+
+WEIGHTED = ["hamming", "matching", "canberra", "braycurtis", "chebyshev", "sqeuclidean",
+            "minkowski"]
+
+
+@pytest.mark.parametrize("metric", WEIGHTED)
+def test_scipy_weights_match_sklearn(xp, metric):
+    """SciPy's weighted metrics (``sum w t / sum w`` for hamming, ``w`` times each
+    term of canberra, braycurtis' sums, chebyshev without the coordinates of
+    weight 0, minkowski with ``p=inf`` likewise), weights with zeros included,
+    ``Y`` given or ``X`` itself, whole and chunked; the weights as NumPy or as
+    arrays of the backend."""
+    r = np.random.RandomState(5)
+    X = np.round(r.rand(30, 5) * 4 - 1.5)
+    Y = np.round(r.rand(20, 5) * 4 - 1.5)
+    X[0], Y[0] = 0.0, 0.0  # braycurtis' 0 / 0
+    X[1], Y[1] = [1.0, 0.0, 0.0, 0.0, 0.0], [-1.0, 0.0, 0.0, 0.0, 0.0]  # x = -y: d / 0
+    if metric not in ("hamming", "matching"):
+        X[2:] += r.rand(28, 5) * 0.5
+    p = {"minkowski": {"p": np.inf}}.get(metric, {})
+    special = []
+    for w in (r.rand(5) + 0.1, np.array([1.0, 0.0, 2.0, 0.0, 3.0])):
+        for B in (Y, None):
+            with np.errstate(all="ignore"):
+                want = skp.pairwise_distances(X, B, metric=metric, w=w, **p)
+            special += [np.isinf(want).any(), np.isnan(want).any()]
+            for weights in (w, xp.asarray(w)):
+                got = mp.pairwise_distances(xp.asarray(X), None if B is None else xp.asarray(B),
+                                            metric=metric, w=weights, **p)
+                xp.combo.check_placement(got)
+                got = xp.to_numpy(got)
+                tol = (dict(rtol=1e-12, atol=1e-12) if xp.float_dtype == "float64"
+                       else dict(rtol=2e-5, atol=2e-6))
+                np.testing.assert_allclose(got, want, **tol, err_msg=metric)
+                np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+            chunks = mp.pairwise_distances_chunked(xp.asarray(X), None if B is None
+                                                   else xp.asarray(B), metric=metric,
+                                                   working_memory=0.001, w=w, **p)
+            with np.errstate(all="ignore"):  # SciPy's cdist per chunk: NaN for 0 / 0
+                theirs = skp.pairwise_distances_chunked(X, B, metric=metric,
+                                                        working_memory=0.001, w=w, **p)
+                theirs = np.concatenate(list(theirs))
+            np.testing.assert_allclose(np.concatenate([xp.to_numpy(c) for c in chunks]),
+                                       theirs, **tol)
+    if metric == "braycurtis":  # SciPy's inf (x = -y, or weights 0) and NaN (0 / 0)
+        assert any(special[::2]) and any(special[1::2])
+    if metric == "matching":  # ArgKmin's DistanceMetric("matching") takes no weights
+        with pytest.raises(TypeError, match="unexpected keyword argument 'w'"):
+            mp.pairwise_distances_argmin(xp.asarray(X), xp.asarray(Y), metric=metric,
+                                         metric_kwargs={"w": w})
+    if metric == "hamming":  # the chunked fallback of argmin
+        kw = {"w": w}
+        i, v = skp.pairwise_distances_argmin_min(X, Y, metric=metric, metric_kwargs=kw)
+        gi, gv = mp.pairwise_distances_argmin_min(xp.asarray(X), xp.asarray(Y), metric=metric,
+                                                  metric_kwargs=kw)
+        np.testing.assert_array_equal(xp.to_numpy(gi), i)
+        np.testing.assert_allclose(xp.to_numpy(gv), v, **tol)
+
+
+def test_scipy_weights_errors(xp):
+    """SciPy's errors of the weights, on every backend."""
+    X, Y = _data(n=6, m=4, d=3)
+    A, B = xp.asarray(X), xp.asarray(Y)
+    for w, match in (([1.0, -1.0, 1.0], "Input weights should be all non-negative"),
+                     ([1.0, 1.0], "Weights must have same size as input vector. 2 vs. 3."),
+                     ([[1.0, 1.0, 1.0]], r"Weights must be a vector \(ndim = 1\)")):
+        for metric in ("canberra", "minkowski", "hamming"):
+            with pytest.raises(ValueError, match=match):
+                skp.pairwise_distances(X, Y, metric=metric, w=np.array(w))
+            with pytest.raises(ValueError, match=match):
+                mp.pairwise_distances(A, B, metric=metric, w=np.array(w))
