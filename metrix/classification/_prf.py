@@ -141,11 +141,15 @@ def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, 
     :func:`safe_divide`: a few ops on the C-vector.  ``macro_over``: the
     classes of the macro average (:func:`average_weights`).
     """
-    tp, pred, true = (_cast(c, acc_dtype, xp) for c in counts)
+    tp, pred, true = counts
+    if not tp.dtype == pred.dtype == true.dtype == acc_dtype:  # (a lane's counts are)
+        tp, pred, true = (_cast(c, acc_dtype, xp) for c in counts)
     if average == "micro":
         tp, pred, true = (xp.sum(c, axis=-1, keepdims=True) for c in (tp, pred, true))
     zd = zero_division if type(zero_division) is float else check_zero_division(zero_division)
-    avg_w, keep = average_weights(average, (tp, pred, true), weights, macro_over, xp)
+    avg_w = keep = None  # the plain macro average (and None, "micro"): no weights
+    if macro_over != "all" or average not in ("macro", None, "micro"):
+        avg_w, keep = average_weights(average, (tp, pred, true), weights, macro_over, xp)
     if validate and zero_division == "warn" and warn_for:
         def divide(num, den, metric, modifier):
             return prf_divide(num, den, metric=metric, modifier=modifier, average=average,
@@ -161,8 +165,15 @@ def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, 
         precision = divide(tp, pred, "precision", "predicted")
     if need_r:
         recall = divide(tp, true, "recall", "true")
-    if "f-score" in want:
-        fscore = _fscore(tp, pred, true, precision, recall, beta, divide)
+    if "f-score" not in want:
+        pass
+    elif math.isinf(beta) or beta == 0:  # the recall for an infinite beta, the precision for 0
+        fscore = recall if beta else precision
+    else:  # inline (no call): the one ratio of a training loop's F1
+        beta2 = float(beta) ** 2
+        num = tp + tp if beta2 == 1 else (1 + beta2) * tp
+        den = true + pred if beta2 == 1 else beta2 * true + pred
+        fscore = divide(num, den, "f-score", "true nor predicted")
     if average is None:
         return (_cast(precision, dtype, xp), _cast(recall, dtype, xp),
                 _cast(fscore, dtype, xp), counts.true)
@@ -171,18 +182,6 @@ def prf_from_counts(counts, *, beta, average, warn_for, zero_division, weights, 
     def avg(v):
         return None if v is None else _cast(_mean(v, avg_w, xp, skip_nan), dtype, xp)
     return avg(precision), avg(recall), avg(fscore), None
-
-
-def _fscore(tp, pred, true, precision, recall, beta, divide):
-    """Per-class F-beta: the recall for an infinite ``beta``, the precision for 0."""
-    if math.isinf(beta):
-        return recall
-    if beta == 0:
-        return precision
-    beta2 = float(beta) ** 2
-    num = tp + tp if beta2 == 1 else (1 + beta2) * tp
-    den = true + pred if beta2 == 1 else beta2 * true + pred
-    return divide(num, den, "f-score", "true nor predicted")
 
 
 def jaccard_from_counts(counts, *, average, zero_division, weights=None, xp, validate=False,

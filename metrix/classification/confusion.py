@@ -478,17 +478,18 @@ def precision_recall_fscore_support(
 def _prfs(y_true, y_pred, *, beta, labels, pos_label, average, warn_for, sample_weight,
           zero_division, validate, want, macro_over="all"):
     """``precision_recall_fscore_support`` computing the ratios in ``want`` only."""
-    zd = check_zero_division(zero_division)
-    check_beta(beta)
+    check_beta(beta)  # before zero_division, as scikit-learn's parameter checks
     if macro_over != "all":
         check_macro_over(macro_over)
         macro_over = macro_over if average == "macro" else "all"
+    if not validate and sample_weight is None:
+        out = host_lane(_declared_prfs_lane,
+                        (beta, labels, pos_label, average, zero_division, want, macro_over),
+                        y_true, y_pred, None)
+        if out is not None:
+            return out if type(out) is tuple else (None, None, out, None)  # the F-score alone
+    zd = check_zero_division(zero_division)
     if not validate:
-        if sample_weight is None:
-            out = _prfs_on_host(y_true, y_pred, beta, labels, pos_label, average, zd, want,
-                                macro_over)
-            if out is not None:
-                return out
         lane = lane_inputs(y_true, y_pred, sample_weight, labels, validate)
     elif want == ("f-score",) and 0 < beta < math.inf and average in (
             "macro", "micro", "weighted", None):
@@ -518,21 +519,15 @@ def _prfs(y_true, y_pred, *, beta, labels, pos_label, average, warn_for, sample_
     return _ns.to_output(p, xp), _ns.to_output(r, xp), _ns.to_output(f, xp), s
 
 
-def _prfs_on_host(y_true, y_pred, beta, labels, pos_label, average, zd, want,
-                  macro_over="all"):
-    """:func:`_prfs` of a training loop's host arrays (:func:`~metrix.backends.host_lane`:
+def _declared_prfs_lane(xp, o, config, y_true, y_pred, weights):
+    """:func:`_prfs_lane` of labels declared ``0..C-1`` (None for other ``labels``):
+    :func:`_prfs` of a training loop's host arrays (:func:`~metrix.backends.host_lane`:
     declared integer labels of eager torch CPU tensors, no weights), past the
     edge but before the namespace lookup and the adapter's lane (a third of
-    the call on a batch of 256); None where the call takes the usual way."""
-    out = host_lane(_declared_prfs_lane,
-                    (beta, labels, pos_label, average, zd, want, macro_over),
-                    y_true, y_pred, None)
-    return out if out is None or type(out) is tuple else (None, None, out, None)
-
-
-def _declared_prfs_lane(xp, o, config, y_true, y_pred, weights):
-    """:func:`_prfs_lane` of labels declared ``0..C-1`` (None for other ``labels``)."""
-    beta, labels, pos_label, average, zd, want, macro_over = config
+    the call on a batch of 256).  ``zero_division`` is checked here, where the
+    lane runs (the usual way checks it itself: one check a call)."""
+    beta, labels, pos_label, average, zero_division, want, macro_over = config
+    zd = check_zero_division(zero_division)
     c = declared_range(labels)
     pos = None if c is None else lane_position(average, pos_label, c)
     if pos is False or c is None:
@@ -653,10 +648,11 @@ def f1_score(
     """
     if not validate and sample_weight is None and macro_over == "all":
         # a training loop's call, on host views
-        out = _prfs_on_host(y_true, y_pred, 1.0, labels, pos_label, average,
-                            check_zero_division(zero_division), ("f-score",))
+        out = host_lane(_declared_prfs_lane,
+                        (1.0, labels, pos_label, average, zero_division, ("f-score",), "all"),
+                        y_true, y_pred, None)
         if out is not None:
-            return out[2]
+            return out[2] if type(out) is tuple else out  # (p, r, f, support): average=None
     return _f1_score(y_true, y_pred, labels=labels, pos_label=pos_label, average=average,
                      sample_weight=sample_weight, zero_division=zero_division,
                      macro_over=macro_over, validate=validate)
