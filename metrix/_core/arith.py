@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ..backends import _CACHE as _ADAPTERS
 from ..backends import ops
 
 
@@ -13,9 +12,7 @@ def safe_divide(numerator, denominator, *, zero_value, xp):
     the adapter's ``safe_divide`` (STYLE.md, rule 4).  ``zero_value`` is a
     Python float (may be nan) or an array broadcastable to the result.
     """
-    entry = _ADAPTERS.get(id(xp))  # ops(xp)'s cache, read here: one call less per ratio
-    adapter = ops(xp) if entry is None else entry[1]
-    return adapter.safe_divide(numerator, denominator, zero_value=zero_value)
+    return ops(xp).safe_divide(numerator, denominator, zero_value=zero_value)
 
 
 def nan_divide(numerator, denominator, *, xp):
