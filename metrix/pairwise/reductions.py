@@ -327,6 +327,8 @@ def _scipy_params(X, pair, metric, kwds):
     ``_precompute_metric_params``: the variances, the inverse covariance)."""
     xp = pair.xp
     params = {k: v for k, v in kwds.items() if k in ("V", "VI", "w")}
+    if params.get("w", 0) is None:  # SciPy's w=None: no weights
+        del params["w"]
     for name, key, needs in (("seuclidean", "V", "V"), ("mahalanobis", "VI", "VI")):
         if metric == name and key not in params and not pair.same:
             raise ValueError(f"The {needs!r} parameter is required for the {name} metric "

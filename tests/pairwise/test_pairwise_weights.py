@@ -175,3 +175,18 @@ def test_weighted_conversion_warning(xp):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         mp.pairwise_distances(xp.asarray(X > 0), xp.asarray(Y > 0), metric="dice", w=w)
+
+
+@pytest.mark.parametrize("metric", [*METRICS, "minkowski", "sqeuclidean", "hamming"])
+def test_weights_none_is_unweighted(xp, metric):
+    """``w=None``: SciPy's unweighted distances (no weights), on every backend."""
+    X, Y = _inputs()
+    X = _data(metric, X)
+    for B in (None, Y):
+        want = _quiet(skp.pairwise_distances, X, B, metric=metric, w=None)
+        got = _quiet(mp.pairwise_distances, xp.asarray(X), None if B is None else xp.asarray(B),
+                     metric=metric, w=None)
+        np.testing.assert_array_equal(np.isnan(xp.to_numpy(got)), np.isnan(want))
+        tol = tolerance(xp.combo)
+        np.testing.assert_allclose(xp.to_numpy(got), want, rtol=max(tol["rtol"], 1e-12),
+                                   atol=max(tol["atol"], 1e-12), err_msg=metric)
