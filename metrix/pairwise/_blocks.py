@@ -30,10 +30,16 @@ matrix exists only where the caller returns it.
   ``"yule"``): from the counts of coordinates non-zero in both rows (one
   matrix product of the ``x != 0`` indicators) and in each row; exact
   integers in the float of the block, so each distance is SciPy's one
-  division of the same integers, bit for bit.
+  division of the same integers, bit for bit.  SciPy's weights ``w``: the
+  weighted counts ``sum_k w_k x_k y_k`` (and of ``x`` only, ``y`` only,
+  neither), one product of the weighted indicators each (within a few ulps
+  of SciPy's sums; 0 / 0 as SciPy's ``cdist``: NaN for ``"dice"``,
+  ``"rogerstanimoto"``, ``"russellrao"`` and ``"sokalsneath"``, 0 for
+  ``"jaccard"`` and ``"yule"``).
 * ``"correlation"``: SciPy's, ``1 - clip(x'.y' / (||x'|| ||y'||), -1, 1)`` of
   the rows centred on their own means (NaN for a constant row), the rows
-  scaled to unit norm once.
+  scaled to unit norm once; weighted (``w``): SciPy's weighted means and
+  products, the centred rows scaled by ``sqrt(w / sum w)``.
 * ``"precomputed"``: the rows of ``X`` itself.
 """
 
@@ -129,8 +135,9 @@ class Distances:
             X = _normalize(X, xp)
             Y = X if self.same else _normalize(Y, xp)
         elif metric == "correlation":  # SciPy's: rows centred on their means, unit norm
-            X = _centre_rows(X, xp)
-            Y = X if self.same else _centre_rows(Y, xp)
+            w = self.params.get("w")
+            X = _centre_rows(X, xp, w)
+            Y = X if self.same else _centre_rows(Y, xp, w)
         self.X, self.Y = X, Y
         self.YT = None
         if metric in EXPANSION_METRICS or metric == "correlation":
@@ -302,10 +309,17 @@ def _normalize(X, xp):
     return X / norms[:, None]
 
 
-def _centre_rows(X, xp):
+def _centre_rows(X, xp, w=None):
     """Rows less their means, scaled to unit norm; a constant row (norm 0) all
-    NaN, so its correlations are NaN as SciPy's ``0 / 0``."""
-    X = X - xp.mean(X, axis=1, keepdims=True)
+    NaN, so its correlations are NaN as SciPy's ``0 / 0``.  Weights ``w``
+    (SciPy's ``correlation(u, v, w)``): ``w / sum w`` gives the means
+    ``x . w`` and the products ``sum w x y``, so the centred rows are scaled by
+    ``sqrt(w / sum w)`` before their norms (all NaN where every weight is 0)."""
+    if w is None:
+        X = X - xp.mean(X, axis=1, keepdims=True)
+    else:
+        w = w / xp.sum(w)
+        X = (X - (X @ w)[:, None]) * xp.sqrt(w)
     norms = xp.sqrt(xp.sum(X * X, axis=1))
     return X / xp.where(norms == 0, xp.full_like(norms, math.nan), norms)[:, None]
 
@@ -377,26 +391,39 @@ def haversine_rdist_to_dist(rdist, xp):
     return 2.0 * xp.asin(xp.sqrt(rdist))
 
 
-def _row_counts(Xb, Y, xp):
-    """``(n_tt, n_x, n_y)``: the coordinates non-zero in both rows (one product of
-    the ``x != 0`` indicators), in the row of ``X`` (a column), in the row of
-    ``Y`` (a row): exact integers in ``Xb``'s float."""
+def _row_counts(Xb, Y, xp, w=None, *, ff=False):
+    """``(n_tt, n_tf, n_ft, n_ff, n)``: the coordinates non-zero in both rows, in
+    the row of ``X`` only, in the row of ``Y`` only, in neither (``ff=True``,
+    else None; ``B x M``) and their number (SciPy's counts).
+
+    Unweighted: one product of the ``x != 0`` indicators, the rest from the
+    row sums, exact integers in ``Xb``'s float.  Weighted (SciPy's ``w``):
+    ``n_tt = sum_k w_k x_k y_k`` and so on, each a product of the weighted
+    indicators of one side with the other's (no difference of sums, so no
+    cancellation), ``n = sum w``."""
     a = xp.astype(Xb[:, 0, :] != 0, Xb.dtype)
     b = xp.astype(Y[0, ...] != 0, Xb.dtype)
-    tt = a @ xp.permute_dims(b, (1, 0))
-    return tt, xp.sum(a, axis=1)[:, None], xp.sum(b, axis=1)[None, :]
+    bT = xp.permute_dims(b, (1, 0))
+    wa = _weighted(a, w)
+    tt = wa @ bT
+    if w is None:
+        nx, ny, d = xp.sum(a, axis=1)[:, None], xp.sum(b, axis=1)[None, :], Xb.shape[2]
+        return tt, nx - tt, ny - tt, ((d - nx) - ny) + tt if ff else None, d
+    w_not_a = w * (1.0 - a)
+    not_bT = 1.0 - bT
+    return (tt, wa @ not_bT, w_not_a @ bT, w_not_a @ not_bT if ff else None, xp.sum(w))
 
 
-def _counts(Xb, Y, xp):
-    """``(n_tt, n_neq, D)``: the coordinates non-zero in both rows, in one only, and
-    the number of coordinates (the boolean metrics)."""
-    tt, nx, ny = _row_counts(Xb, Y, xp)
-    return tt, (nx + ny) - 2.0 * tt, Xb.shape[2]
+def _counts(Xb, Y, xp, w=None):
+    """``(n_tt, n_neq, n)``: the coordinates non-zero in both rows, in one only, and
+    the number of coordinates (weighted: the sums of their weights ``w``)."""
+    tt, tf, ft, _, d = _row_counts(Xb, Y, xp, w)
+    return tt, tf + ft, d
 
 
-def _jaccard(Xb, Y, xp):
+def _jaccard(Xb, Y, xp, w=None):
     """``n_neq / (n_tt + n_neq)``, 0 for two all-zero rows."""
-    tt, neq, _ = _counts(Xb, Y, xp)
+    tt, neq, _ = _counts(Xb, Y, xp, w)
     return _divide(neq, tt + neq, xp, empty=0.0)
 
 
@@ -406,9 +433,9 @@ def _matching(Xb, Y, xp):
     return neq / d
 
 
-def _dice(Xb, Y, xp):
+def _dice(Xb, Y, xp, w=None):
     """``n_neq / (2 n_tt + n_neq)`` (NaN for two all-zero rows)."""
-    tt, neq, _ = _counts(Xb, Y, xp)
+    tt, neq, _ = _counts(Xb, Y, xp, w)
     return ops(xp).ieee_divide(neq, 2.0 * tt + neq)  # 0 / 0: NaN
 
 
@@ -418,29 +445,29 @@ def _kulsinski(Xb, Y, xp):
     return (neq - tt + d) / (neq + d)
 
 
-def _rogerstanimoto(Xb, Y, xp):
-    """``2 n_neq / (D + n_neq)`` (also ``"sokalmichener"``)."""
-    _, neq, d = _counts(Xb, Y, xp)
-    return (2.0 * neq) / (d + neq)
+def _rogerstanimoto(Xb, Y, xp, w=None):
+    """``2 n_neq / (n + n_neq)`` (also ``"sokalmichener"``; NaN where every weight
+    is 0)."""
+    _, neq, d = _counts(Xb, Y, xp, w)
+    return ops(xp).ieee_divide(2.0 * neq, d + neq)
 
 
-def _russellrao(Xb, Y, xp):
-    """``(D - n_tt) / D``."""
-    tt, _, d = _counts(Xb, Y, xp)
-    return (d - tt) / d
+def _russellrao(Xb, Y, xp, w=None):
+    """``(n - n_tt) / n`` (NaN where every weight is 0)."""
+    tt, _, d = _counts(Xb, Y, xp, w)
+    return ops(xp).ieee_divide(d - tt, d + xp.zeros_like(tt))
 
 
-def _sokalsneath(Xb, Y, xp):
-    """``n_neq / (n_tt / 2 + n_neq)`` (NaN for two all-zero rows)."""
-    tt, neq, _ = _counts(Xb, Y, xp)
+def _sokalsneath(Xb, Y, xp, w=None):
+    """``n_neq / (n_tt / 2 + n_neq)`` (NaN where it is ``0 / 0``: SciPy's ``cdist``
+    and ``pdist``, weighted or not; its one-pair function raises instead)."""
+    tt, neq, _ = _counts(Xb, Y, xp, w)
     return ops(xp).ieee_divide(neq, 0.5 * tt + neq)  # 0 / 0: NaN
 
 
-def _yule(Xb, Y, xp):
+def _yule(Xb, Y, xp, w=None):
     """``2 n_tf n_ft / (n_tt n_ff + n_tf n_ft)``, 0 where ``n_tf n_ft`` is 0 (SciPy's)."""
-    tt, nx, ny = _row_counts(Xb, Y, xp)
-    tf, ft = nx - tt, ny - tt
-    ff = ((Xb.shape[2] - nx) - ny) + tt
+    tt, tf, ft, ff, _ = _row_counts(Xb, Y, xp, w, ff=True)
     half = tf * ft
     return _divide(2.0 * half, tt * ff + half, xp, empty=0.0)
 

@@ -14,8 +14,13 @@
   of the ``x != 0`` indicators, scikit-learn's ``DataConversionWarning`` for
   data not of bool dtype); every kernel string.  NumPy input of these is
   computed by metrix too (SciPy's values; the boolean metrics bit for bit).
-* Callables, and keyword arguments metrix does not take (``w`` of the
-  boolean metrics), on NumPy (host) input are handed to scikit-learn itself,
+  SciPy's weights ``w`` of the boolean metrics and of ``"correlation"``:
+  weighted counts (products of the weighted indicators) and weighted
+  means on device input, within a few ulps of SciPy's, NaN for ``0 / 0`` as
+  its ``cdist``; on NumPy input SciPy's own.  The checks of ``w`` are
+  SciPy's, read on the host once per call that passes ``w``.
+* Callables, and keyword arguments metrix does not take, on NumPy (host)
+  input are handed to scikit-learn itself,
   as is a boolean metric's host data that is not an array (scikit-learn reads
   its ``dtype``); on device input callables are called once per pair of
   rows, as scikit-learn calls them.
@@ -146,7 +151,11 @@ _SCIPY_KWDS = {"minkowski": frozenset({"p", "w"}), "seuclidean": frozenset({"V"}
                "sqeuclidean": frozenset({"w"}), "chebyshev": frozenset({"w"}),
                "hamming": frozenset({"w"}), "matching": frozenset({"w"}),
                "canberra": frozenset({"w"}), "braycurtis": frozenset({"w"}),
-               "mahalanobis": frozenset({"VI"})}
+               "mahalanobis": frozenset({"VI"}),
+               **dict.fromkeys(BOOLEAN_FUNCTIONS | {"correlation"}, frozenset({"w"}))}
+#: SciPy's metrics whose weights ``w`` metrix computes on device input only: on
+#: NumPy input SciPy's own (its sums in its order, bit for bit)
+_HOST_WEIGHTS_SCIPY = BOOLEAN_FUNCTIONS | {"correlation"}
 _MANHATTAN = frozenset({"manhattan", "cityblock", "l1"})
 #: the metrics metrix computes on sparse input (scikit-learn's own functions);
 #: SciPy's metrics, callables, ``"haversine"`` and ``"nan_euclidean"`` with sparse
@@ -318,6 +327,8 @@ def _scipy_params(X, pair, metric, kwds):
     ``_precompute_metric_params``: the variances, the inverse covariance)."""
     xp = pair.xp
     params = {k: v for k, v in kwds.items() if k in ("V", "VI", "w")}
+    if params.get("w", 0) is None:  # SciPy's w=None: no weights
+        del params["w"]
     for name, key, needs in (("seuclidean", "V", "V"), ("mahalanobis", "VI", "VI")):
         if metric == name and key not in params and not pair.same:
             raise ValueError(f"The {needs!r} parameter is required for the {name} metric "
@@ -332,20 +343,26 @@ def _scipy_params(X, pair, metric, kwds):
         params["braycurtis_scipy"] = True
     params = metric_params(params, xp=xp, device=pair.device, dtype=X.dtype)
     if "w" in params:
-        _check_weights(params["w"], int(X.shape[1]), xp)
+        _check_weights(params["w"], int(X.shape[1]), xp, metric)
     return params
 
 
-def _check_weights(w, n_features, xp):
+def _check_weights(w, n_features, xp, metric=None):
     """SciPy's checks of the weights ``w`` of ``cdist`` (a parameter, read on the host
-    once per call)."""
-    if w.ndim != 1:
-        raise ValueError("Weights must be a vector (ndim = 1)")  # SciPy's words
-    if int(w.shape[0]) != n_features:
-        raise ValueError(f"Weights must have same size as input vector. {int(w.shape[0])} "
+    once per call); ``"correlation"``'s are its one-pair function's (its weights
+    checked as a vector, then NumPy's ``dot`` of a row and ``w``)."""
+    n_w = int(w.shape[0]) if w.ndim else 0
+    if w.ndim != 1:  # SciPy's words
+        raise ValueError("Input vector should be 1-D." if metric == "correlation"
+                         else "Weights must be a vector (ndim = 1)")
+    if n_w != n_features and metric != "correlation":
+        raise ValueError(f"Weights must have same size as input vector. {n_w} "
                          f"vs. {n_features}.")
     if bool(xp.any(w < 0)):  # host read of a parameter: SciPy's check
         raise ValueError("Input weights should be all non-negative")
+    if n_w != n_features:
+        raise ValueError(f"shapes ({n_features},) and ({n_w},) not aligned: {n_features} "
+                         f"(dim 0) != {n_w} (dim 0)")
 
 
 def _no_kwds(kwds, func, allowed=frozenset()):
@@ -408,7 +425,9 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
         Whether NaN / infinity in the inputs raise (scikit-learn's option).
     **kwds : dict
         Keyword arguments of the metric (``p`` of ``"minkowski"``, ``squared``
-        of ``"euclidean"``, ...).
+        of ``"euclidean"``, SciPy's weights ``w``, ...).  The checks of ``w``
+        (its shape; no negative weight) read it on the host once per call
+        that passes it, never on the unweighted path.
 
     Returns
     -------
@@ -474,6 +493,8 @@ def _scikit_learns(metric, kwds, X, Y) -> bool:
     if callable(metric) or metric not in DEVICE_METRICS:
         return True
     if metric in _SCIPY_COMPUTED and set(kwds) - _SCIPY_KWDS.get(metric, frozenset()):
+        return True
+    if metric in _HOST_WEIGHTS_SCIPY and kwds.get("w") is not None:
         return True
     return metric in BOOLEAN_FUNCTIONS and not all(
         _numeric_array(A) for A in (X, Y) if A is not None)
@@ -690,7 +711,8 @@ def _argmin(X, Y, axis, metric, metric_kwargs, func, *, with_values):
                                                    budget=ARGMIN_BLOCK_BYTES)
         return (indices, values) if with_values else indices
     if metric in _CHUNKED_ARGMIN_METRICS and not any_sparse(X, Y) and (
-            set(kwds) <= _SCIPY_KWDS.get(metric, frozenset())):
+            set(kwds) <= _SCIPY_KWDS.get(metric, frozenset())) and not (
+            _on_host(X, Y) and _scikit_learns(metric, kwds, X, Y)):
         indices, values = _chunked_argmin(X, Y, axis, metric, kwds)
         return (indices, values) if with_values else indices
     if not callable(metric) and not any_sparse(X, Y) and (
