@@ -10,6 +10,10 @@ import jax.numpy as jnp
 
 from ._generic import GenericOps
 
+#: the eager lane's compiled programs kept at once (one per ``(fn, config)``): a
+#: process that calls with ever new ``labels`` does not keep every program
+MAX_PROGRAMS = 256
+
 
 class Ops(GenericOps):
     name = "jax"
@@ -26,6 +30,9 @@ class Ops(GenericOps):
         key = (fn, repr(config))  # repr: a NaN setting is one key, not a new one per call
         compiled = self._compiled.get(key)
         if compiled is None:
+            if len(self._compiled) >= MAX_PROGRAMS:  # the oldest goes (with its executables)
+                del self._compiled[next(iter(self._compiled))]
+
             def run(*arrays):
                 return fn(self.xp, self, config, *arrays)
 
