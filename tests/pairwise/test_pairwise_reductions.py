@@ -598,7 +598,7 @@ def test_scipy_weights_errors(xp):
     X, Y = _data(n=6, m=4, d=3)
     A, B = xp.asarray(X), xp.asarray(Y)
     for w, match in (([1.0, -1.0, 1.0], "Input weights should be all non-negative"),
-                     ([1.0, 1.0], "Weights must have same size as input vector. 2 vs. 3."),
+                     ([1.0, 1.0], "Weights must have same size as input vector. 2 vs. 3"),
                      ([[1.0, 1.0, 1.0]], r"Weights must be a vector \(ndim = 1\)")):
         for metric in ("canberra", "minkowski", "hamming"):
             with pytest.raises(ValueError, match=match):
