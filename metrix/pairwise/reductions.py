@@ -291,6 +291,19 @@ def _single_job(n_jobs) -> bool:
     return False
 
 
+#: the metrics whose distance of a row to itself, as computed, may be other than
+#: zero (NaN for an all-zero row of "dice", 1 for one of "russellrao", NaN for a
+#: constant row of "correlation"): SciPy's ``cdist`` keeps it
+_SELF_AS_COMPUTED = frozenset(BOOLEAN_FUNCTIONS) | {"correlation"}
+
+
+def _zero_diagonal(metric, n_jobs) -> bool:
+    """Whether ``X`` against itself has scikit-learn's zero diagonal: ``pdist``'s
+    (one job), or a metric whose distance of a row to itself is exactly zero in
+    ``cdist`` too (several jobs; the matrix products' rounding is not kept)."""
+    return _single_job(n_jobs) or metric not in _SELF_AS_COMPUTED
+
+
 def _device_distances(pair, metric, kwds, *, budget=None):
     """A :class:`Distances` of the metrix-computed ``metric`` for a checked pair,
     in scikit-learn's dtype (SciPy's metrics and NumPy's manhattan: float64;
@@ -482,7 +495,7 @@ def pairwise_distances(X, Y=None, metric="euclidean", *, n_jobs=None, ensure_all
     pair = _check_scipy_pair(X, Y, metric, ensure_all_finite)
     # SciPy's pdist where Y is X (one job): a row's distance to itself is exactly zero
     return full_matrix(_device_distances(pair, metric, kwds),
-                       zero_diagonal=pair.same and _single_job(n_jobs))
+                       zero_diagonal=pair.same and _zero_diagonal(metric, n_jobs))
 
 
 def _scikit_learns(metric, kwds, X, Y) -> bool:
@@ -679,7 +692,7 @@ def _chunks(X, Y, reduce_func, metric, n_jobs, working_memory, kwds):
     # against itself in one chunk: cosine_distances' zero diagonal, SciPy's pdist's
     zero = pair.same and metric in ("euclidean", "l2", "sqeuclidean")
     whole_zero = pair.same and (metric == "cosine" or metric in _SCIPY_COMPUTED
-                                and _single_job(n_jobs))
+                                and _zero_diagonal(metric, n_jobs))
     for start, stop in row_slices(n_x, rows):
         if start > 0:  # scikit-learn's warning of each chunk's call
             _warn_boolean(metric, X, None if Y is X else Y)
