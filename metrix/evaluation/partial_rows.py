@@ -25,7 +25,7 @@ References
 
 from __future__ import annotations
 
-import numpy as np
+import numpy as np  # host code by design (module docstring): NumPy states, merged on the client
 
 from ..ranking.label_ranking import top_k_accuracy_score
 from ..registry import entries

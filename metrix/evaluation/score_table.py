@@ -131,7 +131,7 @@ def table_areas(score, pos, neg, names, *, n_pos, n_neg) -> dict:
     if AP in names:
         if y.shape[0] == 0:  # no weight at all: scikit-learn's value for no positive
             y, s, w = np.zeros(1, np.int64), np.zeros(1), np.ones(1)
-        out[AP] = float(average_precision_score(y, s, sample_weight=w))
+        out[AP] = float(average_precision_score(y, s, sample_weight=w))  # host tables, as above
     return out
 
 
