@@ -194,7 +194,7 @@ class GenericOps(RankStatistics):
     def binned_accumulator(self, hist, /, *, n_thresholds):
         """An in-place :meth:`binned_histogram` where the library has one (eager
         CPU NumPy and torch): ``(own, add)``, ``own`` a copy of ``hist`` and
-        ``add(score, target)`` adding one batch's counts into it in place (False,
+        ``add(target, score)`` adding one batch's counts into it in place (False,
         nothing done, for a batch it does not take); None here.  For the stateful
         wrappers, which own their histogram (the functional ``update`` stays pure).
         """

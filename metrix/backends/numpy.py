@@ -434,7 +434,7 @@ class Ops(GenericOps):
         own = hist.copy()
         flat = own.reshape(-1)
 
-        def add(score, target):
+        def add(target, score):
             if not (isinstance(score, np.ndarray) and isinstance(target, np.ndarray)
                     and binned_histogram_fits(own, score, target)):
                 return False

@@ -451,7 +451,7 @@ class Ops(GenericOps):
         own = torch.clone(hist, memory_format=torch.contiguous_format)
         flat = own.numpy().reshape(-1)
 
-        def add(score, target):
+        def add(target, score):
             views = _histogram_views(score, target)
             if views is None:
                 return False

@@ -45,21 +45,12 @@ class Aggregator(Metric):
 
     #: whether ``update`` takes ``weight`` (the mean)
     takes_weight = False
-    #: the in-place adder of ``spec.accumulator`` (eager CPU), and a leaf of the
-    #: state copy it writes into (its identity tells whether that copy is still ours)
-    _add = None
     _owned_leaf = "total"
 
     def update(self, value, weight=None):
         """Add one batch of values (any shape, flattened; a Python number is one value)."""
-        add = self._add  # the training loop's case first: an owned state, added in place
-        if (add is not None and self._owned is not None
-                and self._owned is self._state.get(self._owned_leaf) and add(value, weight)):
-            seen = self._seen
-            if seen is not None:
-                self._seen = seen + _elements(value)
-            return
-        if self._state is not None and not self._rows and self._add_in_place(value, weight):
+        if self._add_in_place(value, weight):  # eager CPU: the sums added in place
+            self._count_eager(value)
             return
         value, weight = self._edge(value, weight)
         if self._state is None:
@@ -88,20 +79,6 @@ class Aggregator(Metric):
         self._count(value)
         self.state = self.spec.merge(self._state, batch)
         return _ns.to_output(self.spec.compute(batch), xp)
-
-    def _add_in_place(self, value, weight):
-        """The backend's in-place sums (see ``_Accumulating`` in ``_wrappers``): only a
-        state copy this object made and has not handed out since is written."""
-        state = self._state  # (the adapter's adder declines while torch.compile traces)
-        if self._owned is None or self._owned is not state.get(self._owned_leaf):
-            made = self.spec.accumulator(state)
-            self._add = None
-            if made is not None:
-                (self._state, self._add), self._owned = made, made[0][self._owned_leaf]
-        if self._add is None or not self._add(value, weight):
-            return False
-        self._count_eager(value)
-        return True
 
     def _edge(self, value, weight):
         if weight is not None and not self.takes_weight:

@@ -34,7 +34,6 @@ from ..classification.calibration import (
     top_label,
 )
 from ._functional import StreamMetric, array_namespace, dtype_probe, is_float, result_dtype
-from ._in_place import InPlaceFirst
 from ._wrappers import _Accumulating
 
 __all__ = ["CalibrationError", "CalibrationStream"]
@@ -165,7 +164,7 @@ class CalibrationStream(StreamMetric):
         return xp.astype(value, result_dtype(state, xp))
 
 
-class CalibrationError(InPlaceFirst, _Accumulating):
+class CalibrationError(_Accumulating):
     """Streaming calibration error (``norm="l1"``: expected calibration error).
 
     ``CalibrationError(n_bins=15, norm="l1", num_classes=None, *,

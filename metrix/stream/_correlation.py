@@ -38,7 +38,6 @@ from ..regression._input import stream_targets
 from ..regression.correlation import average_ranks, centred_moments, pearson_from_moments
 from ._buffer import check_capacity, init_buffer, nan_if_dropped, write_rows
 from ._functional import StreamMetric, array_namespace, dtype_probe, result_dtype
-from ._in_place import InPlaceFirst
 from ._wrappers import Metric, _Accumulating
 
 _KINDS = ("pearson", "spearman")
@@ -208,7 +207,7 @@ def _spearman_from_buffer(state, xp):
     return nan_if_dropped(r, state, xp=xp)
 
 
-class PearsonCorrCoef(InPlaceFirst, _Accumulating):
+class PearsonCorrCoef(_Accumulating):
     """Streaming Pearson correlation coefficient, exact, from merged moments.
 
     ``PearsonCorrCoef(num_outputs=None)``; ``update(y_true, y_pred,
@@ -266,24 +265,3 @@ class SpearmanCorrCoef(Metric):
     def __init__(self, capacity, num_outputs=None):
         super().__init__(CorrelationStream("spearman", num_outputs=num_outputs,
                                            capacity=capacity))
-
-    def update(self, y_true, y_pred, sample_weight=None):
-        """Accumulate one batch (no host read; ``BufferFullError`` past ``capacity``)."""
-        # the training loop's batch first (1-D rows of the buffer's kind, which the
-        # spec's buffer_rows passes through as they are): written straight into the
-        # buffer this object owns, after the rows counted on the host; every other
-        # case (and a batch the writer declines, a compiled step) goes the general way
-        write, owned = self._write, self._owned
-        if (write is not None and sample_weight is None and owned is not None
-                and owned is self._state.get("buf_weight") and self._dropped is not None
-                and type(y_true) is type(owned) and type(y_pred) is type(owned)
-                and y_true.ndim == 1 and y_true.shape == y_pred.shape
-                and self.spec.num_outputs in (None, 1)):
-            start = self._rows[()]
-            end = start + y_pred.shape[0]
-            if end <= owned.shape[0] and write({"t": y_true, "p": y_pred}, None, start):
-                self._rows[()] = end
-                if self._seen is not None:
-                    self._seen += y_pred.shape[0]
-                return
-        super().update(y_true, y_pred, sample_weight)

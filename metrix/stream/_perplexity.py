@@ -30,7 +30,6 @@ import math
 from .._core import namespace as _ns
 from ..backends import ops as _ops
 from ._functional import StreamMetric, array_namespace, dtype_probe, is_float, result_dtype
-from ._in_place import InPlaceFirst
 from ._wrappers import _Accumulating
 
 
@@ -162,7 +161,7 @@ def token_nll(y, logits, ignore_index, *, xp, acc):
     return xp.where(counted, nll, xp.zeros_like(nll)), xp.astype(counted, acc)
 
 
-class Perplexity(InPlaceFirst, _Accumulating):
+class Perplexity(_Accumulating):
     """Streaming perplexity of token ids ``y_true`` ``(B, S)`` under logits ``y_pred``
     ``(B, S, V)``: ``exp`` of the mean negative log-likelihood per token.
 

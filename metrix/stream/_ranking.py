@@ -267,7 +267,7 @@ class RankingStream(StreamMetric):
     def accumulator(self, state):
         """``(state', add)`` where the backend adds batches in place (eager CPU
         NumPy / torch, binary binned mode, ``validate=False``): ``state'`` holds
-        a copy of the histogram and ``add(y_score, y_true)`` adds one unweighted
+        a copy of the histogram and ``add(y_true, y_score)`` adds one unweighted
         batch into that copy (False, nothing done, for a batch it does not take:
         call :meth:`update`); None elsewhere.  For the stateful wrappers, which
         own their histogram; :meth:`update` stays pure."""

@@ -107,6 +107,19 @@ class Metric:
 
     def update(self, y_true, y_pred, sample_weight=None):
         """Accumulate one batch (no host read; ``y_pred`` may be scores for label metrics)."""
+        write, owned = self._write, self._owned
+        if (write is not None and owned is not None and owned is self._state.get("buf_weight")
+                and self._dropped is not None):
+            # the training loop's case first: the one exact buffer this object owns,
+            # written in place after the rows counted on the host (see _append); a
+            # batch the writer declines (rows past the capacity too) goes the general way
+            start = self._rows[()]
+            if write(*self.spec.buffer_rows(self._state, y_true, y_pred, sample_weight), start):
+                n = _ns_rows(y_pred)
+                self._rows[()] = start + n
+                if self._seen is not None:
+                    self._seen += n
+                return
         if self._state is None:
             self._create_for(y_true, y_pred, sample_weight)
         if self._rows:
@@ -124,6 +137,32 @@ class Metric:
                     return
         self._count(y_pred)
         self.state = self.spec.update(self._state, y_true, y_pred, sample_weight)
+
+    # -- sums added in place ----------------------------------------------------
+    _add = None         # the adapter's in-place adder of the state copy this object
+    #                     owns (spec.accumulator's; eager CPU NumPy and torch)
+    _owned_leaf = None  # a leaf of that copy: its identity tells it is still ours
+
+    def _add_in_place(self, a, b):
+        """Add one unweighted batch ``(a, b)`` into the state in place: through the
+        adder held while the copy it writes is still this object's own (the training
+        loop's case, first), else through a new copy (``spec.accumulator(state)``).
+        Only a copy this object made and has not handed out since (``state``,
+        ``state_dict``) is written.  False, nothing done, where there is no adder,
+        it declines the batch (every adder declines while ``torch.compile``
+        traces) or the state is an exact buffer: the caller updates functionally."""
+        add, owned = self._add, self._owned
+        if add is None or owned is None or owned is not self._state.get(self._owned_leaf):
+            state = self._state
+            if state is None or self._rows or _coll.compiling():
+                return False
+            made = self.spec.accumulator(state)
+            self._add = add = None
+            if made is None:
+                return False
+            (self._state, add), self._owned = made, made[0][self._owned_leaf]
+            self._add = add
+        return add(a, b)
 
     # -- exact buffers written in place ----------------------------------------
     _write = None  # the adapter's in-place writer of the owned buffer (rows_accumulator)
@@ -450,30 +489,17 @@ def _ns_rows(y) -> int:
 class _Accumulating(Metric):
     """A metric whose spec adds an unweighted batch in place on eager CPU (NumPy,
     torch): ``spec.accumulator(state)`` gives ``(state', add)``, ``state'`` holding
-    copies of the leaves ``add`` writes into (no new array per batch).  Only a
-    copy this object made and has not handed out since (``state``,
-    ``state_dict``) is written; a handed-out state is copied again before the
-    next batch.  ``_owned_leaf`` names a leaf of the copy (its identity tells)."""
-
-    _add = None
-    _owned_leaf = None
+    copies of the leaves ``add(y_true, y_pred)`` writes into (no new array per
+    batch); see :meth:`Metric._add_in_place`.  ``_owned_leaf`` names a leaf of the
+    copy."""
 
     def update(self, y_true, y_pred, sample_weight=None):
-        state = self._state
-        if (state is not None and sample_weight is None and not self._rows
-                and not _coll.compiling()):
-            if self._owned is None or self._owned is not state.get(self._owned_leaf):
-                made = self.spec.accumulator(state)
-                self._add = None
-                if made is not None:
-                    (self._state, self._add), self._owned = made, made[0][self._owned_leaf]
-            if self._add is not None and self._feed(y_true, y_pred):
-                self._count_eager(y_pred)  # not compiling: checked above
-                return
+        if sample_weight is None and self._add_in_place(y_true, y_pred):
+            seen = self._seen  # (an array the adder took: it has a shape; adders
+            if seen is not None:  # decline while compiling)
+                self._seen = seen + y_pred.shape[0]
+            return
         super().update(y_true, y_pred, sample_weight)
-
-    def _feed(self, y_true, y_pred):
-        return self._add(y_true, y_pred)
 
 
 # -- label metrics -------------------------------------------------------------------
@@ -678,9 +704,6 @@ class _Ranking(_Accumulating):
 
     _owned_leaf = "hist"
     higher_is_better = True
-
-    def _feed(self, y_true, y_pred):
-        return self._add(y_pred, y_true)
 
 
 _SCORE_RULE = """
