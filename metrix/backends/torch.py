@@ -274,49 +274,18 @@ class Ops(GenericOps):
         return nll.reshape(index.shape)
 
     def nll_accumulator(self, sw, s_nll, /, *, ignore_index):
-        # CPU eager: one fused cross-entropy sum per batch, written into views of own
+        # CPU eager: one log-softmax and one NLL sum per batch, added into views of own
         # copies (a CPU tensor's value is read without a device sync)
         if not all(isinstance(v, torch.Tensor) and v.is_cpu and v.dtype == torch.float64
                    and v.ndim == 0 for v in (sw, s_nll)) or _compiling():
             return None
+        if ignore_index is not None and not _INT64_MIN <= ignore_index <= _INT64_MAX:
+            return None  # (no int64 target equals it: the functional update)
         own_sw, own_nll = torch.clone(sw), torch.clone(s_nll)
         views = _cpu_views(own_sw, own_nll)
         if views is None:
             return None
-        sw_view, nll_view = views
-        skip = -100 if ignore_index is None else ignore_index
-
-        def add(y_true, logits):
-            if not (isinstance(y_true, torch.Tensor) and isinstance(logits, torch.Tensor)
-                    and y_true.is_cpu and logits.is_cpu and y_true.dtype == torch.int64
-                    and logits.dtype in (torch.float32, torch.float64) and logits.ndim == 3
-                    and tuple(y_true.shape) == tuple(logits.shape[:2])) or _compiling():
-                return False
-            ids = _cpu_views(y_true)
-            if ids is None:
-                return False
-            ids = ids[0]
-            v = logits.shape[2]
-            if ignore_index is None:
-                counted = ids.size
-                # one reduction: a negative id is past every vocabulary as uint64
-                bad = ids.size and ids.view(np.uint64).max() >= v
-            else:
-                counted = np.count_nonzero(ids != skip)
-                bad = (((ids < 0) | (ids >= v)) & (ids != skip)).any()
-            if bad:  # a counted target that is no token id: NaN, as the update
-                total = float("nan")
-            else:
-                if logits.requires_grad:  # (a value, no graph: cheaper than no_grad)
-                    logits = logits.detach()
-                total = float(torch.nn.functional.cross_entropy(
-                    logits.reshape(-1, v), y_true.reshape(-1), ignore_index=skip,
-                    reduction="sum"))
-            nll_view[()] += total  # (0-d: an out= ufunc costs more than the sum)
-            sw_view[()] += counted
-            return True
-
-        return own_sw, own_nll, add
+        return own_sw, own_nll, _nll_adder(*views, ignore_index)
 
     def rows_accumulator(self, buffers, count, /, *, copy=True):
         # eager: rows copied into slices of own buffers (O(batch), not O(capacity));
@@ -922,6 +891,51 @@ def _eager_view(tensor):
         except (RuntimeError, TypeError):
             return None
     return None
+
+
+#: the NLL sum's token count is a float of the logits' dtype: exact up to 2**24 in float32
+_NLL_EXACT_COUNT = {torch.float32: 2 ** 24, torch.float64: 2 ** 53}
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
+def _nll_adder(sw_view, nll_view, ignore_index):
+    """Perplexity's in-place ``add(y_true, logits)`` (``nll_accumulator``): one
+    log-softmax and one ``nll_loss_forward``, whose ``(sum, total_weight)`` are the
+    batch's summed NLL and its number of counted tokens, and whose own bounds check
+    (an ``IndexError`` for a counted target outside ``0..V-1``) is the target check:
+    no pass over the ids.  Without ``ignore_index`` the kernel skips a sentinel
+    (-100), so a batch holding it counts fewer tokens than it has: NaN, as any
+    other target that is no token id."""
+    nll_forward = torch.ops.aten.nll_loss_forward.default  # -> (loss, total_weight)
+    skip = -100 if ignore_index is None else ignore_index
+    exact, tensor, int64 = _NLL_EXACT_COUNT, torch.Tensor, torch.int64
+
+    def add(y_true, logits):
+        if not (isinstance(y_true, tensor) and isinstance(logits, tensor)
+                and y_true.dtype == int64 and logits.dtype in exact
+                and y_true.is_cpu and logits.is_cpu and logits.ndim == 3
+                and y_true.shape == logits.shape[:2]) or _compiling():
+            return False
+        n, v = y_true.numel(), logits.shape[2]
+        if n > exact[logits.dtype]:
+            return False
+        if logits.requires_grad:  # (a value, no graph: cheaper than no_grad)
+            logits = logits.detach()
+        try:
+            total, counted = nll_forward(logits.reshape(n, v).log_softmax(-1),
+                                         y_true.ravel(), None, 2, skip)  # 2: a sum
+            total, counted = float(total), float(counted)
+        except IndexError:  # a counted target that is no token id: NaN, as the update
+            total, counted = math.nan, float(torch.count_nonzero(y_true != skip))
+        except RuntimeError:  # no value to read (a functorch wrapper): the update
+            return False
+        if ignore_index is None and counted != n:  # the sentinel: no token id either
+            total, counted = math.nan, n
+        nll_view[()] += total  # (0-d: an out= ufunc costs more than the sum)
+        sw_view[()] += counted
+        return True
+
+    return add
 
 
 def _cpu_views(*tensors):

@@ -188,6 +188,52 @@ def test_logits_that_need_grad_on_the_in_place_path():
     np.testing.assert_allclose(_f(m.compute()), _reference(Y % V, LOGITS), rtol=1e-5)
 
 
+def _states_equal(got, want):
+    for k in ("sw", "s_nll"):
+        np.testing.assert_allclose(_f(got[k]), _f(want[k]), rtol=1e-6, equal_nan=True)
+
+
+def _batches(ignore_index, bad, dtype):
+    y = np.abs(Y) % V
+    if ignore_index is not None:
+        y[::5, -2:] = ignore_index  # padding
+    y_bad = y.copy()
+    if bad is not None:
+        y_bad[3, 1] = bad
+    logits = LOGITS.astype(dtype)
+    strided = np.asfortranarray(logits[4:9])  # non-contiguous torch tensors
+    return [(y[:4], logits[:4]), (y[4:4], logits[4:4]), (y[4:9], strided),
+            (y_bad, logits), (y[9:], logits[9:])]
+
+
+@pytest.mark.parametrize("ignore_index", [None, -100, 0, V - 1, -2 ** 63])
+@pytest.mark.parametrize("bad", [None, V, -1, -100, 2 ** 62])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_in_place_path_equals_the_functional_update(ignore_index, bad, dtype):
+    # torch CPU: the adder (the NLL kernel's own bounds check and token count, no pass
+    # over the ids) against the spec's pure update, batch by batch: padding, a target
+    # past the vocabulary, negative, or -100 where it is not ignore_index (NaN), an
+    # empty and a non-contiguous batch
+    spec, m = ms.PerplexityStream(ignore_index), ms.Perplexity(ignore_index)
+    state = None
+    for i, (y, logits) in enumerate(_batches(ignore_index, bad, dtype)):
+        y, logits = torch.asarray(y), torch.asarray(logits)
+        state = spec.update(spec.init(logits) if state is None else state, y, logits)
+        m.update(y, logits)
+        assert i == 0 or m._add is not None  # after the first batch: in place
+        _states_equal(m.state, state)
+    counted = bad is None or bad == ignore_index
+    assert np.isnan(_f(m.compute())) != counted
+
+
+def test_a_batch_past_the_exact_token_count_goes_the_functional_way(monkeypatch):
+    import metrix.backends.torch as adapter
+
+    monkeypatch.setattr(adapter, "_NLL_EXACT_COUNT", {torch.float32: 10, torch.float64: 10})
+    m = _feed(ms.Perplexity(ignore_index=-100), Y, LOGITS, lib=torch.asarray)
+    np.testing.assert_allclose(_f(m.compute()), _reference(Y, LOGITS, -100), rtol=1e-12)
+
+
 def test_all_tokens_ignored_is_nan():
     m = ms.Perplexity(ignore_index=-100)
     m.update(np.full((2, S), -100), LOGITS[:2])
