@@ -152,3 +152,13 @@ def pytest_terminal_summary(terminalreporter):
 
     terminalreporter.write_sep("-", "aten ops per call on the meta path (kernel launches)")
     terminalreporter.write_line(table(dict(sorted(rows.items())), read_budget()))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _jax_caches_cleared():
+    """JAX's compiled programs freed after each test module: every JAX test compiles
+    a few (tens of MB each), which a worker would otherwise hold to the end."""
+    yield
+    jax = sys.modules.get("jax")
+    if jax is not None:
+        jax.clear_caches()
