@@ -917,7 +917,7 @@ def _nll_adder(sw_view, nll_view, ignore_index):
                 and y_true.shape == logits.shape[:2]) or _compiling():
             return False
         n, v = y_true.numel(), logits.shape[2]
-        if n > exact[logits.dtype]:
+        if n > exact[logits.dtype] or v == 0:  # (no vocabulary: the update raises)
             return False
         if logits.requires_grad:  # (a value, no graph: cheaper than no_grad)
             logits = logits.detach()

@@ -48,6 +48,9 @@ class PerplexityStream(StreamMetric):
         if ignore_index is not None and (not isinstance(ignore_index, int)
                                          or isinstance(ignore_index, bool)):
             raise ValueError(f"ignore_index must be None or an int, got {ignore_index!r}")
+        if ignore_index is not None and not -2 ** 63 <= ignore_index < 2 ** 63:
+            raise ValueError(f"ignore_index must be a 64-bit integer (no token id is "
+                             f"outside that range), got {ignore_index!r}")
         self.ignore_index, self.validate = ignore_index, bool(validate)
         self.key = ("perplexity", ignore_index, self.validate)
 
@@ -124,6 +127,9 @@ def _check_shapes(y, logits):
     if y.ndim != 2:
         raise ValueError(f"y_true must be token ids of shape (batch, seq_len), got "
                          f"{y.ndim} dimensions {tuple(y.shape)}")
+    if logits.shape[2] == 0:
+        raise ValueError(f"y_pred {tuple(logits.shape)} has no vocabulary (vocab_size 0): "
+                         "no token has a probability")
     if tuple(y.shape) != tuple(logits.shape[:2]):
         raise ValueError(f"y_true {tuple(y.shape)} and y_pred {tuple(logits.shape)} differ in "
                          "(batch, seq_len)")

@@ -166,6 +166,23 @@ def test_shape_and_type_errors():
         ms.Perplexity().compute()
 
 
+@pytest.mark.parametrize("lib", ["numpy", "torch", "jax"])
+def test_no_vocabulary_and_an_ignore_index_past_int64_raise(lib):
+    to = _lib(lib)
+    with pytest.raises(ValueError, match="64-bit"):
+        ms.Perplexity(ignore_index=2 ** 70)
+    m = ms.Perplexity(ignore_index=-100)
+    with pytest.raises(ValueError, match="no vocabulary"):
+        m.update(to(Y), to(np.zeros((B, S, 0))))
+    m.update(to(Y), to(LOGITS))  # the in-place path (torch) is then held: it declines too
+    with pytest.raises(ValueError, match="no vocabulary"):
+        m.update(to(Y), to(np.zeros((B, S, 0))))
+    assert _f(m.compute()) == pytest.approx(_reference(Y, LOGITS, -100), rel=1e-12)
+    edge = ms.Perplexity(ignore_index=-2 ** 63)  # the int64 bounds themselves are ids
+    edge.update(to(np.array([[1, -2 ** 63]])), to(np.zeros((1, 2, 4))))
+    assert _f(edge.compute()) == pytest.approx(4.0)
+
+
 def test_a_saved_state_is_a_snapshot_on_the_in_place_path():
     m = _feed(ms.Perplexity(ignore_index=3), Y % V, LOGITS, edges=(0, 4), lib=torch.asarray)
     saved = {k: v.clone() if hasattr(v, "clone") else v for k, v in m.state_dict().items()}
