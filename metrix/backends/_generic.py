@@ -496,14 +496,15 @@ class GenericOps(RankStatistics):
         xp = self.xp
         return xp.sum(xp.astype(x, dtype))
 
-    def error_sums(self, kind, a, b, w=None, /):
-        """``(s, total, dtype)``, the mean errors' statistic of two 1-D arrays of
-        one float dtype (``w`` float weights or None): the weighted sum of
-        ``|a - b|`` ("absolute") or ``(a - b)^2`` in float64, the total weight
-        and the difference's dtype, as host numbers, in one kernel call where
-        the adapter has one (NumPy, :func:`~metrix.backends._small_batch.error_sums`:
-        the training-loop batch's cost is the namespace's dispatch, not the
-        arithmetic); None here (the caller's lane computes them)."""
+    def mean_error(self, formula, kind, a, b, w=None, /):
+        """``formula(kind, s, total, xp)``, the mean errors' formula of their
+        statistic of two 1-D arrays of one float dtype (``w`` float weights or
+        None): the weighted sum ``s`` of ``|a - b|`` ("absolute") or
+        ``(a - b)^2`` in float64 and the total weight, the result a 0-d array
+        of the difference's dtype, in one kernel call where the adapter has
+        one (NumPy, :func:`~metrix.backends._small_batch.mean_error`: the
+        training-loop batch's cost is the namespace's dispatch, not the
+        arithmetic); None here (the caller's lane computes it)."""
         return None
 
     def safe_divide(self, numerator, denominator, /, *, zero_value):

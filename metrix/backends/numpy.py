@@ -22,7 +22,7 @@ from ._pair_count import (
     pair_bincount_discover_numpy,
     pair_bincount_numpy,
 )
-from ._small_batch import error_sums, host_confusion_counts
+from ._small_batch import host_confusion_counts, mean_error
 from ._threads import available_threads, run_parts, split_points
 
 #: arrays from which :func:`_clip` takes ``ndarray.clip`` (one pass; its Python
@@ -246,7 +246,7 @@ class Ops(GenericOps):
         return np.dtype(dtype).type(np.count_nonzero(x))
 
     # the small-batch kernel itself (no method frame: a training-loop call)
-    error_sums = staticmethod(error_sums)
+    mean_error = staticmethod(mean_error)
 
     def asarray_on(self, x, device=None, *, dtype=None):
         # the host has no devices: NumPy's own call (a fifth of the namespace's

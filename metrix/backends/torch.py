@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import operator
 
 import numpy as np
 import torch
@@ -723,31 +724,6 @@ class TorchKernel:
         return torch.where((x >= 0) & (x < n), x, x.new_tensor(n), out=out)
 
 
-def _host_views(a, b, w, rows, /):
-    """The host views (:mod:`metrix.backends.host_views`): zero-copy NumPy
-    views ``(a, b, w)`` of eager CPU tensors, 1-D and of one length (1 to
-    ``rows``; ``w`` may be None), or None (never while torch.compile traces).
-    ``is_cpu`` turns device tensors away first (Tensor.numpy's error costs
-    ~9 us, a GPU call's hot path); Tensor.numpy refuses the rest (grad,
-    no NumPy dtype).  One frame, checks inline: on a batch of 256 each Python
-    call is a few percent of the metric's time."""
-    if _compiling() or not a.is_cpu or type(b) is not type(a) or (
-            w is not None and type(w) is not type(a)):
-        return None
-    try:
-        a = a.numpy()
-        b = b.numpy()
-        if w is not None:
-            w = w.numpy()
-    except (TypeError, RuntimeError):
-        return None
-    shape = a.shape
-    if len(shape) != 1 or b.shape != shape or not 0 < shape[0] <= rows or (
-            w is not None and w.shape != shape):
-        return None
-    return a, b, w
-
-
 def _lane_views(arrays):
     """Zero-copy NumPy views of CPU tensors for :meth:`Ops.lane` (None entries
     stay None), or None where one is off the CPU, needs grad or has no NumPy
@@ -769,7 +745,13 @@ def _from_numpy(out):
     return torch.from_numpy(np.asarray(out))
 
 
-_host.register(torch.Tensor, _host_views, _from_numpy)
+# the host views (:mod:`metrix.backends.host_views`): never while torch.compile
+# traces; ``is_cpu`` turns device tensors away first (Tensor.numpy's error
+# costs ~9 us, a GPU call's hot path); Tensor.numpy refuses the rest (grad,
+# no NumPy dtype).  C calls but the compile test: the host entry's checks
+# run inline in its one frame
+_host.register(torch.Tensor, _compiling, operator.attrgetter("is_cpu"), torch.Tensor.numpy,
+               torch.from_numpy, _from_numpy)
 
 
 def _chunked(a, b, size) -> bool:

@@ -234,11 +234,11 @@ def _mean_error_lane(xp, o, kind, y_true, y_pred, weights):
     scikit-learn subtracts; its terms summed in the widest float, each sum of
     products one dot product (``ops.dot``): one cast of ``d`` instead of one
     per input.  On NumPy arrays of one float32 / float64 dtype (and float
-    weights) the sums are one adapter call (``ops.error_sums``)."""
-    sums = o.error_sums(kind, y_true, y_pred, weights)
-    if sums is not None:  # host float64 sums
-        s, total, out = sums
-        return o.asarray_on(mean_error_formula(kind, s, total, xp), dtype=out)
+    weights) the sums and the formula are one adapter call (``ops.mean_error``,
+    given the formula)."""
+    value = o.mean_error(mean_error_formula, kind, y_true, y_pred, weights)
+    if value is not None:
+        return value
     acc, out = lane_float_dtypes(xp, y_true, y_pred, weights)
     if y_true.dtype == out and y_pred.dtype == out:  # the usual call: one float dtype
         d = cast(y_true - y_pred, acc, xp)

@@ -398,6 +398,43 @@ def test_mean_error_weights_equal_scikit_learn(dtypes):
                                    rtol=1e-12 if dt == np.float64 else 1e-6)
 
 
+@pytest.mark.parametrize("name", MEAN_ERRORS)
+def test_mean_error_every_route_ends_in_the_one_formula(monkeypatch, name):
+    """The host entry, the NumPy lane (its one-call kernel), torch's own lane
+    past the views' rows, weights and the general path all take
+    ``mean_error_formula`` from the metric module (the kernel is given it): a
+    formula patched to twice its value doubles every route's result."""
+    from metrix.regression import scores
+
+    formula = scores.mean_error_formula
+    calls = []
+
+    def doubled(kind, s, total, xp):
+        calls.append(kind)
+        return 2 * formula(kind, s, total, xp)
+
+    monkeypatch.setattr(scores, "mean_error_formula", doubled)
+    metric = getattr(metrix, name)
+    sk = MEAN_ERRORS[name][1]
+    rng = np.random.default_rng(9)
+    for n, conv, kwargs in [(256, torch.from_numpy, {"validate": False}),
+                            (256, LIBS["numpy"], {"validate": False}),
+                            (256, LIBS["numpy"], {}),
+                            (FLOAT_ROWS + 1, torch.from_numpy, {"validate": False}),
+                            (256, torch.from_numpy, {"validate": False, "weights": True}),
+                            (256, torch.from_numpy, {"multioutput": "raw_values"})]:
+        y, p, w = rng.random((3, n))
+        kwargs = dict(kwargs)
+        if kwargs.pop("weights", False):
+            kwargs["sample_weight"] = conv(w)
+        calls.clear()
+        got = metric(conv(y), conv(p), **kwargs)
+        want = sk(y, p, sample_weight=w if "sample_weight" in kwargs else None)
+        np.testing.assert_allclose(np.asarray(got, dtype=np.float64).ravel(), 2 * want,
+                                   rtol=1e-12, err_msg=f"{n} {kwargs}")
+        assert calls, (n, kwargs)
+
+
 def test_grad_tensors_keep_the_graph():
     y = torch.randn(40, dtype=torch.float64, requires_grad=True)
     p = torch.randn(40, dtype=torch.float64)
