@@ -146,6 +146,7 @@ class PartialEvaluation:
         self.ovr_names = [m for m in metrics if m in OVR_METRICS]
         self.top_k = {m: _top_k(m) for m in metrics if _top_k(m) is not None}
         self.regression_names = [m for m in metrics if m in REGRESSION_METRICS]
+        self.summed = _summed_statistics(self.regression_names)
         self.calibration = any(m in CALIBRATION_METRICS for m in metrics)
         self.tabled = any(m in TABLED for m in metrics)
         self.labels = None if labels is None else _sorted_labels(labels)
@@ -204,7 +205,7 @@ class PartialEvaluation:
         if self.regression_names:  # and the streams' empty states
             state.update({k: np.zeros(()) for k in _REG_SUMS + ("r_n",)})
             state.update({key: _EMPTY[stat][k].reshape(()).copy()
-                          for key, (stat, k) in _REG_KEEP.items()})
+                          for key, (stat, k) in _REG_KEEP.items() if stat in self.summed})
             if self.tabled:
                 state.update(_prefixed("abs_err_", _table.empty_table()))
         return state
@@ -263,7 +264,7 @@ class PartialEvaluation:
         if self.calibration:
             state["cal_hist"] = self._calibration_chunk(yt, ys, w)
         if self.regression_names:
-            state.update(_regression_chunk(yt, yp.reshape(-1), w, self.tabled))
+            state.update(_regression_chunk(yt, yp.reshape(-1), w, self.summed, self.tabled))
         return state
 
     def _check_chunk(self, yt, yp, ys, w, scored):
@@ -639,7 +640,19 @@ def _top_k_key(name):
 
 # -- regression ----------------------------------------------------------------
 
-def _regression_chunk(yt, yp, w, median=False):
+def _summed_statistics(names):
+    """The statistics of :data:`_SUMMED` the regression metrics ``names`` read (R^2
+    its raw squared errors, ``rsq_s_ee``), in :data:`_SUMMED`'s order: a chunk
+    updates only those streams."""
+    streams = [RegressionStream(_KEY[m], **({"capacity": 1} if m in TABLED else {}))
+               for m in names]  # (the median's buffer: its table, not a summed statistic)
+    needed = {st.statistic for st in streams}
+    if any(st.statistic == "moments" and st.metric != _CENTRED_ERRORS for st in streams):
+        needed.add("sq")
+    return tuple(stat for stat in _SUMMED if stat in needed)
+
+
+def _regression_chunk(yt, yp, w, summed, median=False):
     yt = yt.astype(np.float64)
     yp = yp.astype(np.float64)
     e = yt - yp
@@ -651,9 +664,10 @@ def _regression_chunk(yt, yp, w, median=False):
         mean_e = np.average(e, weights=w)
         out.update(r_mean_y=np.asarray(mean_y), r_m2_y=np.asarray(np.sum(w * (yt - mean_y) ** 2)),
                    r_mean_e=np.asarray(mean_e), r_m2_e=np.asarray(np.sum(w * (e - mean_e) ** 2)))
-    got = {stat: st.update(_EMPTY[stat], yt, yp, None if stat == "max" else w)
-           for stat, st in _SUMMED.items()}  # the streams' states (a maximum: no weights)
-    out.update({key: got[stat][k].reshape(()) for key, (stat, k) in _REG_KEEP.items()})
+    got = {stat: _SUMMED[stat].update(_EMPTY[stat], yt, yp, None if stat == "max" else w)
+           for stat in summed}  # the streams' states (a maximum: no weights)
+    out.update({key: got[stat][k].reshape(()) for key, (stat, k) in _REG_KEEP.items()
+                if stat in got})
     if median:  # the exact table of distinct absolute errors and their weights
         err = np.abs(e)
         out.update(_prefixed("abs_err_", _table.table_of(err, np.ones(err.shape, bool), w)))
@@ -682,31 +696,46 @@ def _regression_values(state, names):
     family's formulas) on the stream's state of the data (:func:`_stream_state`)."""
     out = {}
     for name in names:
-        # the median's buffer: the exact table of the errors
-        kw = {"capacity": max(state["abs_err_score"].shape[0], 1)} if name in TABLED else {}
-        stream = RegressionStream(_KEY[name], **kw)
+        if name in TABLED:  # the median's buffer: the exact table of the errors
+            stream = RegressionStream(_KEY[name],
+                                      capacity=max(state["abs_err_score"].shape[0], 1))
+            init = stream.init(xp=np)
+        else:
+            stream, init = _STREAMS.get(name) or _STREAMS.setdefault(name, _stream(name))
         stream.check_seen(int(state["r_n"]))  # R^2: scikit-learn's warning below two samples
         # host NumPy state in, a Python float out (the finished metric)
-        out[name] = float(stream.compute(_stream_state(stream, state)))
+        out[name] = float(stream.compute(_stream_state(stream, init, state)))
     return out
 
 
-def _stream_state(stream, state):
+#: metric name -> its stream and the stream's empty NumPy state (compute is pure:
+#: one of each per metric serves every finalize)
+_STREAMS: dict = {}
+
+
+def _stream(name):
+    stream = RegressionStream(_KEY[name])
+    return stream, stream.init(xp=np)
+
+
+def _stream_state(stream, init, state):
     """The state of a :class:`~metrix.stream.RegressionStream` of the data merged into
     ``state``.  R^2 and explained variance read centred sums only: theirs are the sums
     of the data less its means (Chan's, without cancellation), but for R^2's raw
     squared error; NaN for explained variance without weight, as the means.  The
     median's buffer is the exact table of distinct errors."""
-    w, centred = float(state["r_w"]), stream.metric == _CENTRED_ERRORS
-    given = dict(s_y=0.0, s_e=0.0, s_yy=state["r_m2_y"], n=state["r_n"],
-                 sw=np.nan if centred and not w else w,
-                 s_ee=state["r_m2_e"] if centred else state["rsq_s_ee"])
     if stream.statistic in _SUMMED:
         given = {k: state[key] for key, (stat, k) in _REG_KEEP.items()
                  if stat == stream.statistic}
-    elif "abs_err_score" in state:
-        given.update(buf_abs=state["abs_err_score"][:, None], buf_weight=state["abs_err_pos"])
-    init = stream.init(xp=np)
+    else:
+        w, centred = float(state["r_w"]), stream.metric == _CENTRED_ERRORS
+        given = dict(s_y=0.0, s_e=0.0, s_yy=state["r_m2_y"], n=state["r_n"],
+                     sw=np.nan if centred and not w else w)
+        if stream.statistic == "moments":
+            given["s_ee"] = state["r_m2_e"] if centred else state["rsq_s_ee"]
+        elif "abs_err_score" in state:
+            given.update(buf_abs=state["abs_err_score"][:, None],
+                         buf_weight=state["abs_err_pos"])
     return {**init, **{k: np.asarray(v) for k, v in given.items() if k in init}}
 
 
