@@ -334,3 +334,35 @@ def test_bad_arguments():
         pe = PartialEvaluation(["log_loss"], labels=[0, 1])
         pe.chunk([0, 2], y_score=[0.1, 0.2])
     assert "max_error" in PARTIAL_METRICS
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_regression_metric_alone_equals_it_among_all(weighted):
+    """A chunk updates only the streams its metrics read (R^2 also the squared
+    errors): each regression metric alone gives, to the bit, its value among
+    all of them, and its state keeps no other stream's sums."""
+    from metrix.evaluation.partial import REGRESSION_METRICS
+
+    rng = np.random.default_rng(12)
+    y = rng.normal(size=300) * 50
+    p = y + rng.normal(size=300)
+    y[::9] = 0.0
+    w = rng.random(300) if weighted else None
+    parts = np.split(np.arange(300), [0, 40, 41, 170])
+
+    def run(names):
+        pe = PartialEvaluation(names)
+        st = pe.merge(*[pe.chunk(y[i], p[i], sample_weight=None if w is None else w[i])
+                        for i in parts])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return pe.finalize(st), st
+
+    everything, full = run(list(REGRESSION_METRICS))
+    for name in REGRESSION_METRICS:
+        alone, st = run([name])
+        assert alone[name] == everything[name] or (
+            np.isnan(alone[name]) and np.isnan(everything[name])), name
+        assert set(st) <= set(full), name
+    _, st = run(["mean_absolute_error"])
+    assert not any(k.startswith(("rsq_", "rpct_", "rmax_")) for k in st)
