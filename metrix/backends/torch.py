@@ -280,8 +280,6 @@ class Ops(GenericOps):
         if not all(isinstance(v, torch.Tensor) and v.is_cpu and v.dtype == torch.float64
                    and v.ndim == 0 for v in (sw, s_nll)) or _compiling():
             return None
-        if ignore_index is not None and not _INT64_MIN <= ignore_index <= _INT64_MAX:
-            return None  # (no int64 target equals it: the functional update)
         own_sw, own_nll = torch.clone(sw), torch.clone(s_nll)
         views = _cpu_views(own_sw, own_nll)
         if views is None:
@@ -877,7 +875,6 @@ def _eager_view(tensor):
 
 #: the NLL sum's token count is a float of the logits' dtype: exact up to 2**24 in float32
 _NLL_EXACT_COUNT = {torch.float32: 2 ** 24, torch.float64: 2 ** 53}
-_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
 def _nll_adder(sw_view, nll_view, ignore_index):

@@ -32,6 +32,8 @@ References
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np  # host code by design (see above): the states are NumPy, merged on the client
 
 from .._core.namespace import get_namespace_and_device
@@ -699,21 +701,19 @@ def _regression_values(state, names):
         if name in TABLED:  # the median's buffer: the exact table of the errors
             stream = RegressionStream(_KEY[name],
                                       capacity=max(state["abs_err_score"].shape[0], 1))
-            init = stream.init(xp=np)
+            init = stream.init(xp=np)  # (host NumPy state, as the whole module)
         else:
-            stream, init = _STREAMS.get(name) or _STREAMS.setdefault(name, _stream(name))
+            stream, init = _stream(name)
         stream.check_seen(int(state["r_n"]))  # R^2: scikit-learn's warning below two samples
         # host NumPy state in, a Python float out (the finished metric)
         out[name] = float(stream.compute(_stream_state(stream, init, state)))
     return out
 
 
-#: metric name -> its stream and the stream's empty NumPy state (compute is pure:
-#: one of each per metric serves every finalize)
-_STREAMS: dict = {}
-
-
+@functools.cache
 def _stream(name):
+    """The metric's stream and that stream's empty host NumPy state (compute is pure:
+    one of each per metric serves every finalize)."""
     stream = RegressionStream(_KEY[name])
     return stream, stream.init(xp=np)
 
@@ -736,7 +736,7 @@ def _stream_state(stream, init, state):
         elif "abs_err_score" in state:
             given.update(buf_abs=state["abs_err_score"][:, None],
                          buf_weight=state["abs_err_pos"])
-    return {**init, **{k: np.asarray(v) for k, v in given.items() if k in init}}
+    return {**init, **{k: np.asarray(v) for k, v in given.items() if k in init}}  # (host)
 
 
 # -- inputs --------------------------------------------------------------------
