@@ -254,22 +254,27 @@ class GenericOps(RankStatistics):
         """
         return None
 
-    def rows_accumulator(self, buffers, count, /, *, copy=True):
+    def rows_accumulator(self, buffers, count, /, *, copy=True, pair=None):
         """In-place writes into an exact buffer where the library has them (eager
-        NumPy; eager torch, CPU or GPU): ``(own, own_count, write, clear)``, copies of the
-        buffer fields ``buffers`` (``{"buf_<name>": (capacity, ...)}``,
-        ``buf_weight`` among them) and of the 0-d int64 ``count`` (the arrays
-        themselves with ``copy=False``: a fresh state no one else holds),
-        ``write(values, weight, start)`` writing one batch's rows (``{name: (n,
-        ...) rows}``, ``weight`` ``(n,)`` or None for 1) from row ``start`` (the
-        rows stored, a host int the caller counts: no device read) and adding
-        ``n`` to ``count``, in place (False, nothing done, for a batch it does not
-        take or that does not fit: the caller writes it functionally), and
+        NumPy; eager torch, CPU or GPU): ``(own, own_count, write, clear,
+        write_pair)``, copies of the buffer fields ``buffers`` (``{"buf_<name>":
+        (capacity, ...)}``, ``buf_weight`` among them) and of the 0-d int64
+        ``count`` (the arrays themselves with ``copy=False``: a fresh state no one
+        else holds), ``write(values, weight, start)`` writing one batch's rows
+        (``{name: (n, ...) rows}``, ``weight`` ``(n,)`` or None for 1) from row
+        ``start`` (the rows stored, a host int the caller counts: no device read)
+        and adding ``n`` to ``count``, in place (False, nothing done, for a batch
+        it does not take or that does not fit: the caller writes it functionally),
         ``clear(rows)`` zeroing the first ``rows`` rows of every field and
-        ``count`` (the buffer as ``init`` makes it, no allocation); None here
-        (JAX, and while ``torch.compile`` traces: :func:`metrix.stream._buffer.write_rows`).
-        For the stateful wrappers, which own their buffer (O(batch) per update
-        instead of ``write_rows``' O(capacity))."""
+        ``count`` (the buffer as ``init`` makes it, no allocation), and, where
+        ``pair`` names two one-value fields (a spec's ``row_inputs``) and the
+        library has it (eager CPU NumPy and torch; else None), ``write_pair(start,
+        y_true, y_pred)``: the training loop's unweighted 1-D batch written as
+        those fields' rows, the new row count returned (0: not taken).  None here
+        (JAX, and while ``torch.compile`` traces:
+        :func:`metrix.stream._buffer.write_rows`).  For the stateful wrappers, which
+        own their buffer (O(batch) per update instead of ``write_rows``'
+        O(capacity))."""
         return None
 
     def moment_accumulator(self, sw, s_x, s_xx, hi, lo, /):

@@ -382,7 +382,7 @@ class Ops(GenericOps):
 
         return own_total, own_count, add
 
-    def rows_accumulator(self, buffers, count, /, *, copy=True):
+    def rows_accumulator(self, buffers, count, /, *, copy=True, pair=None):
         if not (all(isinstance(v, np.ndarray) for v in buffers.values())
                 and isinstance(count, (np.ndarray, np.integer)) and count.dtype == np.int64
                 and (copy or isinstance(count, np.ndarray))):
@@ -397,7 +397,8 @@ class Ops(GenericOps):
                     and (weight is None or isinstance(weight, np.ndarray))
                     and rows(values, weight, start))
 
-        return own, own_count, write, functools.partial(clear_rows_in_place, own, own_count)
+        return (own, own_count, write, functools.partial(clear_rows_in_place, own, own_count),
+                None if pair is None else pair_writer(own, own_count, pair, np.ndarray))
 
     def moment_accumulator(self, sw, s_x, s_xx, hi, lo, /):
         if not all(isinstance(v, (np.ndarray, np.float64)) and np.asarray(v).dtype == np.float64
@@ -842,6 +843,49 @@ def rows_writer(buffers, count, convert=None):
         dst_weight[start:end] = 1.0
         count[()] = end  # (0-d: NumPy's out= ufunc costs more than the rows)
         return True
+
+    return write
+
+
+def pair_writer(buffers, count, fields, array_type, tracing=None):
+    """``write(start, a, b)``: the training-loop batch of an exact buffer whose two
+    fields ``fields`` (a spec's ``row_inputs``) take ``(y_true, y_pred)`` as they are,
+    unweighted, written from row ``start``: ``a`` and ``b`` of type ``array_type``
+    (NumPy arrays; or, with ``tracing`` given, torch CPU tensors, viewed by their
+    ``numpy()`` unless ``tracing()``), 1-D, of one length, real; the new row count
+    (``count`` set to it), or 0: not taken, nothing written (another kind, device,
+    shape or dtype, a tensor that needs grad; rows past the capacity).  None where
+    a field is not one value per row.  One frame, no dict, no loop: at a batch of
+    256 the two views and three slice writes are most of an update."""
+    dst_weight = buffers["buf_weight"]
+    cap = dst_weight.shape[0]
+    first, second = (buffers["buf_" + name] for name in fields)
+    if first.size != cap or second.size != cap:
+        return None
+    first, second = first.reshape(cap), second.reshape(cap)  # views ((capacity, 1) too)
+
+    def write(start, a, b):
+        if type(a) is not array_type or type(b) is not array_type:
+            return 0
+        if tracing is not None:
+            if tracing():
+                return 0
+            try:
+                a, b = a.numpy(), b.numpy()
+            except (TypeError, RuntimeError):  # another device, no NumPy dtype, grad
+                return 0
+        shape = a.shape
+        if (len(shape) != 1 or b.shape != shape or a.dtype.kind not in "fiub"
+                or b.dtype.kind not in "fiub"):
+            return 0
+        end = start + shape[0]
+        if end > cap:
+            return 0
+        first[start:end] = a
+        second[start:end] = b
+        dst_weight[start:end] = 1.0
+        count[()] = end  # (0-d: NumPy's out= ufunc costs more than the rows)
+        return end
 
     return write
 

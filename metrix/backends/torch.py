@@ -45,6 +45,7 @@ from .numpy import (
     multilabel_counts_fits,
     multilabel_counts_numpy,
     multilabel_exact_numpy,
+    pair_writer,
     rows_writer,
 )
 
@@ -286,7 +287,7 @@ class Ops(GenericOps):
             return None
         return own_sw, own_nll, _nll_adder(*views, ignore_index)
 
-    def rows_accumulator(self, buffers, count, /, *, copy=True):
+    def rows_accumulator(self, buffers, count, /, *, copy=True, pair=None):
         # eager: rows copied into slices of own buffers (O(batch), not O(capacity));
         # on CPU through NumPy views (less per-call overhead than torch's indexing)
         leaves = (*buffers.values(), count)
@@ -302,7 +303,9 @@ class Ops(GenericOps):
             if views is not None:
                 view_of, count_view = dict(zip(own, views[:-1])), views[-1]
                 return (own, own_count, _cpu_rows_writer(view_of, count_view),
-                        functools.partial(clear_rows_in_place, view_of, count_view))
+                        functools.partial(clear_rows_in_place, view_of, count_view),
+                        None if pair is None else pair_writer(view_of, count_view, pair,
+                                                             torch.Tensor, _compiling))
         device = count.device
 
         def write(values, weight, start):
@@ -337,7 +340,7 @@ class Ops(GenericOps):
                 own_count.zero_()
             return True
 
-        return own, own_count, write, clear
+        return own, own_count, write, clear, None
 
     def moment_accumulator(self, sw, s_x, s_xx, hi, lo, /):
         # CPU eager: NumPy's kernels on views of own copies (no tensor per batch)

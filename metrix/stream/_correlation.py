@@ -69,6 +69,8 @@ class CorrelationStream(StreamMetric):
         if kind == "spearman":
             self.capacity = check_capacity(capacity)
             self.weighted = False
+            if num_outputs in (None, 1):
+                self.row_inputs = ("t", "p")
         else:
             if capacity is not None:
                 raise ValueError("capacity is only used by kind='spearman' (an exact buffer)")
@@ -129,11 +131,11 @@ class CorrelationStream(StreamMetric):
             raise TypeError("Spearman's correlation takes no sample_weight (neither SciPy's "
                             "spearmanr nor TorchMetrics' SpearmanCorrCoef defines one)")
         kind = type(state["buf_weight"])
-        if (self.num_outputs in (None, 1) and type(y_true) is kind and type(y_pred) is kind
+        if (self.row_inputs and type(y_true) is kind and type(y_pred) is kind
                 and y_true.ndim == 1 and y_pred.ndim == 1 and y_true.shape == y_pred.shape):
             # the training-loop case: the batch as it is (converted to the buffer's
             # float and shape (n, 1) by the write, as by the astype / reshape below)
-            return {"t": y_true, "p": y_pred}, None
+            return dict(zip(self.row_inputs, (y_true, y_pred))), None
         _, yt, yp, _ = self._prepare(state, y_true, y_pred, None)
         return {"t": yt, "p": yp}, None
 

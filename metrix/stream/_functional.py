@@ -126,6 +126,11 @@ class StreamMetric:
     key: tuple = ()
     #: whether ``update`` accepts ``sample_weight``
     weighted: bool = True
+    #: exact buffers: the two fields that ``(y_true, y_pred)`` fill as they are in
+    #: the training loop's case (unweighted 1-D batches of the buffer's kind:
+    #: ``buffer_rows`` converts nothing), where the adapter writes them in place
+    #: without ``buffer_rows``; None where ``buffer_rows`` computes or converts rows
+    row_inputs: tuple | None = None
 
     def init(self, like=None, *, xp=None, device=None):
         """The empty state, in the namespace and on the device of ``like``.

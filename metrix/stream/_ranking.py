@@ -47,7 +47,7 @@ import math
 import numbers
 
 from .._core import namespace as _ns
-from .._core.validation import check_binned_scores
+from .._core.validation import check_binned_scores, check_consistent_length
 from ..backends import ops as _ops
 from ..ranking._averaging import average_binary, average_row_scores, row_scores
 from ..ranking._statistic import (
@@ -151,6 +151,8 @@ class RankingStream(StreamMetric):
             self.weighted = True
             self.key = ("rank_exact", self.task, self.rows, self.capacity, self.validate,
                         pos_label)  # the statistic: shared whatever the metric
+            if self.task == "binary" and pos_label is None and not self.validate:
+                self.row_inputs = ("target", "score")
             return
         if isinstance(thresholds, numbers.Integral) and not isinstance(thresholds, bool):
             if thresholds < 2:
@@ -212,7 +214,7 @@ class RankingStream(StreamMetric):
         hist = state.get("hist")
         if (self._one_kernel and sample_weight is None and not self.validate
                 and type(y_score) is type(hist) and type(y_true) is type(hist)
-                and y_score.ndim == 1 and y_true.ndim == 1):
+                and y_score.ndim == 1 and y_score.shape == y_true.shape):
             # the training-loop case: one histogram kernel (codes and bincount)
             xp = array_namespace(hist)
             if y_score.dtype in float_dtypes(xp):
@@ -230,12 +232,12 @@ class RankingStream(StreamMetric):
         (:func:`metrix.stream._buffer.write_rows`; the stateful wrappers write them
         in place into a buffer they own)."""
         kind = type(state["buf_weight"])
-        if (sample_weight is None and self.task == "binary" and self.pos_label is None
-                and not self.validate and type(y_score) is kind and type(y_true) is kind
-                and y_score.ndim == 1 and y_true.ndim == 1):
+        if (sample_weight is None and self.row_inputs and type(y_score) is kind
+                and type(y_true) is kind and y_score.ndim == 1
+                and y_score.shape == y_true.shape):
             # the training-loop case: the batch as it is (the buffer's dtypes convert it
             # as the astype below would, in write_rows and in the in-place writers)
-            return {"score": y_score, "target": y_true}, None
+            return dict(zip(self.row_inputs, (y_true, y_score))), None
         xp, device, _, y, s, w = self._prepare(state, y_true, y_score, sample_weight)
         cdt = count_dtype(xp, device)
         if y.dtype != cdt:
@@ -248,6 +250,7 @@ class RankingStream(StreamMetric):
         """``(xp, device, ops, y, s, w)``: the batch checked and shaped (binary:
         1-D, with ``pos_label`` applied; else ``(n, rows)`` scores)."""
         self._check_weight(sample_weight)
+        check_consistent_length(y_true, y_score, sample_weight)  # (shapes: no host read)
         primary = state["hist"] if "hist" in state else state["buf_weight"]
         xp, device, o, y, s, w = self._inputs(state, y_true, y_score, sample_weight,
                                               primary=primary)

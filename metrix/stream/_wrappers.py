@@ -107,18 +107,25 @@ class Metric:
 
     def update(self, y_true, y_pred, sample_weight=None):
         """Accumulate one batch (no host read; ``y_pred`` may be scores for label metrics)."""
-        write, owned = self._write, self._owned
-        if (write is not None and owned is not None and owned is self._state.get("buf_weight")
+        owned = self._owned
+        if (owned is not None and owned is self._state.get("buf_weight")
                 and self._dropped is not None):
             # the training loop's case first: the one exact buffer this object owns,
-            # written in place after the rows counted on the host (see _append); a
-            # batch the writer declines (rows past the capacity too) goes the general way
+            # written in place after the rows counted on the host (see _append): the
+            # inputs as they are (spec.row_inputs), else the spec's rows; a batch the
+            # writer declines (rows past the capacity too) goes the general way
             start = self._rows[()]
-            if write(*self.spec.buffer_rows(self._state, y_true, y_pred, sample_weight), start):
-                n = _ns_rows(y_pred)
-                self._rows[()] = start + n
+            if sample_weight is None and self._write_pair is not None:
+                end = self._write_pair(start, y_true, y_pred)
+            elif self._write(*self.spec.buffer_rows(self._state, y_true, y_pred,
+                                                    sample_weight), start):
+                end = start + _ns_rows(y_pred)
+            else:
+                end = 0
+            if end:
+                self._rows[()] = end
                 if self._seen is not None:
-                    self._seen += n
+                    self._seen += end - start
                 return
         if self._state is None:
             self._create_for(y_true, y_pred, sample_weight)
@@ -167,22 +174,24 @@ class Metric:
     # -- exact buffers written in place ----------------------------------------
     _write = None  # the adapter's in-place writer of the owned buffer (rows_accumulator)
     _clear = None  # and its in-place reset
+    _write_pair = None  # and its writer of the inputs as they are (spec.row_inputs)
 
     def _own_rows(self, copy=True):
         """Own the top-level exact buffer: the adapter's ``rows_accumulator`` (eager
         NumPy and torch; None elsewhere) gives copies of it (or, ``copy=False``,
         takes it) and a writer into them; ``_owned`` is then its ``buf_weight``.
         Handing the state out (``state``, ``state_dict``) ends the ownership."""
-        self._write = self._clear = None
+        self._write = self._clear = self._write_pair = self._owned = None
         state = self._state
         if (() not in self._rows or len(self._rows) != 1 or _coll.compiling()
                 or not _buffer_only(state)):
             return
         names = [k for k in state if k.startswith("buf_")]
         made = _ops(self._placement[0]).rows_accumulator(
-            {k: state[k] for k in names}, state["count"], copy=copy)
+            {k: state[k] for k in names}, state["count"], copy=copy,
+            pair=self.spec.row_inputs)
         if made is not None:
-            own, own_count, self._write, self._clear = made
+            own, own_count, self._write, self._clear, self._write_pair = made
             self._state = {**state, **own, "count": own_count}
             self._owned = own["buf_weight"]
 
@@ -451,7 +460,8 @@ class Metric:
             out["_placement"] = (None,) + tuple(out["_placement"][1:])
         out["_owned"] = None
         out.pop("_add", None)
-        out.pop("_write", None)  # a closure over the owned copy: made again after loading
+        out.pop("_write", None)  # closures over the owned copy: made again after loading
+        out.pop("_write_pair", None)
         return out
 
     def __setstate__(self, values):

@@ -224,7 +224,8 @@ def test_batches_the_writer_does_not_take_go_the_functional_way():
         sp.update(torch.asarray(p[:5]), torch.asarray(p[:6]))
 
 
-@pytest.mark.parametrize("kind", ["grad", "strided", "int", "numpy rows", "mixed lengths"])
+@pytest.mark.parametrize("kind", ["grad", "strided", "int", "uint8", "bool", "float16",
+                                  "bfloat16", "column", "numpy rows", "mixed lengths"])
 def test_the_lean_row_writer_takes_what_it_can_and_nothing_else(kind):
     # the in-place writer views each tensor as it checks it: a tensor that needs grad,
     # a strided view, integer rows, NumPy rows into a torch state and rows of unequal
@@ -241,6 +242,12 @@ def test_the_lean_row_writer_takes_what_it_can_and_nothing_else(kind):
         batch = (torch.asarray(y)[7:40:3], torch.asarray(p)[8:41:3])
     elif kind == "int":
         batch = (torch.asarray((y[7:20] * 10).astype(np.int16)), torch.asarray(p[7:20]))
+    elif kind in ("uint8", "bool"):
+        batch = (torch.asarray((y[7:20] * 255).astype(kind)), torch.asarray(p[7:20]))
+    elif kind in ("float16", "bfloat16"):  # (bfloat16: no NumPy view)
+        batch = (torch.asarray(y[7:20]).to(getattr(torch, kind)), torch.asarray(p[7:20]))
+    elif kind == "column":
+        batch = (torch.asarray(y[7:20, None]), torch.asarray(p[7:20, None]))
     elif kind == "numpy rows":
         batch = (y[7:20], p[7:20])
     else:
@@ -257,6 +264,36 @@ def test_the_lean_row_writer_takes_what_it_can_and_nothing_else(kind):
     np.testing.assert_allclose(_host(metric.compute()), _host(ref.spec.compute(state)))
 
 
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_the_inputs_are_written_as_they_are_where_the_spec_says_so(lib, monkeypatch):
+    # spec.row_inputs: Spearman's one output and the binary exact ranking buffer take
+    # (y_true, y_pred) as they are; the adapter writes them without buffer_rows, with
+    # the state of the functional update; multi-output, weighted and pos_label specs
+    # have no such fields
+    put = _lib(lib)
+    y, p = _y_bin(), _scores(N)
+    for make in (lambda: ms.SpearmanCorrCoef(CAP), lambda: ms.AUROC(capacity=CAP),
+                 lambda: ms.SpecificityAtSensitivity(0.5, capacity=CAP)):
+        metric = make()
+        metric.update(put(y[:3]), put(p[:3]))
+        assert metric._write_pair is not None
+
+        def no_rows(*args):
+            raise AssertionError("buffer_rows ran")
+
+        with monkeypatch.context() as patch:
+            patch.setattr(metric.spec, "buffer_rows", no_rows)
+            metric.update(put(y[3:40]), put(p[3:40]))
+            metric.update(put(y[40:40]), put(p[40:40]))
+        state = metric.spec.update(metric.spec.init(put(p)), put(y[:40]), put(p[:40]))
+        _states_equal(metric.state, state)
+        assert metric._seen == 40
+    for metric in (ms.SpearmanCorrCoef(CAP, num_outputs=2),
+                   ms.AUROC(capacity=CAP, pos_label=1), ms.AUROC(capacity=CAP, validate=True),
+                   ms.AUROC(num_classes=3, capacity=CAP)):
+        assert metric.spec.row_inputs is None
+
+
 @pytest.mark.parametrize("weighted", [False, True])
 def test_torch_device_writer_equals_write_rows(weighted):
     # the adapter's torch writer (slice copies: CUDA / MPS, and CPU buffers without a
@@ -269,7 +306,7 @@ def test_torch_device_writer_equals_write_rows(weighted):
     xp, _ = _ns.get_namespace_and_device(torch.zeros(1))
     state = init_buffer(xp, "cpu", 16, {"s": ((), torch.float64), "h": ((2,), torch.bfloat16)})
     bufs = {k: v for k, v in state.items() if k.startswith("buf_")}
-    own, own_count, write, clear = ops(xp).rows_accumulator(bufs, state["count"])
+    own, own_count, write, clear, _ = ops(xp).rows_accumulator(bufs, state["count"])
     ref = state
     start = 0
     for n in (0, 3, 1, 7):

@@ -99,6 +99,26 @@ def test_explicit_thresholds_and_exact_mode_take_any_finite_score(xp, cls):
                                             xp.asarray(np.array([0.5, np.nan])))
 
 
+_RANKING_MODES = [{}, {"weighted": True}, {"validate": True}, {"thresholds": [0.2, 0.6]},
+                  {"capacity": 8}, {"capacity": 8, "validate": True},
+                  {"capacity": 8, "pos_label": 1}]
+
+
+@pytest.mark.parametrize("kw", _RANKING_MODES, ids=repr)
+@pytest.mark.parametrize("cls", [ms.AUROC, ms.AveragePrecision])
+def test_ranking_batch_of_uneven_lengths_is_an_error(xp, cls, kw):
+    # a batch whose targets and scores differ in length: scikit-learn's error on
+    # every mode (the exact buffer once gave a number: the first field's rows
+    # counted, the other's clipped into them), the in-place writes included
+    for n_true, n_score in ((4, 3), (3, 4)):
+        m = cls(**kw)
+        m.update(xp.asarray(np.array([0, 1])), xp.asarray(np.array([0.3, 0.7])))  # owned
+        with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+            m.update(xp.asarray(np.array([0, 1, 1, 0])[:n_true]),
+                     xp.asarray(np.array([0.1, 0.9, 0.3, 0.5])[:n_score]))
+        close(value(xp, m), 1.0, xp.combo)  # nothing of the bad batch was kept
+
+
 def test_issue_reproduction_values(xp):
     # validate=False reads nothing: the binning ties 1.5 and 3 (top bin) and -2
     # and -1 (bin 0, below every threshold): AUC 0.5, AP 0.5 (scikit-learn on
