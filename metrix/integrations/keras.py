@@ -219,6 +219,8 @@ class KerasMetric(keras.metrics.Metric):
         y_true, y_pred = _tensor(y_true), keras.ops.stop_gradient(_tensor(y_pred))
         if sample_weight is not None:
             sample_weight = keras.ops.reshape(_tensor(sample_weight), (-1,))
+            if sample_weight.shape[0] == 1:  # Keras' rule: one weight weighs every row
+                sample_weight = keras.ops.broadcast_to(sample_weight, (_rows(y_true),))
 
         def update(state):
             new = dict(state)

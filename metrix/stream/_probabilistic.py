@@ -91,7 +91,7 @@ class _SumOfLosses(StreamMetric):
             raise ValueError(f"{self._input_name} must have shape {want}, got "
                              f"{tuple(p.shape)}")
         yt = self._flat(yt, xp)
-        check_consistent_length(yt, p)
+        check_consistent_length(yt, p, w)
         return xp, device, yt, p, w
 
     def update(self, state, y_true, y_proba, sample_weight=None):

@@ -250,7 +250,6 @@ class RankingStream(StreamMetric):
         """``(xp, device, ops, y, s, w)``: the batch checked and shaped (binary:
         1-D, with ``pos_label`` applied; else ``(n, rows)`` scores)."""
         self._check_weight(sample_weight)
-        check_consistent_length(y_true, y_score, sample_weight)  # (shapes: no host read)
         primary = state["hist"] if "hist" in state else state["buf_weight"]
         xp, device, o, y, s, w = self._inputs(state, y_true, y_score, sample_weight,
                                               primary=primary)
@@ -263,6 +262,7 @@ class RankingStream(StreamMetric):
                              f"{tuple(s.shape)}")
         if self.task == "multiclass":
             y = self._flat(y, xp)
+        check_consistent_length(y, s, w)  # (shapes: no host read)
         if self.validate:  # host reads: validate=True only
             self._check_values(y, s, xp)
         return xp, device, o, y, s, w

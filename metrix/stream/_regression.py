@@ -39,6 +39,7 @@ import warnings
 
 from .._core import namespace as _ns
 from .._core.arith import safe_divide
+from .._core.validation import check_consistent_length
 from ..backends import ops as _ops
 from ..exceptions import UndefinedMetricWarning, as_sklearn_too
 from ..regression._input import check_alpha, check_power, check_stream_outputs, stream_targets
@@ -230,6 +231,7 @@ class RegressionStream(StreamMetric):
         if yt.shape != yp.shape:
             raise ValueError(f"y_true and y_pred have different shapes {tuple(yt.shape)} "
                              f"and {tuple(yp.shape)}")
+        check_consistent_length(yt, w)  # (shapes: no host read)
         n = yt.shape[0]
         if "n" in state:
             out_n = state["n"] + n
@@ -300,6 +302,7 @@ class RegressionStream(StreamMetric):
         leaf = state["buf_weight"]
         xp, _, _, yt, yp, w = self._inputs(state, y_true, y_pred, sample_weight, primary=leaf)
         yt, yp = stream_targets(yt, yp, self.num_outputs, leaf.dtype, xp)
+        check_consistent_length(yt, w)  # (shapes: no host read)
         if w is not None:
             w = xp.reshape(xp.astype(w, leaf.dtype, copy=False), (-1,))
         return {"abs": xp.abs(yt - yp)}, w

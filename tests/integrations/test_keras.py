@@ -32,6 +32,7 @@ BOTH = [
     "multiclass_fit_and_evaluate_equal_scikit_learn",
     "binary_sigmoid_head_auroc_logloss_equal_scikit_learn",
     "regression_weighted_metrics_equal_scikit_learn",
+    "one_weight_weighs_every_row_as_in_keras",
     "update_result_reset_and_call",
     "input_forms",
     "counts_are_never_float32",

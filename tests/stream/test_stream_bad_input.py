@@ -117,6 +117,37 @@ def test_ranking_batch_of_uneven_lengths_is_an_error(xp, cls, kw):
             m.update(xp.asarray(np.array([0, 1, 1, 0])[:n_true]),
                      xp.asarray(np.array([0.1, 0.9, 0.3, 0.5])[:n_score]))
         close(value(xp, m), 1.0, xp.combo)  # nothing of the bad batch was kept
+    if kw.get("capacity") and "pos_label" not in kw:  # two target columns, one score
+        with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+            cls(**kw).update(xp.asarray(np.array([[0, 1], [1, 0], [1, 1]])),
+                             xp.asarray(np.array([0.1, 0.9, 0.3])))
+
+
+_Y5, _P5 = np.array([0.5, 1.0, 2.0, 0.25, 3.0]), np.array([0.75, 1.0, 1.5, 0.5, 2.0])
+_L5, _Q5 = np.array([0, 1, 1, 0, 1]), np.array([0.2, 0.7, 0.4, 0.1, 0.9])
+_WEIGHTED = [(ms.MeanSquaredError, _Y5, _P5), (ms.MeanAbsoluteError, _Y5, _P5),
+             (ms.R2Score, _Y5, _P5), (ms.ExplainedVariance, _Y5, _P5),
+             (ms.MeanPinballLoss, _Y5, _P5), (ms.MeanTweedieDeviance, _Y5, _P5),
+             (lambda: ms.MedianAbsoluteError(16), _Y5, _P5),
+             (lambda: ms.D2PinballScore(16), _Y5, _P5),
+             (ms.LogLoss, _L5, _Q5), (ms.BrierScore, _L5, _Q5), (ms.HingeLoss, _L5, _Q5 - 0.5)]
+
+
+@pytest.mark.parametrize("make, y, p", _WEIGHTED, ids=lambda m: getattr(
+    m, "__name__", "buffered") if callable(m) else "")
+def test_weights_of_another_length_or_no_length_are_an_error(xp, make, y, p):
+    # the one-shot functions' errors: a weight per row, nothing else.  The median's
+    # buffer took the weights' length as the batch's (a row dropped); a 0-d weight
+    # counted once in the sum of weights and n times in the weighted sums (5x MSE)
+    y, p = xp.asarray(y), xp.asarray(p)
+    for w in (np.ones(4), np.ones(6), np.ones((1, 5))):
+        with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+            make().update(y, p, sample_weight=xp.asarray(w))
+    with pytest.raises(TypeError, match="0-d array"):
+        make().update(y, p, sample_weight=xp.asarray(np.array(2.0)))
+    m = make()
+    m.update(y, p, sample_weight=xp.asarray(np.full(5, 2.0)))
+    close(value(xp, m), value(xp, (lambda k: (k.update(y, p), k)[1])(make())), xp.combo)
 
 
 def test_issue_reproduction_values(xp):

@@ -126,6 +126,29 @@ def check_regression_weighted_metrics_equal_scikit_learn():
     close(res["r2_score"], skm.r2_score(y, p, sample_weight=w), "R2", rtol=1e-5)
 
 
+@check("jax", "torch")
+def check_one_weight_weighs_every_row_as_in_keras():
+    # Keras' rule: a scalar or one-element sample_weight weighs every row alike (the
+    # value is the unweighted one); per-row weights of another length are an error
+    y = np.array([0.5, 1.0, 2.0, 0.25, 3.0], "float32")
+    p = np.array([0.75, 1.0, 1.5, 0.5, 2.0], "float32")
+    for w in (2.0, np.array(2.0, "float32"), np.array([2.0], "float32")):
+        for ours, theirs in ((mk.MeanSquaredError(), keras.metrics.MeanSquaredError()),
+                             (mk.MeanAbsoluteError(), keras.metrics.MeanAbsoluteError())):
+            ours.update_state(y, p, sample_weight=w)
+            theirs.update_state(y, p, sample_weight=w)
+            close(ours.result(), float(theirs.result()), f"{type(ours).__name__} {w!r}")
+        r2 = mk.R2Score()
+        r2.update_state(y, p, sample_weight=w)
+        close(r2.result(), skm.r2_score(y, p), f"R2 {w!r}", rtol=1e-5)
+    try:
+        mk.MeanSquaredError().update_state(y, p, sample_weight=np.ones(4, "float32"))
+    except ValueError as e:
+        assert "inconsistent numbers of samples" in str(e), e
+    else:
+        raise AssertionError("four weights for five rows were taken")
+
+
 # -- hand-written steps ------------------------------------------------------------------
 
 @check("jax")
