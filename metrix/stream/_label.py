@@ -185,6 +185,8 @@ class LabelStream(StreamMetric):
                "ignore_index": self.ignore_index}
         if self.macro_over != "all":  # states saved before the option load as "all"
             out["macro_over"] = self.macro_over
+        if self.num_classes == 2 and self.threshold != 0.5:  # (the same, for threshold)
+            out["threshold"] = self.threshold
         return out
 
     # -- state ---------------------------------------------------------------

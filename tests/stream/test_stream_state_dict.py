@@ -169,6 +169,8 @@ DATA = {"labels": (Y3, P3), "scores": (YB, SB), "reg": (SB, SB[::-1].copy()),
      "reg", "multioutput: saved 'uniform_average'"),
     (lambda: ms.LogLoss(3), lambda: ms.LogLoss(3, normalize=False), "proba",
      "normalize: saved True"),
+    (lambda: ms.Accuracy(2, threshold=0.3), lambda: ms.Accuracy(2), "scores",
+     "threshold: not other|threshold: saved 0.3"),
     (lambda: ms.MetricCollection({"a": ms.Accuracy(3)}),
      lambda: ms.MetricCollection({"b": ms.Accuracy(3)}), "labels", "metrics.a: saved"),
 ])
@@ -177,6 +179,19 @@ def test_configuration_mismatch_is_named_even_when_shapes_agree(saved, target, d
     s.update(*DATA[data])
     with pytest.raises(ValueError, match=what):
         target().load_state_dict(s.state_dict())
+
+
+def test_binary_label_streams_of_other_thresholds_do_not_merge():
+    # their confusion matrices count predictions cut at different scores
+    a, b = ms.Accuracy(2, threshold=0.3), ms.Accuracy(2)
+    a.update(YB, SB)
+    b.update(YB, SB)
+    with pytest.raises(ValueError, match="threshold: other"):
+        b.merge(a)
+    c = ms.Accuracy(2)  # the default: no key in the configuration (older checkpoints)
+    c.update(YB, SB)
+    assert "threshold" not in b.spec.config()
+    close(c.merge(b).compute(), b.compute())
 
 
 def test_keys_shapes_and_dtype_kinds_without_a_configuration():
