@@ -94,6 +94,34 @@ def reject_complex(x, *, xp):
         raise ValueError(f"Complex data not supported\n{x}\n")
 
 
+_REAL_DTYPES: set = set()
+
+
+def check_real_dtypes(arrays, names, xp):
+    """Refuse arrays of complex, string or object dtype, by dtype only (no value
+    read; one set lookup per array once a dtype has been seen): scikit-learn's
+    error for complex data (:func:`reject_complex`), a ``TypeError`` naming the
+    input for the others (the streams count integer labels ``0..C-1`` and real
+    scores)."""
+    for a, name in zip(arrays, names):
+        dt = getattr(a, "dtype", None)
+        # (array-api-strict's dtypes hash as NumPy's and compare unequal: the type too)
+        if dt is None or (type(dt), dt) in _REAL_DTYPES:
+            continue
+        try:
+            kind = dtype_kind(a, xp)
+        except (TypeError, ValueError):
+            kind = "O"
+        if kind != "O":
+            _REAL_DTYPES.add((type(dt), dt))
+            continue
+        reject_complex(a, xp=xp)
+        raise TypeError(f"{name} has dtype {dt}: metrix.stream metrics take numbers "
+                        "(integer labels 0..num_classes-1, real scores and targets); "
+                        "encode other labels first, e.g. with "
+                        "sklearn.preprocessing.LabelEncoder")
+
+
 def dtype_kind(x, xp) -> str:
     """'f', 'i', 'u', 'b' or 'O' (strings/objects, NumPy only)."""
     dt = x.dtype

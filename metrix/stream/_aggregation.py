@@ -67,6 +67,8 @@ def two_sum(hi, lo, x, xp):
 class _Aggregation(StreamMetric):
     """Base of the aggregators: input handling and the NaN rule (module docstring)."""
 
+    input_names = ("value", "weight")
+
     #: the value a NaN becomes under "ignore" (None: it is dropped by its weight)
     neutral: float | None = None
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 
 from .._core import namespace as _ns
+from .._core.validation import check_real_dtypes
 from ..backends import ops as _ops
 from ..regression._input import stream_targets
 from ..regression.correlation import average_ranks, centred_moments, pearson_from_moments
@@ -135,6 +136,7 @@ class CorrelationStream(StreamMetric):
                 and y_true.ndim == 1 and y_pred.ndim == 1 and y_true.shape == y_pred.shape):
             # the training-loop case: the batch as it is (converted to the buffer's
             # float and shape (n, 1) by the write, as by the astype / reshape below)
+            check_real_dtypes((y_true, y_pred), self.input_names, array_namespace(y_true))
             return dict(zip(self.row_inputs, (y_true, y_pred))), None
         _, yt, yp, _ = self._prepare(state, y_true, y_pred, None)
         return {"t": yt, "p": yp}, None

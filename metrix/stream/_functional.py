@@ -22,6 +22,7 @@ it does not grow with the number of updates.
 from __future__ import annotations
 
 from .._core import namespace as _ns
+from .._core.validation import check_real_dtypes
 from ..backends import ops as _ops
 
 BUFFER, META = "buf_", "meta_"
@@ -126,6 +127,8 @@ class StreamMetric:
     key: tuple = ()
     #: whether ``update`` accepts ``sample_weight``
     weighted: bool = True
+    #: what ``update`` calls its arrays (in the errors for a wrong dtype)
+    input_names: tuple = ("y_true", "y_pred", "sample_weight")
     #: exact buffers: the two fields that ``(y_true, y_pred)`` fill as they are in
     #: the training loop's case (unweighted 1-D batches of the buffer's kind:
     #: ``buffer_rows`` converts nothing), where the adapter writes them in place
@@ -188,6 +191,7 @@ class StreamMetric:
         kind = type(primary) if primary is not None else None
         moved = tuple(a if a is None or type(a) is kind else
                       _ns.asarray(a, xp=xp, device=device) for a in arrays)
+        check_real_dtypes(moved, self.input_names, xp)
         return (xp, device, _ops(xp)) + moved
 
     @staticmethod

@@ -50,7 +50,7 @@ from __future__ import annotations
 import math
 
 from .._core import namespace as _ns
-from .._core.validation import check_consistent_length, check_targets
+from .._core.validation import check_consistent_length, check_real_dtypes, check_targets
 from ..backends import ops as _ops
 from ..classification._encoding import encode
 from ..classification._prf import (
@@ -229,6 +229,7 @@ class LabelStream(StreamMetric):
             device = _ns.device_of(cm)
             y_true = _ns.asarray(y_true, xp=xp, device=device)
             y_pred = _ns.asarray(y_pred, xp=xp, device=device)
+        check_real_dtypes((y_true, y_pred), self.input_names, xp)
         yt, yp = y_true, y_pred
         if yp.ndim == 2 and yp.shape[1] == self.num_classes and self.num_classes > 1:
             yp = xp.argmax(yp, axis=1)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 
 from .._core import namespace as _ns
-from .._core.validation import check_consistent_length, check_zero_division
+from .._core.validation import check_consistent_length, check_real_dtypes, check_zero_division
 from ..backends import ops as _ops
 from ..backends._generic import indicators
 from ..classification._prf import (
@@ -185,6 +185,7 @@ class MultilabelStream(StreamMetric):
             device = _ns.device_of(n0)
             y_true = _ns.asarray(y_true, xp=xp, device=device)
             y_pred = _ns.asarray(y_pred, xp=xp, device=device)
+        check_real_dtypes((y_true, y_pred), self.input_names, xp)
         self._check_shapes(y_true, y_pred)
         scores = self.threshold is not None and is_float(y_pred, xp)
         if self.validate and y_true.shape[0]:  # host reads: validate=True only

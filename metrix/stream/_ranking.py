@@ -47,7 +47,11 @@ import math
 import numbers
 
 from .._core import namespace as _ns
-from .._core.validation import check_binned_scores, check_consistent_length
+from .._core.validation import (
+    check_binned_scores,
+    check_consistent_length,
+    check_real_dtypes,
+)
 from ..backends import ops as _ops
 from ..ranking._averaging import average_binary, average_row_scores, row_scores
 from ..ranking._statistic import (
@@ -217,6 +221,7 @@ class RankingStream(StreamMetric):
                 and y_score.ndim == 1 and y_score.shape == y_true.shape):
             # the training-loop case: one histogram kernel (codes and bincount)
             xp = array_namespace(hist)
+            check_real_dtypes((y_true, y_score), self.input_names, xp)
             if y_score.dtype in float_dtypes(xp):
                 return {**state, "hist": _ops(xp).binned_histogram(
                     hist, y_score, y_true, n_thresholds=self.thresholds)}
@@ -237,6 +242,7 @@ class RankingStream(StreamMetric):
                 and y_score.shape == y_true.shape):
             # the training-loop case: the batch as it is (the buffer's dtypes convert it
             # as the astype below would, in write_rows and in the in-place writers)
+            check_real_dtypes((y_true, y_score), self.input_names, array_namespace(y_true))
             return dict(zip(self.row_inputs, (y_true, y_score))), None
         xp, device, _, y, s, w = self._prepare(state, y_true, y_score, sample_weight)
         cdt = count_dtype(xp, device)

@@ -97,6 +97,8 @@ class RetrievalStream(StreamMetric):
     query id of each row, integers) is required; the three are flattened.
     """
 
+    input_names = ("y_true", "y_pred", "indexes")
+
     weighted = True  # an exact buffer (sample weights are not taken: see update)
 
     def __init__(self, metric, capacity, *, top_k=None, adaptive_k=False,

@@ -150,6 +150,55 @@ def test_weights_of_another_length_or_no_length_are_an_error(xp, make, y, p):
     close(value(xp, m), value(xp, (lambda k: (k.update(y, p), k)[1])(make())), xp.combo)
 
 
+_BIN6, _SCORE6 = np.array([0, 1, 1, 0, 1, 0]), np.array([0.1, 0.8, 0.4, 0.3, 0.9, 0.2])
+_EVERY_SPEC = {  # one class of each state kind: (make, inputs)
+    "label": (lambda: ms.Accuracy(2), (_BIN6, _BIN6[::-1].copy())),
+    "label scores": (lambda: ms.F1Score(2), (_BIN6, _SCORE6)),
+    "multilabel": (lambda: ms.F1Score(num_labels=2),
+                   (np.stack([_BIN6, _BIN6[::-1]], 1), np.stack([_SCORE6, _SCORE6], 1))),
+    "clustering": (lambda: ms.AdjustedRandScore(2), (_BIN6, _BIN6[::-1].copy())),
+    "top-k": (lambda: ms.Accuracy(2, top_k=1), (_BIN6, np.stack([1 - _SCORE6, _SCORE6], 1))),
+    "binned": (ms.AUROC, (_BIN6, _SCORE6)),
+    "exact ranking": (lambda: ms.AUROC(capacity=16), (_BIN6, _SCORE6)),
+    "spearman": (lambda: ms.SpearmanCorrCoef(16), (_SCORE6, _SCORE6[::-1].copy())),
+    "pearson": (ms.PearsonCorrCoef, (_SCORE6, _SCORE6[::-1].copy())),
+    "regression": (ms.MeanSquaredError, (_SCORE6, _SCORE6[::-1].copy())),
+    "median": (lambda: ms.MedianAbsoluteError(16), (_SCORE6, _SCORE6[::-1].copy())),
+    "log loss": (ms.LogLoss, (_BIN6, _SCORE6)),
+    "hinge": (ms.HingeLoss, (_BIN6, _SCORE6 - 0.5)),
+    "calibration": (ms.CalibrationError, (_BIN6, _SCORE6)),
+    "retrieval": (lambda: ms.RetrievalMAP(16), (_BIN6, _SCORE6, np.array([0, 0, 0, 1, 1, 1]))),
+    "mean": (ms.MeanMetric, (_SCORE6,)),
+    "cat": (lambda: ms.CatMetric(16), (_SCORE6,)),
+}
+
+
+@pytest.mark.parametrize("spec", list(_EVERY_SPEC))
+def test_complex_string_and_object_inputs_are_errors(spec):
+    # the one-shot functions refuse complex data (scikit-learn's error) and the streams
+    # count integer labels and real values: strings, objects and complex numbers were
+    # taken (string labels gave accuracy 0.0; complex scores lost their imaginary part)
+    make, inputs = _EVERY_SPEC[spec]
+    for i in range(len(inputs)):
+        for bad, err, what in ((inputs[i] + 0.5j, ValueError, "Complex data not supported"),
+                               (inputs[i].astype(str), TypeError, "metrix.stream metrics take"),
+                               (inputs[i].astype(object), TypeError, "has dtype object")):
+            batch = list(inputs)
+            batch[i] = bad
+            with pytest.raises(err, match=what):
+                make().update(*batch)
+            if bad.dtype.kind == "c":  # torch tensors too (the in-place writers' route)
+                m = make()
+                m.update(*(torch_asarray(v) for v in inputs))
+                with pytest.raises(err, match=what):
+                    m.update(*(torch_asarray(v) for v in batch))
+
+
+def torch_asarray(v):
+    torch = pytest.importorskip("torch")
+    return torch.asarray(v)
+
+
 def test_issue_reproduction_values(xp):
     # validate=False reads nothing: the binning ties 1.5 and 3 (top bin) and -2
     # and -1 (bin 0, below every threshold): AUC 0.5, AP 0.5 (scikit-learn on
