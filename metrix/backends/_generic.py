@@ -254,6 +254,16 @@ class GenericOps(RankStatistics):
         """
         return None
 
+    def multilabel_accumulator(self, counts, /, *, threshold, num_labels):
+        """An in-place update of the multilabel counts where the library has one
+        (eager CPU NumPy and torch): ``(own, add)``, ``own`` copies of the int64
+        ``counts`` (``{"n", "exact"}`` and, but for the subset metrics, ``{"tp",
+        "pred", "true"}``) and ``add(y_true, y_pred)`` adding one unweighted
+        ``(N, num_labels)`` batch into them (the threshold applied to floating ``y_pred``
+        only), False, nothing done, for a batch it does not take; None here.  As
+        :meth:`sum_accumulator`."""
+        return None
+
     def rows_accumulator(self, buffers, count, /, *, copy=True, pair=None):
         """In-place writes into an exact buffer where the library has them (eager
         NumPy; eager torch, CPU or GPU): ``(own, own_count, write, clear,

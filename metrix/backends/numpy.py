@@ -434,6 +434,18 @@ class Ops(GenericOps):
 
         return calibration_accumulator_numpy(hist, views, edges, multiclass)
 
+    def multilabel_accumulator(self, counts, /, *, threshold, num_labels):
+        if not all(isinstance(v, (np.ndarray, np.int64)) and v.dtype == np.int64
+                   for v in counts.values()):  # (NumPy's arithmetic makes 0-d sums scalars)
+            return None
+        own = {k: np.array(v, dtype=np.int64) for k, v in counts.items()}  # (0-d arrays)
+
+        def views(y_true, y_pred):
+            ok = isinstance(y_true, np.ndarray) and isinstance(y_pred, np.ndarray)
+            return (y_true, y_pred) if ok else None
+
+        return own, multilabel_adder(own, views, threshold, num_labels)
+
     def binned_accumulator(self, hist, /, *, n_thresholds):
         if not (isinstance(hist, np.ndarray) and hist.dtype == np.int64):
             return None
@@ -697,6 +709,40 @@ def multilabel_counts_numpy(y_true, y_pred, threshold):
     tp = np.ascontiguousarray(c[:, 3])
     exact = np.asarray(np.count_nonzero((t == p).all(axis=1)), dtype=np.int64)
     return tp, c[:, 1] + tp, c[:, 2] + tp, exact
+
+
+def multilabel_adder(own, views, threshold, num_labels):
+    """``add(y_true, y_pred)`` adding one unweighted ``(N, L)`` batch's multilabel
+    counts of ``num_labels`` columns into ``own`` in place: ``n`` and ``exact`` (0-d),
+    and, where ``own``
+    has them, the per-label ``tp``, ``pred`` and ``true`` (int64 NumPy arrays, or
+    views of a caller's own copies), by :func:`multilabel_counts_numpy` (the
+    threshold applies to floating ``y_pred`` only, as the stream's update).  The
+    batch comes through ``views(y_true, y_pred)`` (its NumPy arrays, or None);
+    False, nothing done, for a batch the kernel does not take (another kind, shape
+    or dtype: the caller updates functionally, with its checks)."""
+    n, exact = own["n"], own["exact"]
+    per_label = (own["tp"], own["pred"], own["true"]) if "tp" in own else None
+
+    def add(y_true, y_pred):
+        arrays = views(y_true, y_pred)
+        if arrays is None or not multilabel_counts_fits(*arrays):
+            return False
+        t, p = arrays
+        if t.shape[1] != num_labels:
+            return False
+        thr = threshold if p.dtype.kind == "f" else None
+        if per_label is None:
+            right = multilabel_exact_numpy(t, p, thr)
+        else:
+            *counts, right = multilabel_counts_numpy(t, p, thr)
+            for total, c in zip(per_label, counts):
+                total += c
+        n[()] += t.shape[0]  # (0-d: NumPy's out= ufunc costs more than the counts)
+        exact[()] += right
+        return True
+
+    return add
 
 
 def add_value_sums(total, count, value, weight) -> bool:

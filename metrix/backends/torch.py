@@ -42,6 +42,7 @@ from .numpy import (
     clear_rows_in_place,
     edge_confusion_numpy,
     fold_extreme,
+    multilabel_adder,
     multilabel_counts_fits,
     multilabel_counts_numpy,
     multilabel_exact_numpy,
@@ -412,6 +413,22 @@ class Ops(GenericOps):
         _, add = calibration_accumulator_numpy(own.numpy(), views, edges, multiclass,
                                                copy=False)
         return own, add
+
+    def multilabel_accumulator(self, counts, /, *, threshold, num_labels):
+        # CPU eager: NumPy's one bincount on views of the batch, added into views of
+        # own copies (no tensor per batch)
+        if not all(isinstance(v, torch.Tensor) and v.dtype == torch.int64 and v.is_cpu
+                   for v in counts.values()) or _compiling():
+            return None
+        own = {k: torch.clone(v, memory_format=torch.contiguous_format)
+               for k, v in counts.items()}
+
+        def views(y_true, y_pred):
+            t, p = _eager_view(y_true), _eager_view(y_pred)
+            return None if t is None or p is None else (t, p)
+
+        return own, multilabel_adder({k: v.numpy() for k, v in own.items()}, views,
+                                     threshold, num_labels)
 
     def binned_accumulator(self, hist, /, *, n_thresholds):
         # CPU eager: NumPy's kernel added into a view of an own copy (no new

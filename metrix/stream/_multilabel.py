@@ -228,6 +228,23 @@ class MultilabelStream(StreamMetric):
             out.update(samp=state["samp"] + s, samp_undef=state["samp_undef"] + u)
         return out
 
+    def accumulator(self, state):
+        """``(state', add)`` where the backend adds batches in place (eager CPU NumPy
+        / torch, integer counts, ``validate=False``, not ``average="samples"``):
+        ``state'`` holds copies of the counts and ``add(y_true, y_pred)`` adds one
+        unweighted batch into them (False, nothing done, for a batch it does not
+        take: call :meth:`update`); None elsewhere.  For the stateful wrappers,
+        which own their counts; :meth:`update` stays pure."""
+        if self.validate or self.samples:
+            return None
+        names = ("n", "exact") if self.subset else ("n", "exact", "tp", "pred", "true")
+        made = _ops(array_namespace(state["n"])).multilabel_accumulator(
+            {k: state[k] for k in names}, threshold=self.threshold, num_labels=self.num_labels)
+        if made is None:
+            return None
+        own, add = made
+        return {**state, **own}, add
+
     def _check_shapes(self, y_true, y_pred):
         for what, y in (("y_true", y_true), ("y_pred", y_pred)):
             if y.ndim != 2 or y.shape[1] != self.num_labels:

@@ -504,7 +504,8 @@ class _Accumulating(Metric):
     copy."""
 
     def update(self, y_true, y_pred, sample_weight=None):
-        if sample_weight is None and self._add_in_place(y_true, y_pred):
+        if (sample_weight is None and self._owned_leaf is not None
+                and self._add_in_place(y_true, y_pred)):
             seen = self._seen  # (an array the adder took: it has a shape; adders
             if seen is not None:  # decline while compiling)
                 self._seen = seen + y_pred.shape[0]
@@ -521,15 +522,18 @@ def _label_class(name, metric, average, doc, higher_is_better):
                 average = None
             Metric.__init__(self, _label_spec(name, metric, num_classes, num_labels, average,
                                               kwargs))
+            if isinstance(self.spec, MultilabelStream):
+                self._owned_leaf = "n"  # multilabel counts: added in place (accumulator)
+        base = _Accumulating
     else:
         def __init__(self, num_classes, average=average, **kwargs):
             if average == "none":
                 average = None
             Metric.__init__(self, LabelStream(num_classes, metric, average=average, **kwargs))
+        base = Metric
 
-    return type(name, (Metric,), {"__init__": __init__, "__doc__": doc,
-                                  "__module__": __name__,
-                                  "higher_is_better": higher_is_better})
+    return type(name, (base,), {"__init__": __init__, "__doc__": doc,
+                                "__module__": __name__, "higher_is_better": higher_is_better})
 
 
 def _label_spec(name, metric, num_classes, num_labels, average, kwargs):
@@ -613,7 +617,7 @@ if Accuracy.__doc__:  # noqa: F821 (made above from the registry); None under -O
     Accuracy.__doc__ += _TOPK_DOC  # noqa: F821
 
 
-class ExactMatch(Metric):
+class ExactMatch(_Accumulating):
     """Streaming exact match (subset accuracy) of multilabel indicators ``(N, L)``.
 
     ``ExactMatch(num_labels, *, threshold=0.5, weighted=False, validate=False)``:
@@ -625,6 +629,7 @@ class ExactMatch(Metric):
     """
 
     higher_is_better = True
+    _owned_leaf = "n"
 
     def __init__(self, num_labels, *, threshold=0.5, weighted=False, validate=False):
         super().__init__(MultilabelStream(num_labels, "exact_match", average=None,

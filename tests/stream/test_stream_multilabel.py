@@ -329,3 +329,41 @@ def test_subset_metrics_keep_two_counts():
                                    skm.accuracy_score(T, P, sample_weight=w))
     coll = ms.MetricCollection({"exact": ms.ExactMatch(L), "zo": ms.ZeroOneLoss(num_labels=L)})
     assert coll.spec.n_statistics == 1
+
+
+_IN_PLACE = {"F1Score": lambda: ms.F1Score(num_labels=L, average=None),
+             "ConfusionMatrix": lambda: ms.ConfusionMatrix(num_labels=L),
+             "Hamming logits": lambda: ms.HammingDistance(num_labels=L, threshold=0.0),
+             "Precision labels": lambda: ms.Precision(num_labels=L, threshold=None),
+             "ExactMatch": lambda: ms.ExactMatch(L),
+             "subset Accuracy": lambda: ms.Accuracy(num_labels=L)}
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+@pytest.mark.parametrize("name", list(_IN_PLACE))
+def test_counts_added_in_place_equal_the_functional_update(name, lib):
+    # eager CPU: the wrapper adds each unweighted batch into counts it owns; the state
+    # after uneven batches (empty ones, one sample) of every input kind is the pure
+    # update's, and a state handed out is never written by later updates
+    mod = pytest.importorskip(lib)
+    put = mod.as_tensor if lib == "torch" else np.asarray
+    preds = {"scores": S, "float32": S.astype(np.float32) - 0.5, "labels": P,
+             "bool": P.astype(bool), "int 0/2": 2 * P - (P == 0)}  # (-1 and 2: not 0)
+    for kind, pred in preds.items():
+        metric = _IN_PLACE[name]()
+        spec = metric.spec
+        state = spec.init(put(T[:1]) if kind == "bool" else put(pred[:1]))
+        handed = None
+        for i, (a, b) in enumerate(zip(SPLITS, SPLITS[1:])):
+            metric.update(put(T[a:b]), put(pred[a:b]))
+            state = spec.update(state, put(T[a:b]), put(pred[a:b]))
+            if i == 2:
+                handed = metric.state
+                kept = {k: np.array(v) for k, v in handed.items()}
+        assert metric._owned is not None, "the counts were not added in place"
+        for k, v in metric.state.items():
+            np.testing.assert_array_equal(np.asarray(v), np.asarray(state[k]), err_msg=kind)
+        for k, v in handed.items():
+            np.testing.assert_array_equal(np.asarray(v), kept[k])
+    with pytest.raises(ValueError, match="num_labels"):  # the adder leaves it to update
+        metric.update(put(T[:3, :2]), put(P[:3, :2]))
